@@ -1,0 +1,1 @@
+"""gintray scorer package."""

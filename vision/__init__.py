@@ -1,0 +1,1 @@
+"""gintray vision package."""

@@ -1,0 +1,106 @@
+"""Typed events the table reader emits (consumed by the web app).
+
+Every event has ``kind`` (a short machine name) and ``to_json()``; none of them is a fact about
+the game: the web app shows them as proposals that players confirm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class HandDealt:
+    """A fresh deal was seen: ``up_card`` lies alone in the tray's up-card slot (the knock card)."""
+
+    up_card: str
+    confidence: float = 1.0
+    frame_index: int | None = None
+    kind: str = field(default="hand_dealt", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "up_card": self.up_card, "confidence": round(self.confidence, 3),
+                "frame_index": self.frame_index}
+
+
+@dataclass(frozen=True)
+class SpreadRead:
+    """One player's cards as laid down: melds as grouped on the table, loose cards (deadwood).
+
+    ``layoffs`` are the cards this player (the defender) placed on the knocker's melds.
+    """
+
+    player: str
+    groups: list[list[str]]
+    loose: list[str]
+    confidence: float
+    layoffs: list[str] = field(default_factory=list)
+    kind: str = field(default="spread_read", init=False)
+
+    @property
+    def cards(self) -> list[str]:
+        """Every card of this spread that is this player's own (groups + loose + layoffs)."""
+        return [c for g in self.groups for c in g] + list(self.loose) + list(self.layoffs)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "player": self.player, "groups": [list(g) for g in self.groups],
+                "loose": list(self.loose), "layoffs": list(self.layoffs),
+                "confidence": round(self.confidence, 3)}
+
+
+@dataclass(frozen=True)
+class CameraLost:
+    """The camera stopped delivering frames; the reader keeps retrying with backoff."""
+
+    reason: str
+    retry_in: float = 0.0
+    kind: str = field(default="camera_lost", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "reason": self.reason, "retry_in": round(self.retry_in, 2)}
+
+
+@dataclass(frozen=True)
+class CameraBack:
+    """The camera delivers frames again after a :class:`CameraLost`."""
+
+    downtime: float = 0.0
+    kind: str = field(default="camera_back", init=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "downtime": round(self.downtime, 2)}
+
+
+@dataclass(frozen=True)
+class TableRead:
+    """The whole table as read: knock card, each player's spread, problems for people to fix.
+
+    ``knocker`` is the player who spread first (None when unknown, e.g. a single photo).
+    ``cards`` lists every card seen with its position, for drawing on the camera picture.
+    """
+
+    up_card: str | None
+    spreads: dict[str, SpreadRead]
+    problems: list[str]
+    confidence: float
+    knocker: str | None = None
+    cards: list[dict[str, Any]] = field(default_factory=list)
+    kind: str = field(default="table_read", init=False)
+
+    def hands(self) -> dict[str, list[str]]:
+        """Each player's ten (or eleven) cards, layoffs counted with the defender who owned them."""
+        return {player: spread.cards for player, spread in self.spreads.items()}
+
+    def melds(self) -> dict[str, list[list[str]]]:
+        """Each player's groups as laid down (proposed melds)."""
+        return {player: [list(g) for g in spread.groups] for player, spread in self.spreads.items()}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "up_card": self.up_card, "knocker": self.knocker,
+                "spreads": {p: s.to_json() for p, s in self.spreads.items()},
+                "problems": list(self.problems), "confidence": round(self.confidence, 3),
+                "cards": list(self.cards)}
+
+
+Event = HandDealt | SpreadRead | CameraLost | CameraBack | TableRead

@@ -1,0 +1,248 @@
+"""From corner detections to cards, and from cards to melds as the player laid them down.
+
+Works on :class:`vision.detection.Detection`-like objects (anything with ``card``, ``box`` and
+``confidence``), whatever produced them: the detector, labelled frames, or a test.
+
+- :func:`cards_from_detections` merges the corner indices of one card (a card shows up to two
+  corners, diagonally opposite) and reports a card seen twice far apart.
+- :func:`group_cards` links cards whose corner indices lie close together (a fan in a line or a
+  stack by rank shows its indices a short step apart; separate melds lie a card's width apart),
+  and reads each cluster of three or more as a group; smaller clusters are loose cards.
+  A cluster that is not a meld is split along its fan into melds and loose cards when it can be,
+  and otherwise reported as a problem. Meld validity comes from the rules engine (``scorer``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+# Geometry, in units of the typical corner index size u = sqrt(width * height) of its box.
+SAME_CARD_REACH = 9.0  # two corners of one card are at most about a card diagonal apart
+LINK_REACH = 3.2  # cards whose nearest indices are closer than this belong to one group
+
+RANK_ALIASES = {"10": "T", "1": "A"}
+
+
+class DetectionLike(Protocol):
+    card: str
+    box: tuple[float, float, float, float]
+    confidence: float
+
+
+@dataclass(frozen=True)
+class SeenCard:
+    """One physical card: its code, the corner boxes seen, best confidence, position."""
+
+    card: str
+    boxes: tuple[tuple[float, float, float, float], ...]
+    confidence: float
+    center: tuple[float, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"card": self.card, "boxes": [[round(v, 1) for v in b] for b in self.boxes],
+                "confidence": round(self.confidence, 3),
+                "center": [round(self.center[0], 1), round(self.center[1], 1)]}
+
+
+@dataclass
+class Grouping:
+    """A player's cards as laid down: groups (ordered along the fan), loose cards, problems."""
+
+    groups: list[list[str]] = field(default_factory=list)
+    loose: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def normalise_code(code: str) -> str | None:
+    """'10C' / 'tc' / 'TC' -> 'TC'; None for things that are not a face card code (BACK, jokers)."""
+    text = code.strip().upper().replace(" ", "")
+    if len(text) < 2:
+        return None
+    rank, suit = text[:-1], text[-1]
+    rank = RANK_ALIASES.get(rank, rank)
+    if suit not in "SHDC" or rank not in {"A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J",
+                                           "Q", "K"}:
+        return None
+    return rank + suit
+
+
+def _box_center(box: Sequence[float]) -> np.ndarray:
+    return np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2], dtype=np.float64)
+
+
+def index_unit(boxes: Iterable[Sequence[float]]) -> float:
+    """Typical corner index size (median sqrt(area)) in pixels; 1.0 when there are no boxes."""
+    sizes = [math.sqrt(max(b[2] - b[0], 1e-6) * max(b[3] - b[1], 1e-6)) for b in boxes]
+    return float(np.median(sizes)) if sizes else 1.0
+
+
+def cards_from_detections(
+    detections: Iterable[DetectionLike], min_confidence: float = 0.0
+) -> tuple[list[SeenCard], list[str]]:
+    """Merge corner detections into cards; return (cards, problems).
+
+    Detections of one code within reach of a card diagonal are one card (its two corners).
+    The same code seen again farther away is kept as a second card and reported as
+    ``duplicate_card`` (two decks mixed, or a misread), never silently dropped.
+    Codes that are not playing cards (card backs, jokers) are ignored.
+    """
+    kept = []
+    for det in detections:
+        code = normalise_code(det.card)
+        if code is None or det.confidence < min_confidence:
+            continue
+        kept.append((code, tuple(float(v) for v in det.box), float(det.confidence)))
+    unit = index_unit(box for _, box, _ in kept)
+    by_code: dict[str, list[tuple[tuple[float, ...], float]]] = {}
+    for code, box, conf in kept:
+        by_code.setdefault(code, []).append((box, conf))
+    cards: list[SeenCard] = []
+    problems: list[str] = []
+    for code, sightings in sorted(by_code.items()):
+        clusters = _cluster([_box_center(b) for b, _ in sightings], SAME_CARD_REACH * unit)
+        # a card has at most two corners: a cluster with more is overlapping tiles/duplicates,
+        # which is harmless; keep the best two boxes.
+        for members in clusters:
+            members.sort(key=lambda i: -sightings[i][1])
+            boxes = tuple(sightings[i][0] for i in members[:2])
+            centers = np.array([_box_center(b) for b in boxes])
+            cards.append(SeenCard(code, boxes, max(sightings[i][1] for i in members),
+                                  tuple(float(v) for v in centers.mean(axis=0))))
+        if len(clusters) > 1:
+            problems.append(f"duplicate_card: {code} is seen {len(clusters)} times")
+    return cards, problems
+
+
+def _cluster(points: Sequence[np.ndarray], reach: float) -> list[list[int]]:
+    """Single-linkage clusters of points closer than ``reach`` (indices into points)."""
+    parent = list(range(len(points)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(points)):
+        for j in range(i + 1, len(points)):
+            if np.linalg.norm(points[i] - points[j]) <= reach:
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(points)):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values(), key=lambda g: min(g))
+
+
+def _card_distance(a: SeenCard, b: SeenCard) -> float:
+    return min(float(np.linalg.norm(_box_center(p) - _box_center(q)))
+               for p in a.boxes for q in b.boxes)
+
+
+def clusters_of(cards: Sequence[SeenCard], unit: float | None = None) -> list[list[SeenCard]]:
+    """Cards linked by nearby corner indices, each cluster ordered along its main direction."""
+    if unit is None:
+        unit = index_unit(b for c in cards for b in c.boxes)
+    parent = list(range(len(cards)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(cards)):
+        for j in range(i + 1, len(cards)):
+            if _card_distance(cards[i], cards[j]) <= LINK_REACH * unit:
+                parent[find(i)] = find(j)
+    members: dict[int, list[SeenCard]] = {}
+    for i, card in enumerate(cards):
+        members.setdefault(find(i), []).append(card)
+    ordered = [_order_along_axis(group) for group in members.values()]
+    ordered.sort(key=lambda g: (min(c.center[0] for c in g), min(c.center[1] for c in g)))
+    return ordered
+
+
+def _anchor(card: SeenCard, others: Sequence[SeenCard]) -> np.ndarray:
+    """The card's index nearest to the other cards (the one the fan or stack lines up)."""
+    other_points = [_box_center(b) for c in others for b in c.boxes]
+    if not other_points:
+        return _box_center(card.boxes[0])
+    return min((_box_center(b) for b in card.boxes),
+               key=lambda p: min(float(np.linalg.norm(p - q)) for q in other_points))
+
+
+def _order_along_axis(group: list[SeenCard]) -> list[SeenCard]:
+    if len(group) < 2:
+        return group
+    points = np.array([_anchor(c, [o for o in group if o is not c]) for c in group])
+    centered = points - points.mean(axis=0)
+    _, _, vt = np.linalg.svd(centered, full_matrices=False)
+    axis = vt[0] if vt[0][0] + 0.5 * vt[0][1] >= 0 else -vt[0]
+    return [group[i] for i in np.argsort(centered @ axis, kind="stable")]
+
+
+def _is_meld(codes: Sequence[str]) -> bool | None:
+    """The rules engine's verdict, or None while the engine is not installed."""
+    try:
+        from scorer import is_meld, parse_card
+    except ImportError:
+        return None
+    try:
+        return bool(is_meld([parse_card(c) for c in codes]))
+    except ValueError:
+        return False
+
+
+def split_fan(codes: Sequence[str]) -> tuple[list[list[str]], list[str]] | None:
+    """Split an ordered fan into consecutive melds and loose cards, fewest loose cards first.
+
+    Returns None when no split contains a meld (or the engine is unavailable).
+    """
+    n = len(codes)
+    best: list[tuple[int, list[list[str]], list[str]] | None] = [None] * (n + 1)
+    best[0] = (0, [], [])
+    for end in range(1, n + 1):
+        options = []
+        prev = best[end - 1]
+        if prev is not None:
+            options.append((prev[0] + 1, prev[1], [*prev[2], codes[end - 1]]))
+        for start in range(0, end - 2):
+            head = best[start]
+            segment = list(codes[start:end])
+            if head is not None and _is_meld(segment):
+                options.append((head[0], [*head[1], segment], head[2]))
+        best[end] = min(options, key=lambda o: (o[0], len(o[1]))) if options else None
+    result = best[n]
+    if result is None or not result[1]:
+        return None
+    return result[1], result[2]
+
+
+def group_cards(cards: Sequence[SeenCard], unit: float | None = None) -> Grouping:
+    """Group one player's cards into melds as laid down, loose cards, and problems."""
+    result = Grouping()
+    for cluster in clusters_of(cards, unit):
+        codes = [c.card for c in cluster]
+        if len(codes) < 3:
+            result.loose.extend(codes)
+            continue
+        verdict = _is_meld(codes)
+        if verdict is None or verdict:
+            result.groups.append(codes)
+            continue
+        split = split_fan(codes)
+        if split is None:
+            result.groups.append(codes)
+            result.problems.append(
+                f"invalid_meld: {' '.join(codes)} is laid as a meld but is not one"
+            )
+            continue
+        melds, loose = split
+        result.groups.extend(melds)
+        result.loose.extend(loose)
+    return result

@@ -1,0 +1,1 @@
+"""Synthetic training data: card faces rendered from real SVG decks and a scene composer."""

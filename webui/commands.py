@@ -1,0 +1,326 @@
+"""Commands: check a request against a table's state and return the events that record it.
+
+Each builder returns a function ``state -> [(kind, payload), ...]`` for ``Store.execute``; it
+raises ``CommandError`` (nothing is written) when the request does not fit the table as it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from webui import engine
+from webui.state import PLAYERS, HandState, TableState
+from webui.store import Command, CommandError
+
+MAX_SIGNATURE_BYTES = 300_000
+
+
+def _player(player: Any) -> str:
+    if player not in PLAYERS:
+        raise CommandError("bad_player", f"player must be one of {', '.join(PLAYERS)}", 400)
+    return player
+
+
+def _open_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:
+    """The current hand if (game_no, hand_no) names it, else a clear conflict."""
+    game = state.game
+    if game is None:
+        raise CommandError("no_game", "this table has no game yet", 409)
+    if game.locked:
+        raise CommandError("game_locked", f"game {game.number} is signed and locked; "
+                           "a director must reopen it", 423)
+    hand = state.current_hand()
+    if hand is None:
+        raise CommandError("game_over", f"game {game.number} is over; start the next game", 409)
+    try:
+        game_no, hand_no = int(game_no), int(hand_no)
+    except (TypeError, ValueError):
+        raise CommandError("bad_hand", "game and hand must be numbers", 400) from None
+    if (game_no, hand_no) != (hand.game, hand.number):
+        raise CommandError("stale_hand", f"that is not the hand being played (now game "
+                           f"{hand.game}, hand {hand.number}); reload", 409)
+    return hand
+
+
+def _card(code: Any) -> str:
+    try:
+        return engine.normalise_cards([str(code)])[0]
+    except engine.ScorerError as exc:
+        raise CommandError(exc.code, exc.message, 400) from None
+
+
+def _scored(state: TableState, up_card: str | None, proposal: dict[str, Any]) -> dict[str, Any]:
+    """Score a proposal with the table's rules; engine errors are kept on the proposal."""
+    out = dict(proposal)
+    out.pop("result", None)
+    out.pop("error", None)
+    if proposal["kind"] != "score":
+        return out
+    try:
+        out["result"] = engine.score(state.rules, up_card=up_card, knocker=proposal["knocker"],
+                                     hands=proposal["cards"], melds=proposal.get("melds"))
+    except engine.ScorerError as exc:
+        out["error"] = {"code": exc.code, "message": exc.message}
+    return out
+
+
+def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual") -> Command:
+    """Record (or correct) the hand's knock card; the camera records it only once per hand."""
+
+    def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
+        current = _open_hand(state, game, hand)
+        code = _card(card)
+        if source == "camera" and current.up_card is not None:
+            return []
+        if current.up_card == code:
+            return []
+        payload: dict[str, Any] = {"game": current.game, "hand": current.number, "card": code,
+                                   "source": source}
+        if current.proposal is not None:
+            payload["rescored"] = _scored(state, code, current.proposal)
+        return [("knock_card_set", payload)]
+
+    return run
+
+
+def _card_list(value: Any, what: str) -> list[str]:
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    if not isinstance(value, list):
+        raise CommandError("bad_cards", f"{what}: expected a list of cards", 400)
+    return [str(v) for v in value]
+
+
+def _groups(value: Any, what: str) -> list[list[str]]:
+    if isinstance(value, str):
+        value = [g for g in value.split("|") if g.strip()]
+    if not isinstance(value, list):
+        raise CommandError("bad_melds", f"{what}: expected groups of cards", 400)
+    return [_card_list(g, what) for g in value]
+
+
+def parse_proposal(body: dict[str, Any]) -> dict[str, Any]:
+    """A proposal from a request body: kind score (knocker, cards, melds), dead, or manual."""
+    kind = body.get("kind", "score")
+    if kind == "dead":
+        return {"kind": "dead"}
+    if kind == "manual":
+        winner = _player(body.get("winner"))
+        try:
+            points = int(body.get("points"))
+        except (TypeError, ValueError):
+            raise CommandError("bad_points", "points must be a whole number", 400) from None
+        if not 0 <= points <= 1000:
+            raise CommandError("bad_points", "points must be between 0 and 1000", 400)
+        note = str(body.get("note", ""))[:200]
+        return {"kind": "manual", "result": {"winner": winner, "points": points,
+                                             "outcome": "manual", "note": note}}
+    if kind != "score":
+        raise CommandError("bad_kind", "kind must be score, dead or manual", 400)
+    knocker = _player(body.get("knocker"))
+    cards: dict[str, list[str]] = {}
+    melds: dict[str, list[list[str]]] = {}
+    raw_cards = body.get("cards") or {}
+    raw_melds = body.get("melds") or {}
+    for p in PLAYERS:
+        groups = _groups(raw_melds.get(p, []), f"melds of {p}")
+        loose = _card_list(raw_cards.get(p, []), f"cards of {p}")
+        flat = [c for g in groups for c in g] + loose
+        try:
+            cards[p] = engine.normalise_cards(flat)
+            melds[p] = [engine.normalise_cards(g) for g in groups]
+        except engine.ScorerError as exc:
+            raise CommandError(exc.code, f"player {p}: {exc.message}", 400) from None
+    overlap = set(cards["A"]) & set(cards["B"])
+    if overlap:
+        raise CommandError("duplicate_card", f"{', '.join(sorted(overlap))} appears in both "
+                           "hands", 400)
+    out: dict[str, Any] = {"kind": "score", "knocker": knocker, "cards": cards}
+    if melds.get(knocker):
+        out["melds"] = {knocker: melds[knocker]}
+    return out
+
+
+def propose(game: Any, hand: Any, proposal: dict[str, Any], source: str = "manual",
+            director: bool = False, strict: bool = True, extra: dict[str, Any] | None = None
+            ) -> Command:
+    """Set the hand's proposed result (engine-scored). Players then confirm it.
+
+    ``strict`` (hand input) refuses a proposal the engine rejects; camera readings keep the
+    engine's error on the proposal so people see what to fix. ``director`` confirms it at once.
+    """
+
+    def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
+        if director:
+            current = _director_hand(state, game, hand)
+        else:
+            current = _open_hand(state, game, hand)
+        scored = _scored(state, current.up_card, proposal)
+        scored["source"] = source
+        if extra:
+            scored.update(extra)
+        if strict and scored.get("error"):
+            err = scored["error"]
+            raise CommandError(err["code"], err["message"], 422)
+        if current.proposal is not None and _same(current.proposal, scored) and not director:
+            return []
+        payload = {"game": current.game, "hand": current.number, "proposal": scored}
+        if director:
+            payload["director"] = True
+        return [("proposal_set", payload)]
+
+    return run
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    keys = ("kind", "knocker", "cards", "melds", "result", "error")
+    return all(a.get(k) == b.get(k) for k in keys)
+
+
+def _director_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:
+    try:
+        game = state.game_by_number(int(game_no))
+        found = state.hand(int(game_no), int(hand_no)) if game else None
+    except (TypeError, ValueError):
+        raise CommandError("bad_hand", "game and hand must be numbers", 400) from None
+    if game is None or found is None:
+        return _open_hand(state, game_no, hand_no)
+    if game.locked:
+        raise CommandError("game_locked", "reopen the game before correcting it", 423)
+    return found
+
+
+def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
+    """One player's confirmation of the hand exactly as they saw it (``revision``)."""
+
+    def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
+        p = _player(player)
+        current = _open_hand(state, game, hand)
+        if current.proposal is None:
+            raise CommandError("nothing_to_confirm", "there is no result to confirm yet", 409)
+        if current.proposal.get("error"):
+            raise CommandError("unplayable", "the proposal has an error; correct it first", 409)
+        try:
+            rev = int(revision)
+        except (TypeError, ValueError):
+            raise CommandError("bad_revision", "revision must be a number", 400) from None
+        if rev != current.revision:
+            raise CommandError("changed", "the hand was corrected since you looked at it; "
+                               "check it again", 409)
+        if p in current.confirmed_by:
+            raise CommandError("already_confirmed", f"{state.players[p]} already confirmed "
+                               "this hand", 409)
+        return [("confirmed", {"game": current.game, "hand": current.number, "player": p,
+                               "revision": rev})]
+
+    return run
+
+
+UNDOABLE = {"knock_card_set", "proposal_set", "confirmed"}
+
+
+def undo(target_seq: Any, events: list[Any]) -> Command:
+    """Undo one event of the latest hand (the undo itself is an event; history stays)."""
+
+    def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
+        try:
+            target = int(target_seq)
+        except (TypeError, ValueError):
+            raise CommandError("bad_target", "target_seq must be a number", 400) from None
+        ev = next((e for e in events if e.seq == target), None)
+        if ev is None or ev.kind not in UNDOABLE:
+            raise CommandError("not_undoable", "only a knock card, a proposal or a "
+                               "confirmation can be undone", 400)
+        game = state.game_by_number(int(ev.payload["game"]))
+        if game is None or game is not state.game or game.locked:
+            raise CommandError("game_locked", "that game is closed", 423)
+        latest = game.hands[-1] if game.hands else None
+        if latest is None or target not in latest.seqs:
+            raise CommandError("not_latest", "only the latest hand's changes can be undone", 409)
+        return [("undo", {"target_seq": target, "kind": ev.kind, "game": game.number})]
+
+    return run
+
+
+def sign(game: Any, player: Any, png_data_url: Any) -> Command:
+    """A player's drawn signature under a finished game; both signatures lock the game."""
+
+    def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
+        p = _player(player)
+        g = state.game_by_number(int(game)) if str(game).isdigit() else None
+        if g is None:
+            raise CommandError("no_game", "no such game", 404)
+        if not g.ended:
+            raise CommandError("not_over", "a game can be signed only when it is over", 409)
+        if p in g.signatures:
+            raise CommandError("already_signed", f"{state.players[p]} already signed", 409)
+        png = decode_png(png_data_url)
+        return [("signed", {"game": g.number, "player": p, "name": state.players[p],
+                            "png": base64.b64encode(png).decode()})]
+
+    return run
+
+
+def decode_png(data_url: Any) -> bytes:
+    """The PNG bytes of a ``data:image/png;base64,...`` URL, checked."""
+    prefix = "data:image/png;base64,"
+    if not isinstance(data_url, str) or not data_url.startswith(prefix):
+        raise CommandError("bad_signature", "the signature must be a PNG data URL", 400)
+    try:
+        png = base64.b64decode(data_url[len(prefix):], validate=True)
+    except (binascii.Error, ValueError):
+        raise CommandError("bad_signature", "the signature is not valid base64", 400) from None
+    if not png.startswith(b"\x89PNG\r\n\x1a\n") or len(png) > MAX_SIGNATURE_BYTES:
+        raise CommandError("bad_signature", "the signature is not a PNG of sensible size", 400)
+    return png
+
+
+def reopen(game: Any, reason: Any) -> Command:
+    """A director reopens a signed game (recorded with the reason); signatures are void."""
+
+    def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
+        g = state.game_by_number(int(game)) if str(game).isdigit() else None
+        if g is None:
+            raise CommandError("no_game", "no such game", 404)
+        if not g.locked:
+            raise CommandError("not_locked", "the game is not signed", 409)
+        text = str(reason or "").strip()
+        if not text:
+            raise CommandError("reason_needed", "say why the game is reopened", 400)
+        return [("reopened", {"game": g.number, "reason": text[:300]})]
+
+    return run
+
+
+def next_game() -> Command:
+    """Start the next game once the current one is over."""
+
+    def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
+        g = state.game
+        if g is None or not g.ended:
+            raise CommandError("not_over", "the current game is not over", 409)
+        if state.match_json()["winner"] and "tournament" in str(state.rules):
+            raise CommandError("match_over", "the match is decided", 409)
+        last = g.confirmed_hands[-1]
+        winner = None if last.proposal["kind"] == "dead" else last.proposal["result"]["winner"]
+        dealer = engine.dealer_after(state.rules, last.dealer, winner)
+        return [("game_started", {"game": g.number + 1, "dealer": dealer})]
+
+    return run
+
+
+def change_settings(name: str, players: dict[str, str], rules: Any, camera: str | None
+                    ) -> Command:
+    """Change a table's names, rules or camera (director)."""
+
+    def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
+        try:
+            engine.rules_json(rules)
+        except engine.ScorerError as exc:
+            raise CommandError(exc.code, exc.message, 400) from None
+        return [("settings_changed", {"name": name, "players": players, "rules": rules,
+                                      "camera": camera})]
+
+    return run

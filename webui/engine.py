@@ -1,0 +1,80 @@
+"""The web app's only door to the rules engine (``scorer``): plain JSON in, plain JSON out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import scorer
+from scorer import (
+    PRESETS,
+    ScorerError,
+    knock_limit_for,
+    next_dealer,
+    parse_card,
+    rules_from_spec,
+    score_hand,
+    score_sheet,
+)
+
+PLAYERS = ("A", "B")
+
+__all__ = ["PLAYERS", "ScorerError", "card_json", "dealer_after", "knock_card_info",
+           "normalise_cards", "preset_names", "rules_json", "score", "sheet"]
+
+
+def preset_names() -> list[str]:
+    """Names of the engine's rule presets, in the engine's order."""
+    return list(PRESETS)
+
+
+def rules_json(spec: Any) -> dict[str, Any]:
+    """The rule set a spec resolves to, as a JSON dict (raises ScorerError on a bad spec)."""
+    rules = rules_from_spec(spec)
+    fields = getattr(rules, "__dataclass_fields__", {})
+    return {name: getattr(rules, name) for name in fields}
+
+
+def card_json(code: str) -> dict[str, Any]:
+    """A card code with its pretty form, e.g. {"code": "TD", "pretty": "10♦", "red": true}."""
+    card = parse_card(code)
+    return {"code": card.code, "pretty": card.pretty(), "red": card.suit in "HD"}
+
+
+def normalise_cards(codes: list[str]) -> list[str]:
+    """Canonical codes of ``codes`` (rejects malformed and duplicate cards with ScorerError)."""
+    return [c.code for c in scorer.parse_cards(codes)]
+
+
+def knock_card_info(spec: Any, up_card: str | None) -> dict[str, Any]:
+    """What a hand's up card means: its knock limit and whether the hand is gin only."""
+    rules = rules_from_spec(spec)
+    card = parse_card(up_card) if up_card else None
+    limit = knock_limit_for(rules, card)
+    info: dict[str, Any] = {"limit": limit, "gin_only": limit == 0}
+    if card is not None:
+        info.update(card_json(card.code))
+    return info
+
+
+def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list[str]],
+          melds: dict[str, list[list[str]]] | None = None) -> dict[str, Any]:
+    """Score one hand; returns the engine's JSON result (raises ScorerError on bad input)."""
+    rules = rules_from_spec(spec)
+    parsed_hands = {p: scorer.parse_cards(cards) for p, cards in hands.items()}
+    parsed_melds = None
+    if melds:
+        parsed_melds = {p: [scorer.parse_cards(group) for group in groups]
+                        for p, groups in melds.items() if groups}
+    result = score_hand(rules, up_card=parse_card(up_card) if up_card else None,
+                        knocker=knocker, hands=parsed_hands, melds=parsed_melds or None)
+    return result.to_json()
+
+
+def sheet(spec: Any, hands: list[dict[str, Any]]) -> dict[str, Any]:
+    """The engine's score sheet of one game from its confirmed hands' results."""
+    return score_sheet(rules_from_spec(spec), hands).to_json()
+
+
+def dealer_after(spec: Any, dealer: str, winner: str | None) -> str:
+    """Who deals the next hand under the rule set."""
+    return next_dealer(rules_from_spec(spec), dealer, winner)

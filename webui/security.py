@@ -1,0 +1,143 @@
+"""Who may do what: joined devices, the director, the table's own screen, PIN attempt limits."""
+
+from __future__ import annotations
+
+import ipaddress
+import threading
+import time
+from functools import wraps
+from typing import Any
+
+from flask import abort, current_app, g, request, session
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from webui.db import Device
+from webui.store import Actor, Store
+
+PIN_ATTEMPTS = 5
+PIN_WINDOW_S = 300.0
+DIRECTOR_KEY = "director_password_hash"
+
+
+def store() -> Store:
+    return current_app.extensions["gintray.store"]
+
+
+def is_local() -> bool:
+    """True when the request comes from this machine (the table's own screen)."""
+    try:
+        return ipaddress.ip_address(request.remote_addr or "").is_loopback
+    except ValueError:
+        return False
+
+
+def director_password_set() -> bool:
+    return store().get_setting(DIRECTOR_KEY) is not None
+
+
+def set_director_password(password: str) -> None:
+    store().set_setting(DIRECTOR_KEY, generate_password_hash(password))
+
+
+def check_director_password(password: str) -> bool:
+    stored = store().get_setting(DIRECTOR_KEY)
+    return bool(stored) and check_password_hash(stored, password)
+
+
+def is_director() -> bool:
+    return bool(session.get("director")) and session.get("director_hash") == (
+        (store().get_setting(DIRECTOR_KEY) or "")[-16:])
+
+
+def login_director() -> None:
+    session["director"] = True
+    session["director_hash"] = (store().get_setting(DIRECTOR_KEY) or "")[-16:]
+    session.permanent = True
+
+
+def current_device(table_id: int) -> Device | None:
+    """The joined device making this request for ``table_id``, if any."""
+    token = (session.get("devices") or {}).get(str(table_id))
+    device = store().device_for(token)
+    if device is None or device.table_id != table_id:
+        return None
+    return device
+
+
+def remember_device(table_id: int, token: str) -> None:
+    devices = dict(session.get("devices") or {})
+    devices[str(table_id)] = token
+    session["devices"] = devices
+    session.permanent = True
+
+
+def actor_for(table_id: int) -> Actor:
+    """The actor recorded on events: the director, or the joined device."""
+    if is_director():
+        return Actor("director")
+    device = current_device(table_id)
+    if device is None:
+        abort(403, description="this device has not joined the table; enter the table's PIN")
+    return Actor(f"device:{device.label}", device.id)
+
+
+def may_act_for(table_id: int, player: str) -> bool:
+    """Whether this request may confirm or sign for ``player``."""
+    if is_director():
+        return True
+    device = current_device(table_id)
+    return device is not None and device.seat in ("both", player)
+
+
+def may_see_screen() -> bool:
+    """The table screen shows the PIN: only on this machine or for the director."""
+    return is_local() or is_director()
+
+
+def director_required(view: Any) -> Any:
+    @wraps(view)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if not is_director():
+            abort(403, description="director only: log in as the director")
+        return view(*args, **kwargs)
+
+    return wrapped
+
+
+class PinLimiter:
+    """At most PIN_ATTEMPTS wrong PINs per table in PIN_WINDOW_S seconds."""
+
+    def __init__(self) -> None:
+        self._fails: dict[int, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def blocked(self, table_id: int) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            fails = [t for t in self._fails.get(table_id, []) if now - t < PIN_WINDOW_S]
+            self._fails[table_id] = fails
+            return len(fails) >= PIN_ATTEMPTS
+
+    def failed(self, table_id: int) -> None:
+        with self._lock:
+            self._fails.setdefault(table_id, []).append(time.monotonic())
+
+    def reset(self, table_id: int) -> None:
+        with self._lock:
+            self._fails.pop(table_id, None)
+
+
+def pin_limiter() -> PinLimiter:
+    return current_app.extensions["gintray.pins"]
+
+
+def request_id() -> str | None:
+    """A client-chosen id that makes a retried request land once (letters, digits, - and _)."""
+    body = g.get("body") or {}
+    rid = body.get("request_id") or request.headers.get("X-Request-Id")
+    if not rid:
+        return None
+    rid = str(rid)
+    if not (1 <= len(rid) <= 48) or not all(c.isalnum() or c in "-_" for c in rid):
+        abort(400, description="request_id: 1-48 letters, digits, - or _")
+    return rid

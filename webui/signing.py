@@ -1,0 +1,111 @@
+"""The installation's signing identity and the digital signature of exported PDFs (pyHanko).
+
+On first use a private key and a self-signed certificate are made in ``<data dir>/signing``;
+every exported score sheet is signed with them, so any later change to the file is detectable.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import NameOID
+from pyhanko.keys import load_cert_from_pemder
+from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign import signers
+from pyhanko.sign.validation import validate_pdf_signature
+from pyhanko_certvalidator import ValidationContext
+
+
+@dataclass(frozen=True)
+class SigningIdentity:
+    """Paths of the installation's key and certificate."""
+
+    key_path: Path
+    cert_path: Path
+
+
+def ensure_identity(data_dir: str | Path) -> SigningIdentity:
+    """The installation's key and self-signed certificate, made on first call."""
+    folder = Path(data_dir) / "signing"
+    key_path, cert_path = folder / "key.pem", folder / "cert.pem"
+    if key_path.exists() and cert_path.exists():
+        return SigningIdentity(key_path, cert_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([
+        x509.NameAttribute(NameOID.COMMON_NAME, f"gintray on {socket.gethostname()}"[:64]),
+        x509.NameAttribute(NameOID.ORGANIZATION_NAME, "gintray score sheets"),
+    ])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1)).not_valid_after(now + dt.timedelta(days=3650))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=True,
+                                     key_encipherment=False, data_encipherment=False,
+                                     key_agreement=False, key_cert_sign=True, crl_sign=False,
+                                     encipher_only=False, decipher_only=False), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    tmp_key = key_path.with_suffix(".tmp")
+    tmp_key.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                          serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()))
+    os.chmod(tmp_key, 0o600)
+    tmp_cert = cert_path.with_suffix(".tmp")
+    tmp_cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    tmp_key.replace(key_path)
+    tmp_cert.replace(cert_path)
+    return SigningIdentity(key_path, cert_path)
+
+
+def sign_pdf(pdf: bytes, identity: SigningIdentity, reason: str) -> bytes:
+    """``pdf`` with an added PAdES signature by the installation's key."""
+    signer = signers.SimpleSigner.load(str(identity.key_path), str(identity.cert_path))
+    writer = IncrementalPdfFileWriter(io.BytesIO(pdf))
+    meta = signers.PdfSignatureMetadata(field_name="GintraySheet", reason=reason,
+                                        md_algorithm="sha256")
+    return signers.sign_pdf(writer, meta, signer=signer).getvalue()
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Result of checking a signed PDF against the installation's certificate."""
+
+    intact: bool
+    valid: bool
+    trusted: bool
+    covers_whole_file: bool
+    summary: str
+
+    @property
+    def ok(self) -> bool:
+        return self.intact and self.valid and self.trusted and self.covers_whole_file
+
+
+def verify_pdf(pdf: bytes, identity: SigningIdentity) -> Verification:
+    """Check a PDF's signature; a damaged or altered file gives ``ok == False``, never raises."""
+    try:
+        reader = PdfFileReader(io.BytesIO(pdf), strict=False)
+        sigs = reader.embedded_signatures
+        if not sigs:
+            return Verification(False, False, False, False, "no signature")
+        cert = load_cert_from_pemder(str(identity.cert_path))
+        context = ValidationContext(trust_roots=[cert])
+        status = validate_pdf_signature(sigs[-1], context)
+        from pyhanko.sign.validation.status import SignatureCoverageLevel
+        whole = status.coverage == SignatureCoverageLevel.ENTIRE_FILE
+        return Verification(bool(status.intact), bool(status.valid), bool(status.trusted), whole,
+                            status.summary())
+    except Exception as exc:  # a damaged file is a failed check, not a crash
+        return Verification(False, False, False, False, f"unreadable: {exc}")

@@ -62,10 +62,10 @@ class Source(Protocol):
 class ReplaySource:
     """Plays a folder of images (in name order) or a video file; optionally loops."""
 
-    def __init__(self, path: Path, loop: bool = False) -> None:
+    def __init__(self, path: Path, loop: bool = False, start: int = 0) -> None:
         self.path = path
         self.loop = loop
-        self.position = 0
+        self.position = start
         self._video: cv2.VideoCapture | None = None
         self._files: list[Path] = []
         self._open()
@@ -81,6 +81,8 @@ class ReplaySource:
             self._video = cv2.VideoCapture(str(self.path))
             if not self._video.isOpened():
                 raise CameraError(f"cannot open video {self.path}")
+            if self.position:
+                self._video.set(cv2.CAP_PROP_POS_FRAMES, self.position)
         else:
             raise CameraError(f"replay source {self.path} does not exist")
 
@@ -214,7 +216,15 @@ def source_opener(spec: SourceSpec) -> Callable[[], Source]:
     """A function that opens (or reopens) the raw device described by ``spec``."""
     if spec.kind == "replay":
         path = Path(str(spec.target))
-        return lambda: ReplaySource(path, loop=spec.loop)
+        last: list[ReplaySource] = []
+
+        def open_replay() -> ReplaySource:
+            # a replay that comes back resumes where it stopped, like a live camera would
+            start = last[-1].position if last else 0
+            last[:] = [ReplaySource(path, loop=spec.loop, start=start)]
+            return last[0]
+
+        return open_replay
     if spec.kind == "picamera":
         return lambda: PiCameraSource(int(spec.target))
     return lambda: OpenCVSource(spec.target)
@@ -267,8 +277,10 @@ class Camera:
     def _connect(self) -> bool:
         try:
             self._source = self._opener()
-        except CameraError as exc:
-            self._lost(str(exc))
+        except CameraSourceError:
+            raise
+        except Exception as exc:  # absent device, driver error: retry later
+            self._lost(str(exc) or type(exc).__name__)
             return False
         if self._lost_since is not None:
             self._events.append(CameraBack(downtime=self._clock() - self._lost_since))
@@ -312,8 +324,8 @@ class Camera:
         assert self._source is not None
         try:
             grabbed = self._source.grab()
-        except CameraError as exc:
-            self._lost(str(exc))
+        except Exception as exc:  # any failure of the device is a lost camera, never a crash
+            self._lost(str(exc) or type(exc).__name__)
             return None
         if grabbed is None:
             self.finished = True

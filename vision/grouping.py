@@ -23,7 +23,7 @@ import numpy as np
 
 # Geometry, in units of the typical corner index size u = sqrt(width * height) of its box.
 SAME_CARD_REACH = 9.0  # two corners of one card are at most about a card diagonal apart
-LINK_REACH = 3.2  # cards whose nearest indices are closer than this belong to one group
+LINK_REACH = 2.6  # cards whose nearest indices are closer than this belong to one group
 
 RANK_ALIASES = {"10": "T", "1": "A"}
 

@@ -1,0 +1,102 @@
+"""Shared fixtures for the table reader's tests: real labelled frames and laid-down spreads."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("GINTRAY_SHARED", REPO.parent / "shared"))
+REAL_CARDS = SHARED / "data" / "real-cards"
+REAL_DEV = REAL_CARDS / "dev"
+
+# card geometry used by the laid-down spreads below (pixels)
+CARD_W, CARD_H = 100.0, 140.0
+INDEX_W, INDEX_H = 16.0, 36.0
+INDEX_INSET = 4.0
+
+try:  # the detector's Detection once it exists; the reader only needs these three fields
+    from vision.detection import Detection
+except ImportError:  # pragma: no cover - only while the detector part is being written
+
+    @dataclass(frozen=True)
+    class Detection:  # type: ignore[no-redef]
+        card: str
+        box: tuple[float, float, float, float]
+        confidence: float
+
+
+def class_names() -> list[str]:
+    """Class index -> name from the real data set's data.yaml (no YAML library needed)."""
+    names: dict[int, str] = {}
+    in_names = False
+    for line in (REAL_CARDS / "data.yaml").read_text().splitlines():
+        if line.startswith("names:"):
+            in_names = True
+            continue
+        if in_names and ":" in line and line.startswith("  "):
+            key, value = line.split(":", 1)
+            names[int(key)] = value.strip()
+    return [names[i] for i in range(len(names))]
+
+
+def needs_real_data() -> None:
+    if not (REAL_DEV / "labels").is_dir():
+        pytest.skip(f"real frames not found at {REAL_DEV}")
+
+
+def real_stems() -> list[str]:
+    needs_real_data()
+    return sorted(p.stem for p in (REAL_DEV / "labels").glob("*.txt"))
+
+
+def real_detections(stem: str, size: int = 640) -> list[Detection]:
+    """A real dev frame's labelled corners as detections (boxes in pixels, confidence 1)."""
+    names = class_names()
+    out = []
+    for line in (REAL_DEV / "labels" / f"{stem}.txt").read_text().split("\n"):
+        if not line.strip():
+            continue
+        cls, cx, cy, w, h = line.split()
+        cx, cy, w, h = (float(v) * size for v in (cx, cy, w, h))
+        box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+        out.append(Detection(names[int(cls)], box, 1.0))
+    return out
+
+
+def labelled_cards(stem: str) -> set[str]:
+    """Distinct playing cards labelled in a real frame, as codes like 'TC'."""
+    from vision.grouping import normalise_code
+
+    return {c for d in real_detections(stem) if (c := normalise_code(d.card))}
+
+
+def laid_card(code: str, x: float, y: float, corners: str = "both",
+              confidence: float = 0.95) -> list[Detection]:
+    """Detections of one card lying upright with its top-left at (x, y).
+
+    corners: 'both', 'top' (only the top-left index shows) or 'bottom'.
+    """
+    top = (x + INDEX_INSET, y + INDEX_INSET, x + INDEX_INSET + INDEX_W, y + INDEX_INSET + INDEX_H)
+    bx, by = x + CARD_W - INDEX_INSET - INDEX_W, y + CARD_H - INDEX_INSET - INDEX_H
+    bottom = (bx, by, bx + INDEX_W, by + INDEX_H)
+    boxes = {"both": [top, bottom], "top": [top], "bottom": [bottom]}[corners]
+    return [Detection(code, box, confidence) for box in boxes]
+
+
+def fan(codes: list[str], x: float, y: float, dx: float = 26.0, dy: float = 0.0,
+        confidence: float = 0.95) -> list[Detection]:
+    """A meld fanned in a line: every card's top-left index shows, the top card shows both."""
+    out: list[Detection] = []
+    for i, code in enumerate(codes):
+        last = i == len(codes) - 1
+        out += laid_card(code, x + i * dx, y + i * dy, "both" if last else "top", confidence)
+    return out
+
+
+def stack(codes: list[str], x: float, y: float, dy: float = 44.0) -> list[Detection]:
+    """Cards stacked downwards (a set laid by rank): each card's top index shows."""
+    return fan(codes, x, y, dx=0.0, dy=dy)

@@ -1,0 +1,87 @@
+"""Grouping cards into melds as laid down, on laid-out spreads and on real labelled frames."""
+
+from __future__ import annotations
+
+import pytest
+from reader_helpers import fan, labelled_cards, laid_card, real_detections, real_stems, stack
+
+from vision.grouping import cards_from_detections, group_cards, normalise_code
+
+
+def _has_engine() -> bool:
+    try:
+        from scorer import is_meld, parse_card  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_engine = pytest.mark.skipif(not _has_engine(), reason="rules engine (scorer) not installed")
+
+
+def test_codes_are_normalised_and_non_cards_ignored():
+    assert normalise_code("10C") == "TC"
+    assert normalise_code("td") == "TD"
+    assert normalise_code("BACK") is None
+    assert normalise_code("RED JOKER") is None
+    dets = laid_card("10H", 0, 0) + laid_card("BACK", 300, 0)
+    cards, problems = cards_from_detections(dets)
+    assert [c.card for c in cards] == ["TH"] and problems == []
+
+
+def test_two_corners_of_one_card_are_one_card_and_far_copies_are_reported():
+    dets = laid_card("7D", 0, 0) + laid_card("7D", 600, 0)
+    cards, problems = cards_from_detections(dets)
+    assert [c.card for c in cards] == ["7D", "7D"]
+    assert len(cards[0].boxes) == 2
+    assert problems == ["duplicate_card: 7D is seen 2 times"]
+
+
+def test_fans_stacks_and_loose_cards_are_grouped_as_laid():
+    dets = (fan(["5H", "6H", "7H", "8H"], 20, 20)
+            + stack(["9C", "9D", "9S"], 260, 20)
+            + laid_card("KC", 420, 20) + laid_card("2D", 560, 40))
+    cards, _ = cards_from_detections(dets)
+    grouping = group_cards(cards)
+    assert grouping.groups == [["5H", "6H", "7H", "8H"], ["9C", "9D", "9S"]]
+    assert sorted(grouping.loose) == ["2D", "KC"]
+
+
+def test_fan_order_follows_the_line_even_when_laid_right_to_left():
+    dets = fan(["JS", "TS", "9S"], 400, 100, dx=-26)
+    cards, _ = cards_from_detections(dets)
+    assert group_cards(cards).groups in (
+        [["9S", "TS", "JS"]], [["JS", "TS", "9S"]],
+    )
+
+
+def test_two_cards_together_are_loose_not_a_group():
+    cards, _ = cards_from_detections(fan(["3C", "4C"], 0, 0))
+    grouping = group_cards(cards)
+    assert grouping.groups == [] and sorted(grouping.loose) == ["3C", "4C"]
+
+
+@needs_engine
+def test_a_fan_with_an_extra_card_splits_into_meld_and_deadwood():
+    cards, _ = cards_from_detections(fan(["5H", "6H", "7H", "KC"], 0, 0))
+    grouping = group_cards(cards)
+    assert grouping.groups == [["5H", "6H", "7H"]]
+    assert grouping.loose == ["KC"]
+    assert grouping.problems == []
+
+
+@needs_engine
+def test_a_group_that_is_no_meld_is_reported():
+    cards, _ = cards_from_detections(fan(["5H", "6C", "9D"], 0, 0))
+    grouping = group_cards(cards)
+    assert grouping.groups == [["5H", "6C", "9D"]]
+    assert grouping.problems == ["invalid_meld: 5H 6C 9D is laid as a meld but is not one"]
+
+
+def test_real_frames_merge_corners_into_one_card_each():
+    """On every real overhead frame (39 photos of overlapping cards), the labelled corners merge
+    into exactly one card per labelled code: no card split in two, none reported twice."""
+    for stem in real_stems():
+        cards, problems = cards_from_detections(real_detections(stem))
+        assert sorted(c.card for c in cards) == sorted(labelled_cards(stem)), stem
+        assert problems == [], stem

@@ -100,3 +100,43 @@ def fan(codes: list[str], x: float, y: float, dx: float = 26.0, dy: float = 0.0,
 def stack(codes: list[str], x: float, y: float, dy: float = 44.0) -> list[Detection]:
     """Cards stacked downwards (a set laid by rank): each card's top index shows."""
     return fan(codes, x, y, dx=0.0, dy=dy)
+
+
+def table_layout():
+    """The laid-out test table (1280x900): B at the top, the tray slot, A at the bottom."""
+    from vision.layout import TableLayout
+
+    return TableLayout(
+        up_card_slot=[(560, 320), (720, 320), (720, 560), (560, 560)],
+        areas={"A": [(0, 580), (1280, 580), (1280, 900), (0, 900)],
+               "B": [(0, 0), (1280, 0), (1280, 300), (0, 300)]},
+        image_size=(1280, 900),
+        name="test table",
+    )
+
+
+def up_card_in_tray(code: str) -> list[Detection]:
+    """A card lying face up in the tray's slot (both corners visible)."""
+    return laid_card(code, 590, 370)
+
+
+# A's spread (the knocker): run of hearts, set of nines, three loose cards (deadwood 6).
+A_RUN = ["5H", "6H", "7H", "8H"]
+A_SET = ["9C", "9D", "9S"]
+A_LOOSE = ["2C", "AD", "3S"]
+# B's spread (the defender): set of kings, run of diamonds, three loose cards, and 9H laid off.
+B_SET = ["KC", "KH", "KS"]
+B_RUN = ["2D", "3D", "4D"]
+B_LOOSE = ["TC", "JS", "QH"]
+B_LAYOFF = "9H"
+
+
+def knocker_spread(with_layoff: bool = False) -> list[Detection]:
+    run = [*A_RUN, B_LAYOFF] if with_layoff else A_RUN
+    return (fan(run, 40, 620) + stack(A_SET, 300, 600)
+            + laid_card("2C", 700, 650) + laid_card("AD", 850, 650) + laid_card("3S", 1000, 650))
+
+
+def defender_spread() -> list[Detection]:
+    return (stack(B_SET, 40, 20) + fan(B_RUN, 300, 40)
+            + laid_card("TC", 600, 40) + laid_card("JS", 750, 40) + laid_card("QH", 900, 40))

@@ -133,7 +133,7 @@ class TableReader:
         detector: Any,
         layout: TableLayout,
         *,
-        window: int = 7,
+        window: int = 5,
         stable_frames: int = 3,
         min_share: float = 0.6,
         min_confidence: float = 0.3,
@@ -161,6 +161,8 @@ class TableReader:
         self._slot_history: deque[tuple[str | None, bool, float]] = deque(
             maxlen=self.stable_frames)
         self._empty_frames = 0
+        self._defender_frames = 0
+        self._knocker_history: deque[frozenset[str]] = deque(maxlen=self.stable_frames + 2)
         self._emitted_spreads: dict[str, SpreadRead] = {}
         self._last_table: dict[str, Any] | None = None
         for voter in self.voters.values():
@@ -190,7 +192,7 @@ class TableReader:
         if self.phase in {"playing", "waiting_for_deal"}:
             self._watch_knock(votes)
         if self.phase == "spreading":
-            events += self._watch_spreads(votes)
+            events += self._watch_spreads(regions, votes)
         return events
 
     def follow(self, camera: Camera, max_idle: int | None = None) -> Iterator[Event]:
@@ -236,7 +238,27 @@ class TableReader:
             self.knocker = max(ready, key=lambda p: len(votes[p].cards))
             self.phase = "spreading"
 
-    def _watch_spreads(self, votes: dict[str, VoteResult]) -> list[Event]:
+    def _watch_defender(self, regions: dict[str, list[SeenCard]], votes: dict[str, VoteResult],
+                        defenders: list[str]) -> None:
+        """Freeze the knocker's own cards when the defender starts laying down.
+
+        The knocker's voted cards from the frame before the defender's area filled (for
+        ``stable_frames`` frames in a row) are the knocker's; anything added to the knocker's
+        area afterwards is a layoff, even when laid at the same time as the defender's melds.
+        """
+        assert self.knocker is not None
+        if any(regions[d] for d in defenders):
+            self._defender_frames += 1
+        else:
+            self._defender_frames = 0
+        self._knocker_history.append(votes[self.knocker].codes)
+        if self._defender_frames >= self.stable_frames:
+            before = -self._defender_frames - 1
+            history = list(self._knocker_history)
+            self.knocker_own = history[max(before, -len(history))]
+
+    def _watch_spreads(self, regions: dict[str, list[SeenCard]],
+                       votes: dict[str, VoteResult]) -> list[Event]:
         assert self.knocker is not None
         if all(not v.cards for v in votes.values()):
             self._empty_frames += 1
@@ -245,11 +267,8 @@ class TableReader:
             return []
         self._empty_frames = 0
         defenders = [p for p in self.players if p != self.knocker]
-        knocker_vote = votes[self.knocker]
-        if self.knocker_own is None and any(
-            votes[d].cards and votes[d].stable_for >= self.stable_frames for d in defenders
-        ):
-            self.knocker_own = knocker_vote.codes
+        if self.knocker_own is None:
+            self._watch_defender(regions, votes, defenders)
         events: list[Event] = []
         spreads, problems = self._current_spreads(votes)
         for player, spread in spreads.items():

@@ -84,7 +84,8 @@ class RegionVoter:
             share = len(sightings) / n if n else 0.0
             if share >= self.min_share:
                 center = np.mean([s.center for s in sightings], axis=0)
-                latest = sightings[-1]
+                # the fullest recent view of the card (a hand may hide one corner for a while)
+                latest = max(reversed(sightings), key=lambda s: len(s.boxes))
                 confidence = share * float(np.mean([s.confidence for s in sightings]))
                 accepted.append(SeenCard(code, latest.boxes, confidence,
                                          (float(center[0]), float(center[1]))))

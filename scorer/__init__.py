@@ -1,1 +1,49 @@
-"""gintray scorer package."""
+"""gintray rules engine: cards, melds, deadwood, layoffs, rule sets, hand and sheet scoring.
+
+Standard library only (importing it never pulls in numpy, torch, cameras or HTTP).
+See ``scorer/README.md`` for the API, the JSON CLI and the rule presets.
+"""
+
+from scorer.cards import DECK, SUITS, Card, parse_card, parse_cards
+from scorer.errors import (
+    CardError,
+    ImproperKnockError,
+    InputError,
+    NewDealError,
+    RulesError,
+    ScorerError,
+)
+from scorer.hand import HandResult, Layoff, score_hand
+from scorer.melds import DiscardOption, MeldAnalysis, best_melds, is_meld, min_deadwood
+from scorer.rules import PRESETS, RuleSet, knock_limit_for, rules_from_spec
+from scorer.sheet import Game, Sheet, next_dealer, score_sheet
+
+__all__ = [
+    "DECK",
+    "PRESETS",
+    "SUITS",
+    "Card",
+    "CardError",
+    "DiscardOption",
+    "Game",
+    "HandResult",
+    "ImproperKnockError",
+    "InputError",
+    "Layoff",
+    "MeldAnalysis",
+    "NewDealError",
+    "RuleSet",
+    "RulesError",
+    "ScorerError",
+    "Sheet",
+    "best_melds",
+    "is_meld",
+    "knock_limit_for",
+    "min_deadwood",
+    "next_dealer",
+    "parse_card",
+    "parse_cards",
+    "rules_from_spec",
+    "score_hand",
+    "score_sheet",
+]

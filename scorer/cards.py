@@ -1,0 +1,163 @@
+"""Cards, card notation and the 52-bit card masks the meld search works on.
+
+Notation: rank ``A 2-9 T J Q K`` (``10`` also accepted) then suit ``S H D C``; case-insensitive
+on input (``10D``, ``td`` and ``TD`` are the same card); ``str(card)`` gives the canonical code
+(``"TD"``) and ``card.pretty()`` the human form (``"10♦"``).
+Card index = suit_index * 13 + rank - 1, suits in the order S, H, D, C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from scorer.errors import CardError
+
+SUITS = "SHDC"
+SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+RANK_CODES = "A23456789TJQK"
+_RANK_BY_CODE = {code: rank for rank, code in enumerate(RANK_CODES, start=1)}
+_RANK_BY_CODE["10"] = 10
+
+
+def rank_value(rank: int) -> int:
+    """Deadwood points of a rank: ace 1, 2-9 face value, 10/J/Q/K 10."""
+    return rank if rank < 10 else 10
+
+
+@dataclass(frozen=True, order=False)
+class Card:
+    """One playing card: ``rank`` 1..13 (A=1, T=10, J=11, Q=12, K=13), ``suit`` in "SHDC"."""
+
+    rank: int
+    suit: str
+
+    def __post_init__(self) -> None:
+        if (
+            not isinstance(self.rank, int)
+            or isinstance(self.rank, bool)
+            or not 1 <= self.rank <= 13
+        ):
+            raise CardError(f"bad card rank {self.rank!r}: must be 1..13", "bad_card")
+        if self.suit not in SUITS or len(self.suit) != 1:
+            raise CardError(f"bad card suit {self.suit!r}: must be one of S, H, D, C", "bad_card")
+
+    @property
+    def code(self) -> str:
+        """Canonical code, e.g. ``"7D"``, ``"TD"``, ``"AS"``."""
+        return RANK_CODES[self.rank - 1] + self.suit
+
+    @property
+    def value(self) -> int:
+        """Deadwood points (A=1, 2-9 face value, T/J/Q/K=10)."""
+        return rank_value(self.rank)
+
+    @property
+    def index(self) -> int:
+        """Position 0..51 in the engine's card order (suit-major, S H D C, ace first)."""
+        return SUITS.index(self.suit) * 13 + self.rank - 1
+
+    @property
+    def bit(self) -> int:
+        """This card as a one-bit card mask."""
+        return 1 << self.index
+
+    def pretty(self) -> str:
+        """Human form with a suit symbol, e.g. ``"7♦"``, ``"10♥"``, ``"A♠"``."""
+        rank = "10" if self.rank == 10 else RANK_CODES[self.rank - 1]
+        return rank + SUIT_SYMBOLS[self.suit]
+
+    def __str__(self) -> str:
+        return self.code
+
+    def __repr__(self) -> str:
+        return f"Card({self.code})"
+
+
+#: Every card, by index (so masks convert back to shared Card objects).
+DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in SUITS for rank in range(1, 14))
+#: Deadwood value by card index.
+VALUES: tuple[int, ...] = tuple(card.value for card in DECK)
+_BY_CODE = {card.code: card for card in DECK}
+
+
+def parse_card(text: str | Card) -> Card:
+    """Parse one card code (``"7D"``, ``"td"``, ``"10D"``, ``"as"``); a Card passes through.
+
+    Raises CardError (code ``bad_card``) naming the offending text.
+    """
+    if isinstance(text, Card):
+        return text
+    if not isinstance(text, str):
+        raise CardError(f"bad card {text!r}: expected a code like 7D, TD, 10D or AS", "bad_card")
+    cleaned = text.strip().upper()
+    rank_part, suit = cleaned[:-1], cleaned[-1:]
+    rank = _RANK_BY_CODE.get(rank_part)
+    if rank is None or suit not in SUITS or not suit:
+        raise CardError(
+            f"bad card {text!r}: expected rank A,2-9,T (or 10),J,Q,K then suit S,H,D,C, e.g. 7D",
+            "bad_card",
+        )
+    return DECK[SUITS.index(suit) * 13 + rank - 1]
+
+
+def parse_cards(items: Iterable[str | Card]) -> list[Card]:
+    """Parse card codes in order; raises CardError on a bad code or a duplicate card."""
+    if isinstance(items, str):
+        items = items.split()
+    cards: list[Card] = []
+    seen: set[Card] = set()
+    for item in items:
+        card = parse_card(item)
+        if card in seen:
+            raise CardError(f"duplicate card {card.code}", "duplicate_card")
+        seen.add(card)
+        cards.append(card)
+    return cards
+
+
+def cards_to_mask(cards: Iterable[Card]) -> int:
+    """Card mask of distinct cards (duplicates are the caller's problem: use parse_cards)."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << card.index
+    return mask
+
+
+def mask_to_cards(mask: int) -> list[Card]:
+    """Cards of a mask in engine order (suit-major)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(DECK[low.bit_length() - 1])
+        mask ^= low
+    return out
+
+
+def mask_value(mask: int) -> int:
+    """Total deadwood points of the cards in a mask."""
+    total = 0
+    for suit_shift in (0, 13, 26, 39):
+        total += _SUIT_PATTERN_VALUE[(mask >> suit_shift) & 0x1FFF]
+    return total
+
+
+def _pattern_values() -> tuple[int, ...]:
+    table = [0] * 8192
+    for pattern in range(1, 8192):
+        low = pattern & -pattern
+        table[pattern] = table[pattern ^ low] + rank_value(low.bit_length())
+    return tuple(table)
+
+
+_SUIT_PATTERN_VALUE = _pattern_values()
+
+
+def sort_cards(cards: Iterable[Card]) -> list[Card]:
+    """Cards in display order: by rank, then suit S H D C."""
+    return sorted(cards, key=lambda c: (c.rank, SUITS.index(c.suit)))
+
+
+def codes(cards: Iterable[Card]) -> list[str]:
+    """Canonical codes of cards (for JSON)."""
+    return [card.code for card in cards]

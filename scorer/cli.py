@@ -1,0 +1,217 @@
+"""JSON command line of the rules engine: ``gintray melds|score|sheet``.
+
+Each ``*_main(argv)`` returns an exit status: 0 on success, 2 on bad input (or a hand the
+rules refuse to score, e.g. an improper knock), with ``{"error": {"code", "message"}}`` on
+stdout. ``--text`` prints a human summary with suit symbols instead of JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from scorer.cards import Card, parse_cards
+from scorer.errors import CardError, InputError, ScorerError
+from scorer.hand import HandResult, score_hand
+from scorer.melds import MeldAnalysis, best_melds
+from scorer.sheet import Sheet, score_sheet
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+_SCORE_KEYS = {"rules", "up_card", "knocker", "hands", "melds", "accept_improper_knock"}
+_SHEET_KEYS = {"rules", "hands", "players", "dealer"}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as JSON errors (exit 2) instead of exiting."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError(f"{self.prog}: {message}", "bad_arguments")
+
+
+def _emit(obj: Any, out: TextIO, indent: int | None) -> None:
+    out.write(json.dumps(obj, indent=indent, ensure_ascii=False) + "\n")
+
+
+def _run(argv: list[str], parser: _Parser, body: Callable[[argparse.Namespace], Any]) -> int:
+    out = sys.stdout
+    indent = None
+    try:
+        args = parser.parse_args(argv)
+        indent = args.indent
+        result = body(args)
+    except ScorerError as exc:
+        _emit(exc.to_json(), out, indent)
+        return EXIT_BAD_INPUT
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    if isinstance(result, str):
+        out.write(result + "\n")
+    else:
+        _emit(result, out, indent)
+    return EXIT_OK
+
+
+def _read_json(path: str | None) -> Any:
+    try:
+        if path in (None, "-"):
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}", "bad_input") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"input is not valid JSON: {exc}", "bad_json") from None
+
+
+def _object(doc: Any, allowed: set[str], what: str) -> dict[str, Any]:
+    if not isinstance(doc, dict):
+        raise InputError(f"{what} input must be a JSON object", "bad_input")
+    unknown = sorted(set(doc) - allowed)
+    if unknown:
+        raise InputError(
+            f"unknown field {unknown[0]!r} (known: {', '.join(sorted(allowed))})", "bad_field"
+        )
+    return doc
+
+
+def _common(parser: _Parser) -> _Parser:
+    parser.add_argument("--indent", type=int, default=None, help="pretty-print JSON")
+    parser.add_argument("--text", action="store_true", help="human summary with ♠♥♦♣")
+    return parser
+
+
+def _pretty(cards: list[Card]) -> str:
+    return " ".join(card.pretty() for card in cards)
+
+
+def _melds_text(analysis: MeldAnalysis) -> str:
+    lines = [f"deadwood {analysis.deadwood}"]
+    lines += [f"  meld   {_pretty(m)}" for m in analysis.melds]
+    if analysis.deadwood_cards:
+        lines.append(f"  loose  {_pretty(analysis.deadwood_cards)}")
+    if analysis.big_gin is not None:
+        lines.append(
+            "big gin"
+            if analysis.big_gin
+            else f"best discard {_pretty(analysis.best_discards or [])} "
+            f"-> deadwood {analysis.min_deadwood_after_discard}"
+        )
+    return "\n".join(lines)
+
+
+def _melds_json(analysis: MeldAnalysis) -> dict[str, Any]:
+    return analysis.to_json()
+
+
+def melds_main(argv: list[str]) -> int:
+    """``gintray melds CARD...``: best melds of 10 cards (11: also big gin and best discards)."""
+    parser = _common(_Parser(prog="gintray melds", description=melds_main.__doc__))
+    parser.add_argument("cards", nargs="*", help="card codes, e.g. 7D TD 10H AS (10 or 11)")
+
+    def body(args: argparse.Namespace) -> Any:
+        items = [code for arg in args.cards for code in arg.replace(",", " ").split()]
+        cards = parse_cards(items)
+        if len(cards) not in (10, 11):
+            raise CardError(
+                f"{len(cards)} cards given: melds analyses 10 cards (a hand) or 11 (after the "
+                "draw)",
+                "wrong_card_count",
+            )
+        analysis = best_melds(cards)
+        return _melds_text(analysis) if args.text else _melds_json(analysis)
+
+    return _run(argv, parser, body)
+
+
+def _score_text(result: HandResult) -> str:
+    who = result.winner or "nobody"
+    lines = [
+        f"{result.outcome}: {who} scores {result.points} (knock limit {result.knock_limit})",
+    ]
+    for player, melds in result.melds.items():
+        role = "knocker" if player == result.knocker else "defender"
+        lines.append(f"{player} ({role}) deadwood {result.deadwood[player]}")
+        lines += [f"  meld   {_pretty(m)}" for m in melds]
+        if result.deadwood_cards[player]:
+            lines.append(f"  loose  {_pretty(result.deadwood_cards[player])}")
+    lines += [f"  lays off {lay.card.pretty()} onto {_pretty(lay.onto)}" for lay in result.layoffs]
+    return "\n".join(lines)
+
+
+def score_from_document(doc: Any) -> HandResult:
+    """Score a ``gintray score`` input document (already parsed from JSON)."""
+    doc = _object(doc, _SCORE_KEYS, "score")
+    for key in ("knocker", "hands"):
+        if key not in doc:
+            raise InputError(f"missing field {key!r}", "missing_field")
+    accept = doc.get("accept_improper_knock", False)
+    if not isinstance(accept, bool):
+        raise InputError("accept_improper_knock must be true or false", "bad_field")
+    if not isinstance(doc["knocker"], str):
+        raise InputError("knocker must be a player name (string)", "bad_field")
+    melds = doc.get("melds")
+    if melds is not None and not isinstance(melds, dict):
+        raise InputError("melds must be an object {player: [[card, ...], ...]}", "bad_field")
+    return score_hand(
+        doc.get("rules", "tournament"),
+        up_card=doc.get("up_card"),
+        knocker=doc["knocker"],
+        hands=doc["hands"],
+        melds=melds,
+        accept_improper_knock=accept,
+    )
+
+
+def score_main(argv: list[str]) -> int:
+    """``gintray score [FILE]``: score one hand (JSON from FILE or stdin)."""
+    parser = _common(_Parser(prog="gintray score", description=score_main.__doc__))
+    parser.add_argument("file", nargs="?", default=None, help="input JSON (default: stdin)")
+
+    def body(args: argparse.Namespace) -> Any:
+        result = score_from_document(_read_json(args.file))
+        return _score_text(result) if args.text else result.to_json()
+
+    return _run(argv, parser, body)
+
+
+def _sheet_text(sheet: Sheet) -> str:
+    lines = []
+    for game in sheet.games:
+        title = f"game {game.number}" + (f" (column {game.column})" if game.column else "")
+        lines.append(f"{title}: totals {game.totals}, boxes {game.boxes}")
+        if game.complete:
+            lines.append(f"  winner {game.winner}, finals {game.finals}")
+    return "\n".join(lines)
+
+
+def sheet_from_document(doc: Any) -> Sheet:
+    """Score a ``gintray sheet`` input document (already parsed from JSON)."""
+    doc = _object(doc, _SHEET_KEYS, "sheet")
+    if "hands" not in doc:
+        raise InputError("missing field 'hands'", "missing_field")
+    return score_sheet(
+        doc.get("rules", "tournament"),
+        doc["hands"],
+        players=doc.get("players"),
+        dealer=doc.get("dealer"),
+    )
+
+
+def sheet_main(argv: list[str]) -> int:
+    """``gintray sheet [FILE]``: running totals, boxes, bonuses and winner of a game."""
+    parser = _common(_Parser(prog="gintray sheet", description=sheet_main.__doc__))
+    parser.add_argument("file", nargs="?", default=None, help="input JSON (default: stdin)")
+
+    def body(args: argparse.Namespace) -> Any:
+        sheet = sheet_from_document(_read_json(args.file))
+        return _sheet_text(sheet) if args.text else sheet.to_json()
+
+    return _run(argv, parser, body)

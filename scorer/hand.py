@@ -1,0 +1,419 @@
+"""Scoring one hand: knock, gin, big gin or undercut, with the defender's best layoffs.
+
+Rules (seed in brackets; 000 is the GRA tournament text and the authority):
+- The knocker's melds are validated as laid down; an invalid meld or deadwood over the knock
+  limit is an improper knock, which is played open, not scored [000 rule 9]. The opponent may
+  accept an improper knock if his own count, after layoffs, is at the knock card or lower; he
+  then gets credit for the undercut [000 rule 9] (``accept_improper_knock=True``).
+- Without melds given, the knocker's arrangement is the one with the lowest deadwood and, among
+  equals, the one that leaves the defender the highest count (fewest layoffs) [issue 2].
+- No layoffs on gin [000, 002, 003]. Undercut when the defender's count is lower or equal
+  [000 rule 6]; ``undercut_on_tie=False`` makes a tie score nothing [003 "some rule sets"].
+- Gin: opponent's deadwood + gin bonus; undercut: difference + undercut bonus; big gin:
+  opponent's deadwood + big gin bonus [000, 003]. A spade up card doubles the hand when
+  ``spade_double`` is on [003 Oklahoma].
+- Wrong number of cards [000 rule 8]: a player short of ten cards is charged 10 points per
+  missing card; extra cards count at face value (the player keeps the best ten). If both
+  players have the wrong number of cards the hand is a new deal (NewDealError).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from scorer.cards import (
+    Card,
+    cards_to_mask,
+    codes,
+    mask_to_cards,
+    mask_value,
+    parse_cards,
+    sort_cards,
+)
+from scorer.errors import CardError, ImproperKnockError, InputError, NewDealError
+from scorer.layoffs import Defence, best_defence
+from scorer.melds import ALL_MELDS, meld_cards, min_deadwood_mask, optimal_arrangements
+from scorer.rules import RuleSet, knock_limit_for, rules_from_spec
+
+HAND_SIZE = 10
+MAX_CARDS = 13
+MISSING_CARD_PENALTY = 10
+
+
+@dataclass(frozen=True)
+class Layoff:
+    """A defender card laid off onto one of the knocker's melds (as the knocker laid it)."""
+
+    card: Card
+    onto: list[Card]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"card": self.card.code, "onto": codes(self.onto)}
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """The scored hand; ``to_json()`` is exactly the ``gintray score`` output."""
+
+    outcome: str  # knock | gin | big_gin | undercut
+    winner: str | None
+    points: int
+    knock_limit: int
+    knocker: str
+    defender: str
+    deadwood: dict[str, int]
+    melds: dict[str, list[list[Card]]]
+    layoffs: list[Layoff]
+    deadwood_cards: dict[str, list[Card]]
+    doubled: bool = False
+    improper_knock_accepted: bool = False
+    penalties: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def loser(self) -> str | None:
+        """The player who lost the hand (None on a scoreless tie)."""
+        if self.winner is None:
+            return None
+        return self.defender if self.winner == self.knocker else self.knocker
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON object of the CLI's ``score`` command."""
+        return {
+            "outcome": self.outcome,
+            "winner": self.winner,
+            "points": self.points,
+            "knock_limit": self.knock_limit,
+            "knocker": self.knocker,
+            "defender": self.defender,
+            "deadwood": dict(self.deadwood),
+            "melds": {p: [codes(m) for m in ms] for p, ms in self.melds.items()},
+            "layoffs": [lay.to_json() for lay in self.layoffs],
+            "deadwood_cards": {p: codes(cs) for p, cs in self.deadwood_cards.items()},
+            "doubled": self.doubled,
+            "improper_knock_accepted": self.improper_knock_accepted,
+            "penalties": self.penalties,
+        }
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One player's count: deadwood cards (extras included) plus the short-hand penalty."""
+
+    count: int
+    melds: tuple[int, ...]
+    deadwood_mask: int
+    missing: int
+    extras: int
+    defence: Defence | None = None
+
+
+def _parse_hands(hands: Mapping[str, Iterable[Card | str]]) -> dict[str, list[Card]]:
+    if not isinstance(hands, Mapping) or len(hands) != 2:
+        raise InputError('hands must name exactly two players, e.g. {"A": [...], "B": [...]}')
+    parsed: dict[str, list[Card]] = {}
+    seen: dict[Card, str] = {}
+    for player, cards in hands.items():
+        if not isinstance(player, str) or not player:
+            raise InputError(f"player names must be non-empty strings, got {player!r}")
+        if isinstance(cards, str) or not isinstance(cards, Iterable):
+            raise InputError(f"hand of {player!r} must be a list of card codes")
+        try:
+            parsed[player] = parse_cards(cards)
+        except CardError as exc:
+            raise CardError(f"hand of {player!r}: {exc.message}", exc.code) from None
+        for card in parsed[player]:
+            if card in seen:
+                raise CardError(
+                    f"duplicate card {card.code} in the hands of {seen[card]!r} and {player!r}",
+                    "duplicate_card",
+                )
+            seen[card] = player
+        if not 1 <= len(parsed[player]) <= MAX_CARDS:
+            raise CardError(
+                f"hand of {player!r} has {len(parsed[player])} cards: a hand has 10 "
+                f"(1..{MAX_CARDS} accepted for the wrong-number-of-cards rule)",
+                "wrong_card_count",
+            )
+    return parsed
+
+
+def _parse_melds(player: str, groups: Any, hand: int) -> tuple[int, ...]:
+    if isinstance(groups, str) or not isinstance(groups, Iterable):
+        raise InputError(f"melds of {player!r} must be a list of card lists")
+    masks: list[int] = []
+    used = 0
+    for group in groups:
+        if isinstance(group, str) or not isinstance(group, Iterable):
+            raise InputError(f"melds of {player!r}: each meld must be a list of card codes")
+        cards = parse_cards(group)
+        mask = cards_to_mask(cards)
+        label = " ".join(codes(cards))
+        if mask & ~hand:
+            stray = codes(mask_to_cards(mask & ~hand))
+            raise ImproperKnockError(
+                f"meld [{label}] of {player!r} uses cards not in the hand: {', '.join(stray)}",
+                "invalid_meld",
+            )
+        if mask not in ALL_MELDS:
+            raise ImproperKnockError(
+                f"[{label}] laid down by {player!r} is not a meld (a set of 3-4 of a rank or a "
+                "run of 3+ of one suit, ace low): an improper knock is played open (GRA rule 9)",
+                "invalid_meld",
+            )
+        if mask & used:
+            dup = codes(mask_to_cards(mask & used))
+            raise ImproperKnockError(
+                f"{', '.join(dup)} of {player!r} is in two melds: a card belongs to one meld only",
+                "invalid_meld",
+            )
+        used |= mask
+        masks.append(mask)
+    return tuple(masks)
+
+
+def _side_from_melds(melds: tuple[int, ...], hand: int, size: int) -> _Side:
+    melded = 0
+    for meld in melds:
+        melded |= meld
+    missing = max(0, HAND_SIZE - size)
+    dead = hand & ~melded
+    return _Side(
+        count=mask_value(dead) + MISSING_CARD_PENALTY * missing,
+        melds=melds,
+        deadwood_mask=dead,
+        missing=missing,
+        extras=max(0, size - HAND_SIZE),
+    )
+
+
+def _knocker_choices(hand: int, size: int, big_gin: bool) -> tuple[int, list[tuple[int, ...]]]:
+    """(count, every arrangement reaching it) for the knocker, extras and shortage included."""
+    if size <= HAND_SIZE or (big_gin and size == HAND_SIZE + 1 and min_deadwood_mask(hand) == 0):
+        deadwood, arrangements = optimal_arrangements(hand)
+        return deadwood + MISSING_CARD_PENALTY * max(0, HAND_SIZE - size), arrangements
+    best = None
+    found: dict[tuple[int, ...], None] = {}
+    cards = mask_to_cards(hand)
+    for extras in combinations(cards, size - HAND_SIZE):
+        extra_mask = cards_to_mask(extras)
+        kept = hand & ~extra_mask
+        count = mask_value(extra_mask) + min_deadwood_mask(kept)
+        if best is None or count < best:
+            best, found = count, {}
+        if count == best:
+            for arrangement in optimal_arrangements(kept)[1]:
+                found.setdefault(arrangement, None)
+    assert best is not None
+    return best, list(found)
+
+
+def _defend(
+    knocker_melds: Sequence[int], hand: int, size: int, fixed: tuple[int, ...] | None
+) -> _Side:
+    """Defender's best count; with extra cards, the extras that leave the lowest count."""
+    missing = max(0, HAND_SIZE - size)
+    if size <= HAND_SIZE or fixed is not None:
+        defence = best_defence(knocker_melds, hand, fixed)
+        return _Side(
+            count=defence.deadwood + MISSING_CARD_PENALTY * missing,
+            melds=defence.melds,
+            deadwood_mask=defence.deadwood_mask,
+            missing=missing,
+            extras=max(0, size - HAND_SIZE),
+            defence=defence,
+        )
+    best: _Side | None = None
+    for extras in combinations(mask_to_cards(hand), size - HAND_SIZE):
+        extra_mask = cards_to_mask(extras)
+        defence = best_defence(knocker_melds, hand & ~extra_mask, None)
+        count = defence.deadwood + mask_value(extra_mask)
+        if best is None or count < best.count:
+            best = _Side(
+                count=count,
+                melds=defence.melds,
+                deadwood_mask=defence.deadwood_mask | extra_mask,
+                missing=0,
+                extras=size - HAND_SIZE,
+                defence=defence,
+            )
+    assert best is not None
+    return best
+
+
+def _penalty_json(side: _Side) -> dict[str, Any] | None:
+    if side.missing:
+        return {"missing_cards": side.missing, "points": MISSING_CARD_PENALTY * side.missing}
+    if side.extras:
+        return {"extra_cards": side.extras}
+    return None
+
+
+def score_hand(
+    rules: RuleSet | str | dict[str, Any],
+    *,
+    up_card: Card | str | None,
+    knocker: str,
+    hands: Mapping[str, Iterable[Card | str]],
+    melds: Mapping[str, Any] | None = None,
+    accept_improper_knock: bool = False,
+) -> HandResult:
+    """Score one hand that ended in a knock or gin by ``knocker``.
+
+    ``hands`` maps both players' names to their cards (10 each; see the module docstring for
+    the wrong-number-of-cards rule). ``melds`` optionally gives melds as laid down (for the
+    knocker; for the defender too, then only its other cards may be laid off). Raises
+    ImproperKnockError for an invalid meld or deadwood over the knock limit, unless
+    ``accept_improper_knock`` (the opponent accepts it: 000 rule 9).
+    """
+    rules = rules_from_spec(rules)
+    up = None if up_card is None else parse_card_field(up_card)
+    limit = knock_limit_for(rules, up)
+    if rules.spade_double and up is None:
+        raise InputError("this rule set doubles spade hands: give up_card", "missing_up_card")
+    parsed = _parse_hands(hands)
+    if knocker not in parsed:
+        raise InputError(
+            f"knocker {knocker!r} is not one of the players {sorted(parsed)}", "unknown_player"
+        )
+    defender = next(p for p in parsed if p != knocker)
+    melds = dict(melds or {})
+    for player in melds:
+        if player not in parsed:
+            raise InputError(f"melds given for unknown player {player!r}", "unknown_player")
+
+    k_cards, d_cards = parsed[knocker], parsed[defender]
+    k_hand, d_hand = cards_to_mask(k_cards), cards_to_mask(d_cards)
+    k_size, d_size = len(k_cards), len(d_cards)
+    big_gin_allowed = rules.big_gin_bonus is not None
+    k_big_gin_shape = big_gin_allowed and k_size == HAND_SIZE + 1
+    k_wrong = k_size != HAND_SIZE and not (k_big_gin_shape and min_deadwood_mask(k_hand) == 0)
+    if k_wrong and d_size != HAND_SIZE:
+        raise NewDealError(
+            f"both players have the wrong number of cards ({knocker}: {k_size}, "
+            f"{defender}: {d_size}): new deal (GRA rule 8)"
+        )
+
+    # The knocker's side.
+    if knocker in melds:
+        k_melds = _parse_melds(knocker, melds[knocker], k_hand)
+        if sum(m.bit_count() for m in k_melds) > HAND_SIZE and not (
+            k_big_gin_shape and sum(m.bit_count() for m in k_melds) == k_size
+        ):
+            raise ImproperKnockError(
+                f"{knocker!r} melds more than ten cards: extra cards count at face value "
+                "(GRA rule 8)",
+                "invalid_meld",
+            )
+        options = [_side_from_melds(k_melds, k_hand, k_size)]
+    else:
+        count, arrangements = _knocker_choices(k_hand, k_size, big_gin_allowed)
+        options = [_side_from_melds(a, k_hand, k_size) for a in arrangements]
+        assert all(o.count == count for o in options)
+    k_count = options[0].count
+    is_big_gin = k_big_gin_shape and k_count == 0 and options[0].deadwood_mask == 0
+    is_gin = k_count == 0 and (k_size == HAND_SIZE or is_big_gin)
+
+    accepted = False
+    if k_count > limit:
+        best_possible = _knocker_choices(k_hand, k_size, big_gin_allowed)[0]
+        if not accept_improper_knock:
+            hint = (
+                f"; rearranged, the hand counts {best_possible}"
+                if knocker in melds and best_possible < k_count
+                else ""
+            )
+            what = (
+                "the hand must be played for gin" if limit == 0 else f"the knock limit is {limit}"
+            )
+            raise ImproperKnockError(
+                f"improper knock by {knocker!r}: deadwood {k_count} and {what}{hint}. Per GRA "
+                "rule 9 the hand is played open (all ten cards face up), unless the opponent "
+                "accepts the knock",
+                "improper_knock",
+            )
+        accepted = True
+
+    d_fixed = None
+    if defender in melds:
+        d_fixed = _parse_melds(defender, melds[defender], d_hand)
+
+    # The defender's answer, for each candidate knocker arrangement; keep the knocker's best.
+    chosen: tuple[_Side, _Side] | None = None
+    for k_side in options:
+        if is_gin:
+            d_side = _defend((), d_hand, d_size, d_fixed)
+        else:
+            d_side = _defend(k_side.melds, d_hand, d_size, d_fixed)
+        key = (d_side.count, -len(d_side.defence.layoffs) if d_side.defence else 0)
+        if chosen is None or key > (
+            chosen[1].count,
+            -len(chosen[1].defence.layoffs) if chosen[1].defence else 0,
+        ):
+            chosen = (k_side, d_side)
+    assert chosen is not None
+    k_side, d_side = chosen
+    d_count = d_side.count
+
+    if accepted and d_count > limit:
+        raise ImproperKnockError(
+            f"{defender!r} cannot accept the improper knock: his count {d_count} after layoffs "
+            f"is over the knock card ({limit}) (GRA rule 9)",
+            "cannot_accept_knock",
+        )
+
+    winner: str | None
+    if is_big_gin:
+        outcome, winner, points = "big_gin", knocker, d_count + int(rules.big_gin_bonus or 0)
+    elif is_gin:
+        outcome, winner, points = "gin", knocker, d_count + rules.gin_bonus
+    elif d_count < k_count or (d_count == k_count and rules.undercut_on_tie):
+        outcome, winner, points = "undercut", defender, k_count - d_count + rules.undercut_bonus
+    elif d_count == k_count:
+        outcome, winner, points = "knock", None, 0
+    else:
+        outcome, winner, points = "knock", knocker, d_count - k_count
+    doubled = bool(rules.spade_double and up is not None and up.suit == "S")
+    if doubled:
+        points *= 2
+
+    k_melds_cards = [meld_cards(m) for m in k_side.melds]
+    layoffs: list[Layoff] = []
+    if d_side.defence is not None and not is_gin:
+        for bit, meld_index in d_side.defence.layoffs:
+            layoffs.append(Layoff(mask_to_cards(bit)[0], meld_cards(k_side.melds[meld_index])))
+    penalties = {}
+    for player, side in ((knocker, k_side), (defender, d_side)):
+        note = _penalty_json(side)
+        if note:
+            penalties[player] = note
+    return HandResult(
+        outcome=outcome,
+        winner=winner,
+        points=points,
+        knock_limit=limit,
+        knocker=knocker,
+        defender=defender,
+        deadwood={knocker: k_count, defender: d_count},
+        melds={knocker: k_melds_cards, defender: [meld_cards(m) for m in d_side.melds]},
+        layoffs=layoffs,
+        deadwood_cards={
+            knocker: sort_cards(mask_to_cards(k_side.deadwood_mask)),
+            defender: sort_cards(mask_to_cards(d_side.deadwood_mask)),
+        },
+        doubled=doubled,
+        improper_knock_accepted=accepted,
+        penalties=penalties,
+    )
+
+
+def parse_card_field(value: Card | str) -> Card:
+    """Parse a single-card field (the up card), naming it in the error."""
+    from scorer.cards import parse_card
+
+    try:
+        return parse_card(value)
+    except CardError as exc:
+        raise CardError(f"up_card: {exc.message}", exc.code) from None

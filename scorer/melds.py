@@ -1,0 +1,357 @@
+"""Melds and the minimum-deadwood search.
+
+Hands are 52-bit card masks (see ``scorer.cards``). All 329 possible melds of a deck are
+precomputed (264 runs, 65 sets). The search branches on the hand's lowest card: it is either
+deadwood or the lowest card of one meld, which visits every meld arrangement exactly once and
+memoises on the remaining mask. Cards that fit no meld of the hand are counted up front, so a
+hand without melds costs one table look-up per suit.
+
+Runs are ace-low only: A-2-3 is a run, Q-K-A and K-A-2 are not (seeds 000-004 agree; 003 and
+004 say so explicitly).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from scorer.cards import (
+    DECK,
+    SUITS,
+    VALUES,
+    Card,
+    cards_to_mask,
+    codes,
+    mask_to_cards,
+    mask_value,
+    parse_cards,
+    sort_cards,
+)
+
+SUIT_MASK = 0x1FFF
+
+
+def _run_masks() -> list[int]:
+    runs = []
+    for suit_index in range(4):
+        for low in range(13):
+            for high in range(low + 2, 13):
+                runs.append(((1 << (high + 1)) - (1 << low)) << (13 * suit_index))
+    return runs
+
+
+def _set_masks() -> list[int]:
+    sets = []
+    for rank_index in range(13):
+        bits = [1 << (13 * s + rank_index) for s in range(4)]
+        full = sum(bits)
+        sets.append(full)
+        sets.extend(full ^ b for b in bits)
+    return sets
+
+
+RUN_MELDS: tuple[int, ...] = tuple(_run_masks())
+SET_MELDS: tuple[int, ...] = tuple(_set_masks())
+ALL_MELDS: frozenset[int] = frozenset(RUN_MELDS + SET_MELDS)
+
+
+@lru_cache(maxsize=8192)
+def _runs_in_pattern(pattern: int) -> tuple[int, ...]:
+    """13-bit run masks contained in one suit's 13-bit rank pattern."""
+    if not pattern & (pattern >> 1) & (pattern >> 2):
+        return ()
+    return tuple(m for m in RUN_MELDS[:66] if m & pattern == m)
+
+
+def candidate_melds(hand: int) -> list[int]:
+    """Every meld (card mask) contained in the hand."""
+    melds: list[int] = []
+    s0 = hand & SUIT_MASK
+    s1 = (hand >> 13) & SUIT_MASK
+    s2 = (hand >> 26) & SUIT_MASK
+    s3 = (hand >> 39) & SUIT_MASK
+    for shift, pattern in ((0, s0), (13, s1), (26, s2), (39, s3)):
+        if pattern & (pattern >> 1) & (pattern >> 2):
+            melds.extend(m << shift for m in _runs_in_pattern(pattern))
+    triples = (s0 & s1 & s2) | (s0 & s1 & s3) | (s0 & s2 & s3) | (s1 & s2 & s3)
+    while triples:
+        low = triples & -triples
+        triples ^= low
+        rank_index = low.bit_length() - 1
+        present = [
+            1 << (13 * s + rank_index) for s in range(4) if hand >> (13 * s + rank_index) & 1
+        ]
+        full = sum(present)
+        melds.append(full)
+        if len(present) == 4:
+            melds.extend(full ^ b for b in present)
+    return melds
+
+
+class _Search:
+    """Minimum deadwood of every sub-hand reachable by the lowest-card branching, memoised."""
+
+    __slots__ = ("by_low", "memo")
+
+    def __init__(self, melds: Iterable[int]) -> None:
+        by_low: dict[int, list[int]] = {}
+        for meld in melds:
+            by_low.setdefault(meld & -meld, []).append(meld)
+        self.by_low = by_low
+        self.memo: dict[int, int] = {0: 0}
+
+    def deadwood(self, mask: int) -> int:
+        """Minimum deadwood of ``mask`` (every card of it must be meldable or not: any mask)."""
+        memo = self.memo
+        found = memo.get(mask)
+        if found is not None:
+            return found
+        low = mask & -mask
+        best = VALUES[low.bit_length() - 1] + self.deadwood(mask ^ low)
+        for meld in self.by_low.get(low, ()):
+            if meld & mask == meld:
+                value = self.deadwood(mask ^ meld)
+                if value < best:
+                    best = value
+        memo[mask] = best
+        return best
+
+    def arrangements(self, mask: int) -> list[list[int]]:
+        """Every set of disjoint melds reaching the minimum deadwood of ``mask`` (raw, unmerged)."""
+        target = self.deadwood(mask)
+        if mask == 0:
+            return [[]]
+        if target == mask_value(mask):
+            # Nothing melds better than nothing; but a zero-gain meld is impossible (values > 0),
+            # so the only optimal arrangement is no meld at all.
+            return [[]]
+        low = mask & -mask
+        out: list[list[int]] = []
+        if VALUES[low.bit_length() - 1] + self.deadwood(mask ^ low) == target:
+            out.extend(self.arrangements(mask ^ low))
+        for meld in self.by_low.get(low, ()):
+            if meld & mask == meld and self.deadwood(mask ^ meld) == target:
+                out.extend([meld, *rest] for rest in self.arrangements(mask ^ meld))
+        return out
+
+
+def _meldable(melds: Sequence[int]) -> int:
+    cover = 0
+    for meld in melds:
+        cover |= meld
+    return cover
+
+
+def min_deadwood_mask(hand: int) -> int:
+    """Minimum deadwood of a card mask (any number of cards)."""
+    melds = candidate_melds(hand)
+    if not melds:
+        return mask_value(hand)
+    cover = _meldable(melds)
+    return mask_value(hand & ~cover) + _Search(melds).deadwood(hand & cover)
+
+
+def min_deadwood(cards: Iterable[Card | str]) -> int:
+    """Minimum deadwood of a hand given as cards or codes (duplicates rejected)."""
+    return min_deadwood_mask(cards_to_mask(parse_cards(cards)))
+
+
+def merge_runs(arrangement: Iterable[int]) -> tuple[int, ...]:
+    """Canonical form of an arrangement: adjacent runs of one suit merged, melds sorted.
+
+    3-4-5 + 6-7-8 and 3-4-5-6-7-8 meld the same cards and take the same layoffs, so they are
+    one arrangement.
+    """
+    runs = sorted(m for m in arrangement if _is_long_run(m))
+    others = [m for m in arrangement if not _is_long_run(m)]
+    merged: list[int] = []
+    for run in runs:  # sorted by mask value: within a suit, lower runs come first
+        if merged:
+            top = merged[-1].bit_length() - 1
+            bottom = (run & -run).bit_length() - 1
+            if top + 1 == bottom and top // 13 == bottom // 13:
+                merged[-1] |= run
+                continue
+        merged.append(run)
+    runs = merged
+    return tuple(sorted(runs + others, key=_meld_sort_key))
+
+
+def _meld_sort_key(meld: int) -> tuple[int, int, int]:
+    """Display order of melds: by lowest rank, sets before runs, then by card mask."""
+    cards = mask_to_cards(meld)
+    ranks = {c.rank for c in cards}
+    return (min(ranks), 0 if len(ranks) == 1 else 1, meld)
+
+
+def _is_long_run(mask: int) -> bool:
+    """True if mask is one contiguous run of 3+ cards in one suit (any length)."""
+    low = mask & -mask
+    index = low.bit_length() - 1
+    shifted = mask >> index
+    return (
+        mask.bit_count() >= 3
+        and shifted & (shifted + 1) == 0
+        and index // 13 == (mask.bit_length() - 1) // 13
+    )
+
+
+def is_meld_mask(mask: int) -> bool:
+    """True if the card mask is one legal meld (set of 3-4 of a rank, or ace-low run of 3+)."""
+    return mask in ALL_MELDS
+
+
+def is_meld(cards: Iterable[Card | str]) -> bool:
+    """True if the cards form one legal meld: a set of 3 or 4 of a rank, or a run of 3+ cards
+    of one suit, ace low only (seed 003: "A 2 3 is a legal run but Q K A is not")."""
+    parsed = parse_cards(cards)
+    return cards_to_mask(parsed) in ALL_MELDS
+
+
+def meld_cards(meld: int) -> list[Card]:
+    """Cards of a meld in display order: runs by rank, sets by suit S H D C."""
+    return sort_cards(mask_to_cards(meld))
+
+
+@dataclass(frozen=True)
+class DiscardOption:
+    """One discard from an 11-card hand and the best the remaining 10 cards can do."""
+
+    card: Card
+    deadwood: int
+    melds: list[list[Card]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "card": self.card.code,
+            "deadwood": self.deadwood,
+            "melds": [codes(m) for m in self.melds],
+        }
+
+
+@dataclass(frozen=True)
+class MeldAnalysis:
+    """Result of ``best_melds``: minimum deadwood and every arrangement reaching it.
+
+    For 11 cards also ``big_gin`` (all 11 meld), ``best_discards`` (the discards that reach
+    ``min_deadwood_after_discard``) and ``discards`` (every discard, best first).
+    """
+
+    cards: list[Card]
+    deadwood: int
+    melds: list[list[Card]]
+    arrangements: list[list[list[Card]]]
+    deadwood_cards: list[Card]
+    big_gin: bool | None = None
+    best_discards: list[Card] | None = None
+    min_deadwood_after_discard: int | None = None
+    discards: list[DiscardOption] = field(default_factory=list)
+
+    @property
+    def is_gin(self) -> bool:
+        """True if every card melds (deadwood 0)."""
+        return self.deadwood == 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``gintray melds`` JSON object."""
+        out: dict[str, Any] = {
+            "deadwood": self.deadwood,
+            "melds": [codes(m) for m in self.melds],
+            "deadwood_cards": codes(self.deadwood_cards),
+            "arrangements": [[codes(m) for m in arr] for arr in self.arrangements],
+        }
+        if self.big_gin is not None:
+            out["big_gin"] = self.big_gin
+            out["best_discards"] = codes(self.best_discards or [])
+            out["min_deadwood_after_discard"] = self.min_deadwood_after_discard
+            out["discards"] = [d.to_json() for d in self.discards]
+        return out
+
+
+def optimal_arrangements(hand: int) -> tuple[int, list[tuple[int, ...]]]:
+    """(minimum deadwood, every optimal arrangement in canonical form) of a card mask."""
+    melds = candidate_melds(hand)
+    if not melds:
+        return mask_value(hand), [()]
+    search = _Search(melds)
+    cover = _meldable(melds)
+    deadwood = mask_value(hand & ~cover) + search.deadwood(hand & cover)
+    seen: dict[tuple[int, ...], None] = {}
+    for raw in search.arrangements(hand & cover):
+        seen.setdefault(merge_runs(raw), None)
+    return deadwood, sorted(seen, key=_arrangement_key)
+
+
+def _arrangement_key(arrangement: tuple[int, ...]) -> tuple[int, tuple[tuple[int, int, int], ...]]:
+    return (len(arrangement), tuple(_meld_sort_key(m) for m in arrangement))
+
+
+def _as_cards(arrangement: Iterable[int]) -> list[list[Card]]:
+    return [meld_cards(m) for m in arrangement]
+
+
+def _melded(arrangement: Iterable[int]) -> int:
+    return _meldable(list(arrangement))
+
+
+@lru_cache(maxsize=4096)
+def _analyse_mask(hand: int) -> MeldAnalysis:
+    cards = sort_cards(mask_to_cards(hand))
+    deadwood, arrangements = optimal_arrangements(hand)
+    best = arrangements[0]
+    analysis = MeldAnalysis(
+        cards=cards,
+        deadwood=deadwood,
+        melds=_as_cards(best),
+        arrangements=[_as_cards(a) for a in arrangements],
+        deadwood_cards=sort_cards(mask_to_cards(hand & ~_melded(best))),
+    )
+    if len(cards) != 11:
+        return analysis
+    options = []
+    for card in cards:
+        rest = hand ^ card.bit
+        rest_deadwood, rest_arrangements = optimal_arrangements(rest)
+        options.append(DiscardOption(card, rest_deadwood, _as_cards(rest_arrangements[0])))
+    options.sort(key=lambda o: (o.deadwood, -o.card.value, -o.card.rank, SUITS.index(o.card.suit)))
+    minimum = options[0].deadwood
+    return MeldAnalysis(
+        cards=analysis.cards,
+        deadwood=analysis.deadwood,
+        melds=analysis.melds,
+        arrangements=analysis.arrangements,
+        deadwood_cards=analysis.deadwood_cards,
+        big_gin=deadwood == 0,
+        best_discards=[o.card for o in options if o.deadwood == minimum],
+        min_deadwood_after_discard=minimum,
+        discards=options,
+    )
+
+
+def best_melds(cards: Iterable[Card | str]) -> MeldAnalysis:
+    """Minimum deadwood, one best meld arrangement and every optimal arrangement of a hand.
+
+    Any number of distinct cards is analysed; 10 is a hand at rest, 11 a hand after the draw
+    (then ``big_gin``, ``best_discards``, ``min_deadwood_after_discard`` and ``discards`` are
+    filled in). Results are memoised per hand (the camera sends the same hand many times).
+    """
+    return _analyse_mask(cards_to_mask(parse_cards(cards)))
+
+
+__all__ = [
+    "ALL_MELDS",
+    "DECK",
+    "DiscardOption",
+    "MeldAnalysis",
+    "best_melds",
+    "candidate_melds",
+    "is_meld",
+    "is_meld_mask",
+    "meld_cards",
+    "merge_runs",
+    "min_deadwood",
+    "min_deadwood_mask",
+    "optimal_arrangements",
+]

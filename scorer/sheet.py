@@ -1,0 +1,305 @@
+"""Score sheets: running totals, boxes, game bonus, shutout, dead hands, matches, Hollywood.
+
+Game end [002, 003, 004]: the first player whose running total reaches ``game_target`` wins the
+game and gets ``game_bonus``. Shutout [002]: if the loser won no hand, the winner's score
+*including the game bonus* is doubled; then every hand won earns ``box_bonus`` for the player
+who won it (boxes to both players: 003 "line bonus", 004 "give both players 25 points for each
+hand they won"). Dead hands (50th card drawn, nobody knocks) score nothing and the same dealer
+deals again [000 rule 6, 002, 004]. Hollywood [003]: three games kept at once; a player's first
+win is recorded in game 1, the second in games 1 and 2, the third and later in all three games
+still running; play goes on until all three are finished.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scorer.errors import InputError
+from scorer.rules import RuleSet, rules_from_spec
+
+_HAND_KEYS = {"winner", "points", "dead", "outcome", "dealer", "note"}
+
+
+def next_dealer(
+    rules: RuleSet | str | dict[str, Any],
+    dealer: str,
+    winner: str | None,
+    players: Sequence[str] = ("A", "B"),
+) -> str:
+    """Who deals the next hand of this game.
+
+    Dead hand (``winner`` None): the same dealer [002, 004]. Otherwise by ``rules.next_deal``:
+    "winner" (004: "remaining deals by the winner of the previous hand"), "loser" (000
+    partnership rule 8: "the team that lost the points deals the next hand") or "alternate"
+    (003: "dealership alternates from round to round"). A new game starts with a cut (000 rule 2).
+    """
+    rules = rules_from_spec(rules)
+    players = list(players)
+    if len(players) != 2 or dealer not in players:
+        raise InputError(f"dealer {dealer!r} is not one of the players {players}", "unknown_player")
+    if winner is None:
+        return dealer
+    if winner not in players:
+        raise InputError(f"winner {winner!r} is not one of the players {players}", "unknown_player")
+    loser = players[1] if winner == players[0] else players[0]
+    other = players[1] if dealer == players[0] else players[0]
+    return {"winner": winner, "loser": loser, "alternate": other}[rules.next_deal]
+
+
+@dataclass
+class Game:
+    """One game column: hands recorded in it, running totals, boxes, bonuses when finished."""
+
+    number: int
+    players: list[str]
+    column: int | None = None  # Hollywood column 1..3
+    hands: list[int] = field(default_factory=list)
+    totals: dict[str, int] = field(default_factory=dict)
+    boxes: dict[str, int] = field(default_factory=dict)
+    winner: str | None = None
+    bonuses: dict[str, dict[str, int]] = field(default_factory=dict)
+    finals: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.totals = dict.fromkeys(self.players, 0)
+        self.boxes = dict.fromkeys(self.players, 0)
+
+    @property
+    def complete(self) -> bool:
+        return self.winner is not None
+
+    def record(self, hand_number: int, winner: str, points: int, rules: RuleSet) -> None:
+        """Add a won hand; finish the game when the winner reaches the target."""
+        self.hands.append(hand_number)
+        self.totals[winner] += points
+        self.boxes[winner] += 1
+        if self.totals[winner] >= rules.game_target:
+            self._finish(winner, rules)
+
+    def _finish(self, winner: str, rules: RuleSet) -> None:
+        self.winner = winner
+        for player in self.players:
+            game = rules.game_bonus if player == winner else 0
+            shutout = 0
+            loser_boxes = sum(b for p, b in self.boxes.items() if p != winner)
+            if player == winner and rules.shutout and loser_boxes == 0:
+                shutout = self.totals[player] + game  # 002: doubles score incl. game bonus
+            boxes = rules.box_bonus * self.boxes[player]
+            self.bonuses[player] = {"game": game, "shutout": shutout, "boxes": boxes}
+            self.finals[player] = self.totals[player] + game + shutout + boxes
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "game": self.number,
+            "hands": list(self.hands),
+            "totals": dict(self.totals),
+            "boxes": dict(self.boxes),
+            "complete": self.complete,
+            "winner": self.winner,
+            "bonuses": {p: dict(b) for p, b in self.bonuses.items()} or None,
+            "finals": dict(self.finals) or None,
+        }
+        if self.complete:
+            loser = next(p for p in self.players if p != self.winner)
+            out["margin"] = self.finals[self.winner] - self.finals[loser]  # type: ignore[index]
+        if self.column is not None:
+            out["column"] = self.column
+        return out
+
+
+@dataclass
+class Sheet:
+    """A scored sheet. ``to_json()`` is the ``gintray sheet`` output."""
+
+    rules: RuleSet
+    players: list[str]
+    hands: list[dict[str, Any]]
+    games: list[Game]
+    next_dealer: str | None = None
+
+    @property
+    def winner(self) -> str | None:
+        """Winner of the last finished game (for a single game sheet: the game's winner)."""
+        done = [g for g in self.games if g.complete]
+        return done[-1].winner if done else None
+
+    @property
+    def finals(self) -> dict[str, int] | None:
+        """Final scores of the last finished game."""
+        done = [g for g in self.games if g.complete]
+        return dict(done[-1].finals) if done else None
+
+    def match(self) -> dict[str, Any]:
+        """Games won and whether the match is decided (best of ``match_games``, or 000's
+        partnership series: five games, a team stops after ``match_stop_after_losses``)."""
+        won = dict.fromkeys(self.players, 0)
+        for game in self.games:
+            if game.complete and game.winner is not None:
+                won[game.winner] += 1
+        played = sum(won.values())
+        rules = self.rules
+        winner = None
+        if rules.match_stop_after_losses is not None:
+            lost = {p: played - w for p, w in won.items()}
+            complete = played >= rules.match_games or any(
+                n >= rules.match_stop_after_losses for n in lost.values()
+            )
+            if complete:
+                best = max(won.values())
+                leaders = [p for p, w in won.items() if w == best]
+                winner = leaders[0] if len(leaders) == 1 else None
+        else:
+            need = rules.match_games // 2 + 1
+            leaders = [p for p, w in won.items() if w >= need]
+            winner = leaders[0] if leaders else None
+            complete = winner is not None
+        return {
+            "games": rules.match_games,
+            "games_won": won,
+            "complete": complete,
+            "winner": winner,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rules": self.rules.name,
+            "players": list(self.players),
+            "hands": self.hands,
+            "games": [g.to_json() for g in self.games],
+            "winner": self.winner,
+            "finals": self.finals,
+            "match": self.match(),
+            "next_dealer": self.next_dealer,
+        }
+        if self.rules.hollywood:
+            out["hollywood"] = [g.to_json() for g in self.games[-3:]]
+        return out
+
+
+def _players_for(hands: Sequence[Mapping[str, Any]], players: Sequence[str] | None) -> list[str]:
+    if players is not None:
+        names = list(players)
+        if len(names) != 2 or len(set(names)) != 2 or not all(isinstance(p, str) for p in names):
+            raise InputError(f"players must be two different names, got {players!r}", "bad_field")
+        return names
+    winners: list[str] = []
+    for hand in hands:
+        w = hand.get("winner") if isinstance(hand, Mapping) else None
+        if isinstance(w, str) and w not in winners:
+            winners.append(w)
+    if set(winners) <= {"A", "B"}:
+        return ["A", "B"]
+    if len(winners) == 2:
+        return winners
+    raise InputError('give "players": [name, name] (winners are not A and B)', "bad_field")
+
+
+def _check_hand(index: int, hand: Any, players: list[str]) -> tuple[str | None, int]:
+    where = f"hands[{index}]"
+    if not isinstance(hand, Mapping):
+        raise InputError(f'{where} must be an object {{"winner", "points"}} or {{"dead": true}}')
+    unknown = set(hand) - _HAND_KEYS
+    if unknown:
+        raise InputError(f"{where}: unknown field {sorted(unknown)[0]!r}", "bad_field")
+    if hand.get("dead") is True:
+        if hand.get("winner") is not None or hand.get("points"):
+            raise InputError(f"{where}: a dead hand has no winner or points", "bad_field")
+        return None, 0
+    if "dead" in hand and hand["dead"] is not False:
+        raise InputError(f'{where}: "dead" must be true or false', "bad_field")
+    winner, points = hand.get("winner"), hand.get("points")
+    if winner is None:
+        # a tie without undercut (undercut_on_tie false) scores nothing, like a dead hand
+        if points in (None, 0):
+            return None, 0
+        raise InputError(f"{where}: points without a winner", "bad_field")
+    if winner not in players:
+        raise InputError(f"{where}: winner {winner!r} is not one of {players}", "unknown_player")
+    if not isinstance(points, int) or isinstance(points, bool) or points < 0:
+        raise InputError(
+            f"{where}: points must be a whole number >= 0, got {points!r}", "bad_field"
+        )
+    return winner, points
+
+
+def score_sheet(
+    rules: RuleSet | str | dict[str, Any],
+    hands: Sequence[Mapping[str, Any]],
+    *,
+    players: Sequence[str] | None = None,
+    dealer: str | None = None,
+) -> Sheet:
+    """Score a sequence of hands ``{"winner", "points"}`` / ``{"dead": true}`` into games.
+
+    When a game ends the next hand starts a new game (or, with Hollywood scoring, a new set of
+    three). ``dealer``: who dealt the first hand, to track who deals next.
+    """
+    rules = rules_from_spec(rules)
+    if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence):
+        raise InputError("hands must be a list", "bad_field")
+    names = _players_for(hands, players)
+    if dealer is not None and dealer not in names:
+        raise InputError(f"dealer {dealer!r} is not one of the players {names}", "unknown_player")
+    games: list[Game] = []
+    records: list[dict[str, Any]] = []
+    wins = dict.fromkeys(names, 0)  # Hollywood: wins in the current set of three
+
+    def open_games() -> list[Game]:
+        if rules.hollywood:
+            running = games[-3:] if games else []
+            if not running or all(g.complete for g in running):
+                base = len(games)
+                for column in (1, 2, 3):
+                    games.append(Game(base + column, names, column=column))
+                wins.update(dict.fromkeys(names, 0))
+            return games[-3:]
+        if not games or games[-1].complete:
+            games.append(Game(len(games) + 1, names))
+        return [games[-1]]
+
+    current_dealer = dealer
+    for index, hand in enumerate(hands):
+        winner, points = _check_hand(index, hand, names)
+        hand_dealer = hand.get("dealer", current_dealer)
+        if hand_dealer is not None and hand_dealer not in names:
+            raise InputError(
+                f"hands[{index}]: dealer {hand_dealer!r} is not a player", "unknown_player"
+            )
+        running = open_games()
+        number = index + 1
+        record: dict[str, Any] = {"hand": number}
+        if winner is None:
+            record["dead"] = True
+            targets: list[Game] = []
+        else:
+            record.update(winner=winner, points=points)
+            if rules.hollywood:
+                wins[winner] += 1
+                targets = [g for g in running if not g.complete and wins[winner] >= g.column]
+            else:
+                targets = running
+            for game in targets:
+                game.record(number, winner, points, rules)
+        shown = targets if targets else [g for g in running if not g.complete][:1] or running[-1:]
+        record["games"] = [
+            {
+                "game": g.number,
+                "totals": dict(g.totals),
+                "boxes": dict(g.boxes),
+                "complete": g.complete,
+            }
+            for g in shown
+        ]
+        if not rules.hollywood and shown:
+            record.update(
+                game=shown[0].number, totals=dict(shown[0].totals), boxes=dict(shown[0].boxes)
+            )
+        if hand_dealer is not None:
+            record["dealer"] = hand_dealer
+            current_dealer = next_dealer(rules, hand_dealer, winner, names)
+            if winner is not None and all(g.complete for g in running):
+                current_dealer = None  # new game: cut for deal (000 rule 2)
+        records.append(record)
+    return Sheet(rules=rules, players=names, hands=records, games=games, next_dealer=current_dealer)

@@ -193,7 +193,7 @@ def markdown_table(area_w_mm: float, area_d_mm: float, *, corner_mm: float = COR
     for cam in CAMERAS:
         p = plan(cam, area_w_mm, area_d_mm, corner_mm=corner_mm, min_px=min_px)
         h_whole = max_height_mm(cam, corner_mm=corner_mm, min_px=min_px, tiled=False)
-        verdict = "" if p.feasible else " (too low for the area: NO)"
+        verdict = "" if p.feasible else " (below the lowest: does not work)"
         rows.append(
             f"| {cam.name} | {cam.hfov_deg:g} x {cam.vfov_deg:g} deg | {p.h_min:.0f} mm | "
             f"{p.h_max:.0f} mm{verdict} | {h_whole:.0f} mm | {p.height:.0f} mm | "

@@ -198,8 +198,9 @@ def layout_from_markers(
     gap_x0, gap_x1 = left[0] + side * 0.6, right[0] - side * 0.6
     half_h = max((gap_x1 - gap_x0) * 0.7, side * 1.5)
     cy = (left[1] + right[1]) / 2
-    top, bottom = cy - half_h, cy + half_h
-    slot = [(gap_x0, top), (gap_x1, top), (gap_x1, bottom), (gap_x0, bottom)]
+    x0, x1 = float(gap_x0), float(gap_x1)
+    top, bottom = float(cy - half_h), float(cy + half_h)
+    slot = [(x0, top), (x1, top), (x1, bottom), (x0, bottom)]
     mid_l, mid_r = (tl + bl) / 2, (tr + br) / 2
     near = [tuple(map(float, p)) for p in (mid_l, mid_r, br, bl)]
     far = [tuple(map(float, p)) for p in (tl, tr, mid_r, mid_l)]

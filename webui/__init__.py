@@ -1,1 +1,116 @@
-"""gintray webui package."""
+"""gintray's table web app: score sheet, confirmations on the tablet, signatures, signed export.
+
+``create_app(config)`` builds the Flask application; ``webui.cli.serve_main`` runs it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, request
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import HTTPException
+
+from webui.live import Notifier
+from webui.security import PinLimiter
+from webui.store import Store
+
+csrf = CSRFProtect()
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """The table web app.
+
+    Config keys: ``DATA_DIR`` (default ./instance), ``DATABASE_URL`` (default SQLite in the data
+    dir), ``DEMO`` (create the demo table), ``CAMERA`` (camera source of the demo table),
+    ``START_CAMERAS`` (read each table's camera in a background thread; default True),
+    ``PUBLIC_URL`` (base address put in join QR codes), plus any Flask setting.
+    """
+    app = Flask(__name__)
+    cfg = dict(config or {})
+    data_dir = Path(cfg.pop("DATA_DIR", "instance")).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    app.config.update(
+        DATA_DIR=str(data_dir),
+        DATABASE_URL=f"sqlite:///{data_dir / 'gintray.sqlite3'}",
+        DEMO=False,
+        CAMERA=None,
+        START_CAMERAS=True,
+        PUBLIC_URL=None,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        PERMANENT_SESSION_LIFETIME=timedelta(days=30),
+        WTF_CSRF_TIME_LIMIT=None,
+        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+        JSON_SORT_KEYS=False,
+    )
+    app.config.update(cfg)
+
+    store = Store(app.config["DATABASE_URL"])
+    app.config.setdefault("SECRET_KEY", None)
+    if not app.config["SECRET_KEY"]:
+        app.config["SECRET_KEY"] = store.set_setting("secret_key", secrets.token_hex(32),
+                                                     only_if_missing=True)
+    notifier = Notifier()
+    store.listeners.append(notifier.publish)
+    app.extensions["gintray.store"] = store
+    app.extensions["gintray.notifier"] = notifier
+    app.extensions["gintray.pins"] = PinLimiter()
+    app.extensions["gintray.cameras"] = {}
+
+    from webui import signing
+
+    app.extensions["gintray.identity"] = signing.ensure_identity(data_dir)
+
+    from markupsafe import Markup
+
+    from webui.engine import card_html
+
+    app.jinja_env.filters["card"] = lambda code: Markup(card_html(str(code)))
+    csrf.init_app(app)
+    from webui.api import bp as api_bp
+    from webui.director import bp as director_bp
+    from webui.exports import bp as exports_bp
+    from webui.views import bp as views_bp
+
+    app.register_blueprint(views_bp)
+    app.register_blueprint(api_bp)
+    app.register_blueprint(director_bp)
+    app.register_blueprint(exports_bp)
+    _register_errors(app)
+
+    if app.config["DEMO"]:
+        from webui.demo import ensure_demo_table
+
+        ensure_demo_table(store, app.config["CAMERA"])
+    if app.config["START_CAMERAS"]:
+        from webui.camera_feed import start_cameras
+
+        start_cameras(app)
+    return app
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.is_json
+
+
+def _register_errors(app: Flask) -> None:
+    from flask import render_template
+
+    @app.errorhandler(CSRFError)
+    def csrf_error(exc: CSRFError) -> Any:
+        body = {"error": {"code": "csrf", "message": f"security token missing or stale "
+                          f"({exc.description}); reload the page"}}
+        if _wants_json():
+            return jsonify(body), 400
+        return render_template("error.html", code=400, message=body["error"]["message"]), 400
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Any:
+        code = exc.name.lower().replace(" ", "_")
+        if _wants_json():
+            return jsonify({"error": {"code": code, "message": exc.description}}), exc.code
+        return render_template("error.html", code=exc.code, message=exc.description), exc.code

@@ -60,7 +60,8 @@ def _scored(state: TableState, up_card: str | None, proposal: dict[str, Any]) ->
         return out
     try:
         out["result"] = engine.score(state.rules, up_card=up_card, knocker=proposal["knocker"],
-                                     hands=proposal["cards"], melds=proposal.get("melds"))
+                                     hands=proposal["cards"], melds=proposal.get("melds"),
+                                     accept_improper_knock=bool(proposal.get("improper_accepted")))
     except engine.ScorerError as exc:
         out["error"] = {"code": exc.code, "message": exc.message}
     return out
@@ -138,6 +139,8 @@ def parse_proposal(body: dict[str, Any]) -> dict[str, Any]:
         raise CommandError("duplicate_card", f"{', '.join(sorted(overlap))} appears in both "
                            "hands", 400)
     out: dict[str, Any] = {"kind": "score", "knocker": knocker, "cards": cards}
+    if body.get("improper_accepted") not in (None, "", False, "0", "false"):
+        out["improper_accepted"] = True
     if melds.get(knocker):
         out["melds"] = {knocker: melds[knocker]}
     return out
@@ -175,7 +178,7 @@ def propose(game: Any, hand: Any, proposal: dict[str, Any], source: str = "manua
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    keys = ("kind", "knocker", "cards", "melds", "result", "error")
+    keys = ("kind", "knocker", "cards", "melds", "result", "error", "improper_accepted")
     return all(a.get(k) == b.get(k) for k in keys)
 
 

@@ -34,6 +34,18 @@ def rules_json(spec: Any) -> dict[str, Any]:
     return {name: getattr(rules, name) for name in fields}
 
 
+def card_html(code: str) -> str:
+    """A card as a small HTML span (red for hearts and diamonds); unknown codes shown as is."""
+    from markupsafe import escape
+
+    try:
+        card = card_json(code)
+    except ScorerError:
+        return f'<span class="card">{escape(code)}</span>'
+    cls = "card red" if card["red"] else "card"
+    return f'<span class="{cls}" title="{card["code"]}">{escape(card["pretty"])}</span>'
+
+
 def card_json(code: str) -> dict[str, Any]:
     """A card code with its pretty form, e.g. {"code": "TD", "pretty": "10♦", "red": true}."""
     card = parse_card(code)
@@ -49,7 +61,10 @@ def knock_card_info(spec: Any, up_card: str | None) -> dict[str, Any]:
     """What a hand's up card means: its knock limit and whether the hand is gin only."""
     rules = rules_from_spec(spec)
     card = parse_card(up_card) if up_card else None
-    limit = knock_limit_for(rules, card)
+    try:
+        limit: int | None = knock_limit_for(rules, card)
+    except ScorerError:  # the limit comes from the up card, not read yet
+        limit = None
     info: dict[str, Any] = {"limit": limit, "gin_only": limit == 0}
     if card is not None:
         info.update(card_json(card.code))
@@ -57,7 +72,8 @@ def knock_card_info(spec: Any, up_card: str | None) -> dict[str, Any]:
 
 
 def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list[str]],
-          melds: dict[str, list[list[str]]] | None = None) -> dict[str, Any]:
+          melds: dict[str, list[list[str]]] | None = None,
+          accept_improper_knock: bool = False) -> dict[str, Any]:
     """Score one hand; returns the engine's JSON result (raises ScorerError on bad input)."""
     rules = rules_from_spec(spec)
     parsed_hands = {p: scorer.parse_cards(cards) for p, cards in hands.items()}
@@ -66,7 +82,8 @@ def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list
         parsed_melds = {p: [scorer.parse_cards(group) for group in groups]
                         for p, groups in melds.items() if groups}
     result = score_hand(rules, up_card=parse_card(up_card) if up_card else None,
-                        knocker=knocker, hands=parsed_hands, melds=parsed_melds or None)
+                        knocker=knocker, hands=parsed_hands, melds=parsed_melds or None,
+                        accept_improper_knock=accept_improper_knock)
     return result.to_json()
 
 

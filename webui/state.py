@@ -47,6 +47,8 @@ class HandState:
         if self.proposal["kind"] == "dead":
             return {"dead": True}
         result = self.proposal["result"]
+        if result.get("winner") is None:
+            return {"dead": True}
         return {"winner": result["winner"], "points": result["points"]}
 
     def to_json(self) -> dict[str, Any]:
@@ -73,7 +75,16 @@ class GameState:
 
     @property
     def winner(self) -> str | None:
-        return (self.sheet or {}).get("winner")
+        """The game's winner once it is over (Hollywood: once all three columns are over,
+        the player who won more of them)."""
+        sheet = self.sheet or {}
+        if not sheet.get("hollywood"):
+            return sheet.get("winner")
+        columns = sheet["hollywood"]
+        if len(columns) < 3 or not all(c.get("complete") for c in columns):
+            return None
+        wins = {p: sum(1 for c in columns if c.get("winner") == p) for p in PLAYERS}
+        return max(PLAYERS, key=lambda p: wins[p])
 
     @property
     def ended(self) -> bool:
@@ -143,8 +154,13 @@ class TableState:
     def match_json(self) -> dict[str, Any]:
         """Match progress (games won by each player; best of five in tournaments)."""
         won = {p: sum(1 for g in self.games if g.winner == p) for p in PLAYERS}
-        return {"games_won": won, "best_of": 5, "games": len(self.games),
-                "winner": next((p for p, n in won.items() if n >= 3), None)}
+        try:
+            best_of = int(engine.rules_json(self.rules).get("match_games") or 5)
+        except engine.ScorerError:
+            best_of = 5
+        need = best_of // 2 + 1
+        return {"games_won": won, "best_of": best_of, "games": len(self.games),
+                "winner": next((p for p, n in won.items() if n >= need), None)}
 
     def to_json(self) -> dict[str, Any]:
         current = self.current_hand()

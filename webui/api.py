@@ -1,0 +1,183 @@
+"""State-changing calls (JSON or plain form posts), all CSRF-protected, plus the live streams.
+
+Every call answers only after its events are committed. JSON callers get the new state (or
+``{"error": {"code", "message"}}``); form posts are redirected back to the table page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    g,
+    jsonify,
+    redirect,
+    request,
+    stream_with_context,
+    url_for,
+)
+
+from webui import commands
+from webui.live import sse_stream
+from webui.security import actor_for, is_director, may_act_for, request_id, store
+from webui.store import Command, CommandError
+from webui.views import table_or_404
+
+bp = Blueprint("api", __name__, url_prefix="/api/t/<int:table_id>")
+
+FORM_GROUPED = ("cards", "melds")
+
+
+@bp.before_request
+def load_body() -> None:
+    """Accept JSON bodies and form posts alike (form fields cards_A, melds_B, ...)."""
+    if request.method != "POST":
+        return
+    if request.is_json:
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict):
+            abort(400, description="the body must be a JSON object")
+    else:
+        body = {k: v for k, v in request.form.items() if k != "csrf_token"}
+        for name in FORM_GROUPED:
+            grouped = {k.split("_", 1)[1]: body.pop(k) for k in list(body)
+                       if k.startswith(name + "_")}
+            if grouped:
+                body[name] = grouped
+    g.body = body
+
+
+def _answer(table_id: int, command: Command, success: str) -> Any:
+    table_or_404(table_id)
+    actor = actor_for(table_id)
+    try:
+        outcome = store().execute(table_id, command, actor, request_id())
+    except CommandError as exc:
+        if request.is_json:
+            return jsonify(exc.to_json()), exc.status
+        flash(exc.message, "error")
+        return redirect(url_for("views.table_page", table_id=table_id)), 303
+    if request.is_json:
+        state = store().state(table_id)
+        return jsonify({"ok": True, "duplicate": outcome.duplicate,
+                        "events": [e.to_json() for e in outcome.events],
+                        "state": state.to_json()})
+    flash(success if outcome.events else "Nothing changed.")
+    return redirect(url_for("views.table_page", table_id=table_id)), 303
+
+
+@bp.get("/state")
+def get_state(table_id: int) -> Any:
+    table_or_404(table_id)
+    return jsonify(store().state(table_id).to_json())
+
+
+@bp.post("/knock-card")
+def knock_card(table_id: int) -> Any:
+    b = g.body
+    return _answer(table_id, commands.set_knock_card(b.get("game"), b.get("hand"), b.get("card")),
+                   "Knock card recorded.")
+
+
+@bp.post("/proposal")
+def proposal(table_id: int) -> Any:
+    b = g.body
+    table_or_404(table_id)
+    actor_for(table_id)
+    try:
+        parsed = commands.parse_proposal(b)
+    except CommandError as exc:
+        if request.is_json:
+            return jsonify(exc.to_json()), exc.status
+        flash(exc.message, "error")
+        return redirect(url_for("views.table_page", table_id=table_id)), 303
+    director = is_director() and bool(b.get("director"))
+    return _answer(table_id, commands.propose(b.get("game"), b.get("hand"), parsed,
+                                              director=director),
+                   "Result proposed: both players confirm it.")
+
+
+@bp.post("/confirm")
+def confirm(table_id: int) -> Any:
+    b = g.body
+    player = b.get("player")
+    table_or_404(table_id)
+    actor_for(table_id)
+    if not may_act_for(table_id, player):
+        abort(403, description="this tablet is not joined for that player")
+    return _answer(table_id, commands.confirm(b.get("game"), b.get("hand"), player,
+                                              b.get("revision")), "Confirmed.")
+
+
+@bp.post("/undo")
+def undo(table_id: int) -> Any:
+    b = g.body
+    events = store().events(table_id)
+    return _answer(table_id, commands.undo(b.get("target_seq"), events), "Undone.")
+
+
+@bp.post("/sign")
+def sign(table_id: int) -> Any:
+    b = g.body
+    player = b.get("player")
+    table_or_404(table_id)
+    actor_for(table_id)
+    if not may_act_for(table_id, player):
+        abort(403, description="this tablet is not joined for that player")
+    return _answer(table_id, commands.sign(b.get("game"), player, b.get("png")), "Signed.")
+
+
+@bp.post("/next-game")
+def next_game(table_id: int) -> Any:
+    return _answer(table_id, commands.next_game(), "Next game started.")
+
+
+@bp.post("/reopen")
+def reopen(table_id: int) -> Any:
+    if not is_director():
+        abort(403, description="only the director can reopen a signed game")
+    b = g.body
+    return _answer(table_id, commands.reopen(b.get("game"), b.get("reason")),
+                   "Game reopened (recorded).")
+
+
+@bp.get("/events")
+def events(table_id: int) -> Response:
+    """Server-sent events: ``change`` whenever the table or its camera changes."""
+    table_or_404(table_id)
+    notifier = current_app.extensions["gintray.notifier"]
+    st = store()
+    limit = float(request.args.get("max", 600))
+    stream = sse_stream(notifier, table_id, lambda: st.last_seq(table_id),
+                        max_seconds=min(limit, 600))
+    return Response(stream_with_context(stream), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@bp.get("/camera.mjpg")
+def camera_mjpeg(table_id: int) -> Response:
+    """The camera view with the cards it read outlined (multipart JPEG stream)."""
+    table_or_404(table_id)
+    feed = current_app.extensions["gintray.cameras"].get(table_id)
+    if feed is None:
+        abort(404, description="this table has no camera running")
+    limit = float(request.args.get("max", 600))
+    return Response(feed.mjpeg(max_seconds=min(limit, 600)),
+                    mimetype="multipart/x-mixed-replace; boundary=frame",
+                    headers={"Cache-Control": "no-cache"})
+
+
+@bp.get("/camera.jpg")
+def camera_jpeg(table_id: int) -> Response:
+    """The latest annotated camera picture."""
+    table_or_404(table_id)
+    feed = current_app.extensions["gintray.cameras"].get(table_id)
+    jpeg = feed.latest_jpeg() if feed else None
+    if jpeg is None:
+        abort(404, description="no camera picture yet")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})

@@ -1,0 +1,274 @@
+"""One background thread per table: camera frames -> table reader -> proposals on the page.
+
+The reader's events become commands recorded as the ``camera`` actor: the knock card when a
+hand is dealt, a proposed result when both spreads are read. They are proposals only: players
+confirm them on the tablet, and a result entered by hand is never overwritten by the camera.
+The latest frame, with the cards read outlined, is kept for the MJPEG view.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from webui import commands
+from webui.store import Actor, CommandError, Store
+
+log = logging.getLogger(__name__)
+CAMERA = Actor("camera")
+
+
+def layout_path_for(source: str, explicit: str | None = None) -> Path | None:
+    """The table layout file: the one given, or ``layout.json`` beside replayed footage."""
+    if explicit:
+        return Path(explicit)
+    if source.startswith("replay:"):
+        folder = Path(source[len("replay:"):].split("?", 1)[0])
+        for candidate in (folder / "layout.json", folder.parent / "layout.json"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+class _RecordingDetector:
+    """Wraps the detector to keep each frame's detections for drawing."""
+
+    def __init__(self, detector: Any) -> None:
+        self.detector = detector
+        self.last: list[Any] = []
+
+    def detect(self, image: Any) -> list[Any]:
+        self.last = list(self.detector.detect(image))
+        return self.last
+
+
+class TableCamera:
+    """Reads one table's camera in a daemon thread; see the module docstring."""
+
+    def __init__(self, store: Store, table_id: int, source: str, data_dir: Path,
+                 notify: Any, layout: str | None = None) -> None:
+        self.store, self.table_id, self.source = store, table_id, source
+        self.data_dir = data_dir
+        self.notify = notify
+        self.layout_file = layout
+        self._status = {"state": "starting", "message": f"starting {source}"}
+        self._jpeg: bytes | None = None
+        self._frame_cond = threading.Condition()
+        self._frame_no = 0
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"camera-{table_id}", daemon=True)
+
+    # public -------------------------------------------------------------------------------
+    def start(self) -> TableCamera:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._frame_cond:
+            self._frame_cond.notify_all()
+
+    def status(self) -> dict[str, Any]:
+        return dict(self._status)
+
+    def latest_jpeg(self) -> bytes | None:
+        return self._jpeg
+
+    def mjpeg(self, max_seconds: float = 600.0) -> Iterator[bytes]:
+        """A multipart JPEG stream of the annotated frames."""
+        started = time.monotonic()
+        seen = -1
+        while time.monotonic() - started < max_seconds and not self._stop.is_set():
+            with self._frame_cond:
+                self._frame_cond.wait_for(lambda: self._frame_no != seen or self._stop.is_set(),
+                                          timeout=5)
+                seen, jpeg = self._frame_no, self._jpeg
+            if jpeg is None:
+                continue
+            yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                   + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
+
+    # thread -------------------------------------------------------------------------------
+    def _set_status(self, state: str, message: str) -> None:
+        if self._status.get("state") != state or self._status.get("message") != message:
+            self._status = {"state": state, "message": message}
+            self.notify(self.table_id, 0)
+
+    def _run(self) -> None:
+        try:
+            self._loop()
+        except Exception as exc:  # the web app keeps working without its camera
+            log.exception("camera thread of table %s stopped", self.table_id)
+            self._set_status("unavailable", f"camera stopped: {exc}")
+
+    def _loop(self) -> None:
+        try:
+            from vision.camera import open_camera
+        except ImportError as exc:
+            self._set_status("unavailable", f"camera unavailable (vision not installed: {exc})")
+            return
+        try:
+            camera = open_camera(self.source)
+        except Exception as exc:
+            self._set_status("unavailable", f"camera unavailable: {exc}")
+            return
+        detector, reader, why = self._make_reader()
+        self._set_status("running", "camera on" + (f"; {why}" if why else ", reading the table"))
+        try:
+            while not self._stop.is_set():
+                frame = camera.read()
+                for ev in camera.pop_events():
+                    self._on_event(ev, None)
+                if frame is None:
+                    if getattr(camera, "finished", False):
+                        self._set_status("finished", "the recorded footage has ended")
+                        return
+                    continue
+                events: list[Any] = []
+                if reader is not None:
+                    try:
+                        events = reader.feed(frame)
+                    except Exception as exc:
+                        log.warning("reader failed on frame %s: %s", frame.index, exc)
+                self._publish_frame(frame.image, detector.last if detector else [])
+                for ev in events:
+                    self._on_event(ev, frame.image)
+        finally:
+            camera.close()
+
+    def _make_reader(self) -> tuple[_RecordingDetector | None, Any, str]:
+        try:
+            from vision.detector import load_detector
+            from vision.layout import load_layout
+            from vision.reader import TableReader
+        except ImportError as exc:
+            return None, None, f"cards are not read (reader not installed: {exc})"
+        try:
+            detector = _RecordingDetector(load_detector())
+        except Exception as exc:
+            return None, None, f"cards are not read (detector unavailable: {exc})"
+        path = layout_path_for(self.source, self.layout_file)
+        if path is None:
+            return detector, None, "not calibrated: cards are shown, not read"
+        try:
+            return detector, TableReader(detector, load_layout(path)), ""
+        except Exception as exc:
+            return detector, None, f"layout unusable: {exc}"
+
+    def _publish_frame(self, image: Any, detections: list[Any]) -> None:
+        import cv2
+
+        annotated = draw_detections(image, detections)
+        ok, buf = cv2.imencode(".jpg", annotated, [cv2.IMWRITE_JPEG_QUALITY, 75])
+        if not ok:
+            return
+        with self._frame_cond:
+            self._jpeg = buf.tobytes()
+            self._frame_no += 1
+            self._frame_cond.notify_all()
+
+    def _on_event(self, ev: Any, image: Any) -> None:
+        kind = getattr(ev, "kind", "")
+        if kind == "camera_lost":
+            self._set_status("lost", f"camera lost ({ev.reason}); retrying")
+        elif kind == "camera_back":
+            self._set_status("running", "camera back")
+        elif kind == "hand_dealt":
+            self._command(lambda st: commands.set_knock_card(
+                _cur(st)[0], _cur(st)[1], ev.up_card, source="camera")(st))
+        elif kind == "table_read":
+            self._propose(ev)
+
+    def _propose(self, read: Any) -> None:
+        spreads = read.spreads
+        if set(spreads) != {"A", "B"}:
+            return
+        knocker = read.knocker or "A"
+        hands = read.hands()
+        melds = {knocker: read.melds().get(knocker, [])}
+        snapshot = self._save_snapshot()
+        proposal = {"kind": "score", "knocker": knocker, "cards": hands, "melds": melds}
+        extra = {"problems": list(read.problems), "confidence": round(read.confidence, 3)}
+        if snapshot:
+            extra["snapshot"] = snapshot
+
+        def run(st: Any) -> list[Any]:
+            hand = st.current_hand()
+            if hand is None or (hand.proposal and hand.proposal.get("source") != "camera"):
+                return []  # a result entered by hand wins over the camera
+            return commands.propose(hand.game, hand.number, proposal, source="camera",
+                                    strict=False, extra=extra)(st)
+
+        self._command(run)
+
+    def _save_snapshot(self) -> str | None:
+        jpeg = self._jpeg
+        if jpeg is None:
+            return None
+        folder = self.data_dir / "snapshots" / str(self.table_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"read-{int(time.time() * 1000)}.jpg"
+        (folder / name).write_bytes(jpeg)
+        return name
+
+    def _command(self, run: Any) -> None:
+        try:
+            self.store.execute(self.table_id, run, CAMERA)
+        except CommandError as exc:
+            log.info("camera reading not recorded: %s", exc.message)
+        except Exception:
+            log.exception("camera reading not recorded")
+
+
+def _cur(state: Any) -> tuple[int, int]:
+    hand = state.current_hand()
+    if hand is None:
+        raise CommandError("game_over", "no hand is being played")
+    return hand.game, hand.number
+
+
+def draw_detections(image: Any, detections: list[Any]) -> Any:
+    """The frame with each detected card corner boxed and labelled (supervision annotators)."""
+    if not detections:
+        return image
+    import numpy as np
+    import supervision as sv
+
+    boxes = np.array([d.box for d in detections], dtype=float)
+    labels = [f"{d.card} {d.confidence:.2f}" for d in detections]
+    names = sorted({d.card for d in detections})
+    class_id = np.array([names.index(d.card) for d in detections])
+    dets = sv.Detections(xyxy=boxes, confidence=np.array([d.confidence for d in detections]),
+                         class_id=class_id)
+    scale = max(image.shape[:2]) / 1000
+    out = sv.BoxAnnotator(thickness=max(2, int(2 * scale))).annotate(image.copy(), dets)
+    return sv.LabelAnnotator(text_scale=0.5 * max(1.0, scale), text_padding=2).annotate(
+        out, dets, labels=labels)
+
+
+def start_camera(app: Flask, table_id: int) -> TableCamera | None:
+    """Start (or restart) the camera thread of one table if it has a camera source."""
+    cameras: dict[int, TableCamera] = app.extensions["gintray.cameras"]
+    store: Store = app.extensions["gintray.store"]
+    state = store.state(table_id)
+    old = cameras.pop(table_id, None)
+    if old is not None:
+        old.stop()
+    if not state.camera:
+        return None
+    feed = TableCamera(store, table_id, state.camera, Path(app.config["DATA_DIR"]),
+                       app.extensions["gintray.notifier"].publish).start()
+    cameras[table_id] = feed
+    return feed
+
+
+def start_cameras(app: Flask) -> None:
+    """Start every table's camera thread."""
+    for table in app.extensions["gintray.store"].tables():
+        start_camera(app, table.id)

@@ -1,0 +1,72 @@
+"""``gintray serve``: run the table web app with a production WSGI server (waitress)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+DEFAULT_THREADS = 32  # live streams (SSE, MJPEG) each hold a thread
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gintray serve", description="Run the table web app (score sheet, confirmations, "
+        "signatures, signed export). Bind to your LAN (--host 0.0.0.0) so tablets reach it.")
+    parser.add_argument("--demo", action="store_true",
+                        help="open a ready demo table on the bundled demo footage")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
+    parser.add_argument("--data-dir", default="instance",
+                        help="folder for the database, signing key, snapshots (default ./instance)")
+    parser.add_argument("--camera", metavar="SOURCE",
+                        help="camera of the demo table: usb:0, replay:FOLDER, rtsp://...")
+    parser.add_argument("--database-url",
+                        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
+                        "(default: SQLite in the data dir)")
+    parser.add_argument("--no-camera", action="store_true", help="do not start camera threads")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
+    return parser
+
+
+def serve_main(argv: list[str]) -> int:
+    """Entry point of ``gintray serve``."""
+    args = build_parser().parse_args(argv)
+    from waitress import serve
+
+    from webui import create_app
+    from webui.security import DIRECTOR_KEY
+    from webui.views import lan_address
+
+    config = {"DATA_DIR": args.data_dir, "DEMO": args.demo, "CAMERA": args.camera,
+              "START_CAMERAS": not args.no_camera}
+    if args.database_url:
+        config["DATABASE_URL"] = args.database_url
+    try:
+        app = create_app(config)
+    except Exception as exc:  # a bad database URL or data dir: say so plainly
+        print(f"gintray serve: cannot start: {exc}", file=sys.stderr)
+        return 1
+    store = app.extensions["gintray.store"]
+    shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    print(f"gintray table app on http://{shown_host}:{args.port}/", flush=True)
+    lan = lan_address()
+    if args.host in ("0.0.0.0", "::", ""):
+        print(f"tablets on your network: http://{lan}:{args.port}/", flush=True)
+    else:
+        print(f"LAN address of this machine: http://{lan}:{args.port}/ (tablets reach it only "
+              f"when started with --host 0.0.0.0 or --host {lan})", flush=True)
+    if store.get_setting(DIRECTOR_KEY) is None:
+        print(f"first run: set the director password at http://127.0.0.1:{args.port}"
+              "/director/setup (on this machine)", flush=True)
+    for table in store.tables():
+        feed = app.extensions["gintray.cameras"].get(table.id)
+        status = feed.status()["message"] if feed else "camera unavailable (none set)"
+        print(f"  table {table.id} {table.name!r}: http://{shown_host}:{args.port}/t/{table.id}"
+              f"/screen ({status})", flush=True)
+    try:
+        serve(app, host=args.host, port=args.port, threads=args.threads, ident="gintray",
+              channel_timeout=120, clear_untrusted_proxy_headers=True)
+    except OSError as exc:
+        print(f"gintray serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,48 @@
+"""The demo table that ``gintray serve --demo`` (``make run``) opens on the bundled footage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from webui.store import Actor, Store
+
+DEMO_NAME = "Demo table"
+DEMO_PLAYERS = {"A": "Ann", "B": "Ben"}
+
+
+def demo_footage() -> Path | None:
+    """The first folder of images under ``vision/demo/`` (the reader's demo hand), if any."""
+    try:
+        import vision
+    except ImportError:
+        return None
+    root = Path(vision.__file__).resolve().parent / "demo"
+    if not root.is_dir():
+        return None
+    for folder in sorted([root, *sorted(p for p in root.rglob("*") if p.is_dir())]):
+        if any(p.suffix.lower() in {".jpg", ".jpeg", ".png"} for p in folder.iterdir()):
+            return folder
+    return None
+
+
+def demo_camera() -> str | None:
+    """Camera source of the demo footage (looped), or None when it is not installed."""
+    folder = demo_footage()
+    return f"replay:{folder}?loop=1" if folder else None
+
+
+def ensure_demo_table(store: Store, camera: str | None = None) -> int:
+    """Create the demo table once (tournament rules, Ann v Ben, the demo footage)."""
+    camera = camera or demo_camera()
+    for table in store.tables():
+        if table.name == DEMO_NAME:
+            state = store.state(table.id)
+            if camera and state.camera != camera:
+                from webui.commands import change_settings
+
+                store.execute(table.id, change_settings(state.name, state.players, state.rules,
+                                                        camera), Actor("system"))
+            return table.id
+    return store.create_table(DEMO_NAME, {"name": DEMO_NAME, "players": DEMO_PLAYERS,
+                                          "rules": "tournament", "camera": camera},
+                              Actor("system"))

@@ -1,0 +1,127 @@
+"""The director: password set on first run (from this machine), tables, settings, PINs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+
+from webui import commands, engine
+from webui.security import (
+    check_director_password,
+    director_password_set,
+    director_required,
+    is_local,
+    login_director,
+    set_director_password,
+    store,
+)
+from webui.store import Actor, CommandError
+from webui.views import table_or_404
+
+bp = Blueprint("director", __name__, url_prefix="/director")
+
+MIN_PASSWORD = 8
+
+
+@bp.route("/setup", methods=["GET", "POST"])
+def setup() -> Any:
+    """First run: choose the director password (only on this machine, only once)."""
+    if director_password_set():
+        return redirect(url_for("director.login"))
+    if not is_local():
+        abort(403, description="set the director password on the table's own computer")
+    error = None
+    if request.method == "POST":
+        password = request.form.get("password", "")
+        if len(password) < MIN_PASSWORD:
+            error = f"Use at least {MIN_PASSWORD} characters."
+        elif password != request.form.get("again", ""):
+            error = "The two passwords differ."
+        else:
+            set_director_password(password)
+            login_director()
+            flash("Director password set.")
+            return redirect(url_for("director.dashboard"))
+    return render_template("director_setup.html", error=error), (400 if error else 200)
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login() -> Any:
+    if not director_password_set():
+        return redirect(url_for("director.setup"))
+    error = None
+    if request.method == "POST":
+        if check_director_password(request.form.get("password", "")):
+            login_director()
+            return redirect(url_for("director.dashboard"))
+        error = "Wrong password."
+    return render_template("director_login.html", error=error), (403 if error else 200)
+
+
+@bp.post("/logout")
+def logout() -> Any:
+    session.pop("director", None)
+    session.pop("director_hash", None)
+    return redirect(url_for("views.index"))
+
+
+@bp.get("/")
+@director_required
+def dashboard() -> Any:
+    tables = store().tables()
+    states = {t.id: store().state(t.id) for t in tables}
+    return render_template("director.html", tables=tables, states=states,
+                           presets=engine.preset_names())
+
+
+def _settings_from_form() -> dict[str, Any]:
+    form = request.form
+    players = {"A": form.get("player_A", "").strip()[:40] or "Player A",
+               "B": form.get("player_B", "").strip()[:40] or "Player B"}
+    rules = form.get("rules", "tournament")
+    if rules not in engine.preset_names():
+        abort(400, description=f"unknown rule set {rules!r}")
+    if form.get("hollywood"):
+        rules = {"preset": rules, "hollywood": True}
+    camera = form.get("camera", "").strip() or None
+    return {"name": form.get("name", "").strip()[:60] or "Table", "players": players,
+            "rules": rules, "camera": camera}
+
+
+@bp.post("/tables")
+@director_required
+def new_table() -> Any:
+    settings = _settings_from_form()
+    table_id = store().create_table(settings["name"], settings, Actor("director"))
+    from flask import current_app
+
+    from webui.camera_feed import start_camera
+
+    start_camera(current_app._get_current_object(), table_id)
+    flash(f"Table {settings['name']} created.")
+    return redirect(url_for("views.screen", table_id=table_id))
+
+
+@bp.post("/tables/<int:table_id>/settings")
+@director_required
+def table_settings(table_id: int) -> Any:
+    table_or_404(table_id)
+    s = _settings_from_form()
+    try:
+        store().execute(table_id, commands.change_settings(s["name"], s["players"], s["rules"],
+                                                           s["camera"]), Actor("director"))
+    except CommandError as exc:
+        flash(exc.message, "error")
+    else:
+        flash("Settings saved.")
+    return redirect(url_for("director.dashboard"))
+
+
+@bp.post("/tables/<int:table_id>/pin")
+@director_required
+def new_pin(table_id: int) -> Any:
+    table_or_404(table_id)
+    store().set_pin(table_id)
+    flash("New PIN made: tablets that already joined stay joined.")
+    return redirect(url_for("views.screen", table_id=table_id))

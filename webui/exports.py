@@ -1,0 +1,101 @@
+"""Exports of a game's score sheet: digitally signed PDF, CSV, JSON; camera snapshots."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, send_file
+
+from webui import sheetview
+from webui.pdf import render_sheet_pdf
+from webui.security import store
+from webui.signing import sign_pdf
+from webui.views import table_or_404
+
+bp = Blueprint("exports", __name__, url_prefix="/t/<int:table_id>")
+
+
+def _game(table_id: int, game_no: int) -> tuple[Any, Any, dict[str, Any]]:
+    table_or_404(table_id)
+    state = store().state(table_id)
+    game = state.game_by_number(game_no)
+    if game is None:
+        abort(404, description="no such game")
+    return state, game, sheetview.game_view(state, game)
+
+
+def _filename(state: Any, game_no: int, ext: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9]+", "-", f"{state.name}-game-{game_no}").strip("-").lower()
+    return f"gintray-{name}.{ext}"
+
+
+def export_json(state: Any, game: Any) -> dict[str, Any]:
+    """The game as JSON: settings, every hand with its proposal and confirmations, the sheet,
+    signatures (as PNG base64) and the table's full event history."""
+    return {"table": state.name, "players": state.players, "rules": state.rules,
+            "game": game.to_json(),
+            "signatures": {p: {"name": s.get("name"), "png_base64": s["png"]}
+                           for p, s in game.signatures.items()},
+            "match": state.match_json(),
+            "history": [e.to_json() for e in store().events(state.table_id)],
+            "exported_at": datetime.now(UTC).isoformat()}
+
+
+@bp.get("/games/<int:game_no>/export.json")
+def json_export(table_id: int, game_no: int) -> Response:
+    state, game, _view = _game(table_id, game_no)
+    body = json.dumps(export_json(state, game), indent=2, ensure_ascii=False)
+    return Response(body, mimetype="application/json", headers={
+        "Content-Disposition": f'attachment; filename="{_filename(state, game_no, "json")}"'})
+
+
+@bp.get("/games/<int:game_no>/export.csv")
+def csv_export(table_id: int, game_no: int) -> Response:
+    state, _game_state, view = _game(table_id, game_no)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["game", "hand", "dealer", "knock_card", "result", "winner", "points",
+                     f"total_{view['players']['A']}", f"total_{view['players']['B']}"])
+    for r in view["rows"]:
+        writer.writerow([view["number"], r["hand"], view["players"][r["dealer"]], r["knock"] or "",
+                         r["text"], view["players"].get(r["winner"], "") if r["winner"] else "",
+                         r["points"], r["totals"]["A"], r["totals"]["B"]])
+    for b in view["bonuses"]:
+        writer.writerow([view["number"], "", "", "", b["label"], "", "", b["A"], b["B"]])
+    if view["finals"]:
+        writer.writerow([view["number"], "", "", "", "final" if view["winner"] else "running",
+                         view["players"].get(view["winner"], "") if view["winner"] else "", "",
+                         view["finals"]["A"], view["finals"]["B"]])
+    return Response(out.getvalue(), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="{_filename(state, game_no, "csv")}"'})
+
+
+@bp.get("/games/<int:game_no>/export.pdf")
+def pdf(table_id: int, game_no: int) -> Response:
+    """The score sheet with both drawn signatures, digitally signed by this installation."""
+    state, game, view = _game(table_id, game_no)
+    signatures = {p: base64.b64decode(s["png"]) for p, s in game.signatures.items()}
+    document = render_sheet_pdf(state, view, signatures, store().last_seq(table_id))
+    reason = (f"gintray score sheet, {state.name}, game {game_no}"
+              + (" (signed by both players)" if game.locked else " (not signed by the players)"))
+    signed = sign_pdf(document, current_app.extensions["gintray.identity"], reason)
+    return send_file(io.BytesIO(signed), mimetype="application/pdf", as_attachment=True,
+                     download_name=_filename(state, game_no, "pdf"))
+
+
+@bp.get("/snapshots/<name>")
+def snapshot(table_id: int, name: str) -> Response:
+    """A camera picture saved with a proposal (cards read outlined)."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]+\.jpg", name):
+        abort(404)
+    path = Path(current_app.config["DATA_DIR"]) / "snapshots" / str(table_id) / name
+    if not path.is_file():
+        abort(404, description="no such picture")
+    return send_file(path, mimetype="image/jpeg")

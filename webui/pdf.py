@@ -1,0 +1,93 @@
+"""The score sheet as a PDF page (reportlab): the tournament score card plus both signatures.
+
+Page content is left uncompressed so the figures can be read from the file itself; the PDF is
+then signed (``signing.sign_pdf``), which makes any change to them detectable.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+from typing import Any
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.lib.units import mm
+from reportlab.lib.utils import ImageReader
+from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+SIGNATURE_BOX = (80 * mm, 27 * mm)
+
+
+def _signature_cell(png: bytes | None, name: str) -> list[Any]:
+    style = getSampleStyleSheet()["Normal"]
+    if png is None:
+        return [Spacer(1, SIGNATURE_BOX[1]), Paragraph(f"{name}: <i>not signed</i>", style)]
+    reader = ImageReader(io.BytesIO(png))
+    w, h = reader.getSize()
+    scale = min(SIGNATURE_BOX[0] / w, SIGNATURE_BOX[1] / h)
+    return [Image(io.BytesIO(png), width=w * scale, height=h * scale), Paragraph(name, style)]
+
+
+def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, bytes],
+                     last_seq: int) -> bytes:
+    """The PDF of one game's sheet (``view`` from ``sheetview.game_view``)."""
+    buf = io.BytesIO()
+    doc = SimpleDocTemplate(buf, pagesize=A4, title=f"gintray score sheet - {state.name}",
+                            author="gintray", leftMargin=18 * mm, rightMargin=18 * mm,
+                            topMargin=16 * mm, bottomMargin=16 * mm, pageCompression=0,
+                            invariant=1)
+    styles = getSampleStyleSheet()
+    players = view["players"]
+    story: list[Any] = [
+        Paragraph(f"Score sheet: {state.name}, game {view['number']}", styles["Title"]),
+        Paragraph(f"{players['A']} (A) v {players['B']} (B) &middot; rules: {view['rules_name']}",
+                  styles["Normal"]),
+        Spacer(1, 4 * mm),
+    ]
+    head = ["Hand", "Dealer", "Knock card", "Result", "Pts", players["A"], players["B"]]
+    rows: list[list[Any]] = [head]
+    for r in view["rows"]:
+        rows.append([str(r["hand"]), players.get(r["dealer"], r["dealer"]), r["knock"] or "-",
+                     r["text"], str(r["points"]) if r["winner"] else "-",
+                     str(r["totals"]["A"]), str(r["totals"]["B"])])
+    for b in view["bonuses"]:
+        rows.append(["", "", "", b["label"], "", str(b["A"]), str(b["B"])])
+    if view["finals"]:
+        rows.append(["", "", "", "Final score" if view["winner"] else "Running total", "",
+                     str(view["finals"]["A"]), str(view["finals"]["B"])])
+    table = Table(rows, repeatRows=1, colWidths=[13 * mm, 22 * mm, 20 * mm, 60 * mm, 12 * mm,
+                                                 23 * mm, 23 * mm])
+    table.setStyle(TableStyle([
+        ("FONT", (0, 0), (-1, 0), "Helvetica-Bold"),
+        ("LINEBELOW", (0, 0), (-1, 0), 1, colors.black),
+        ("GRID", (0, 1), (-1, -1), 0.25, colors.grey),
+        ("ALIGN", (4, 0), (-1, -1), "RIGHT"),
+        ("FONTSIZE", (0, 0), (-1, -1), 9),
+    ]))
+    story += [table, Spacer(1, 4 * mm)]
+    if view["hollywood"]:
+        hrows = [["Hollywood", *[f"game {i + 1}" for i in range(len(view["hollywood"]))]]]
+        for p in ("A", "B"):
+            hrows.append([players[p], *[str(col.get(p, "")) for col in view["hollywood"]]])
+        story += [Table(hrows), Spacer(1, 4 * mm)]
+    if view["winner"]:
+        story.append(Paragraph(f"<b>{players[view['winner']]} wins game {view['number']}.</b>",
+                               styles["Heading2"]))
+    story.append(Spacer(1, 6 * mm))
+    story.append(Paragraph("Signatures of the players", styles["Heading3"]))
+    sig_table = Table([[_signature_cell(signatures.get(p), players[p]) for p in ("A", "B")]],
+                      colWidths=[85 * mm, 85 * mm])
+    sig_table.setStyle(TableStyle([("BOX", (0, 0), (0, 0), 0.5, colors.grey),
+                                   ("BOX", (1, 0), (1, 0), 0.5, colors.grey),
+                                   ("VALIGN", (0, 0), (-1, -1), "BOTTOM")]))
+    story.append(sig_table)
+    story.append(Spacer(1, 6 * mm))
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    story.append(Paragraph(
+        f"Exported {stamp} by gintray from table event {last_seq}. This file carries a digital "
+        "signature of the installation that recorded the game: any change to it is detectable.",
+        styles["Italic"]))
+    doc.build(story)
+    return buf.getvalue()

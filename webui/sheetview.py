@@ -1,0 +1,71 @@
+"""One game's score sheet as shown on the page, in the PDF and in the CSV (one shape for all)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webui import engine
+
+OUTCOME_WORDS = {"knock": "knocks", "gin": "gin", "big_gin": "big gin", "undercut": "knocks"}
+
+
+def hand_text(players: dict[str, str], proposal: dict[str, Any]) -> str:
+    """A short line saying what happened in a hand, e.g. "Ann knocks, Bob undercuts (9 v 7)"."""
+    kind = proposal["kind"]
+    if kind == "dead":
+        return "dead hand (no knock by the 50th card)"
+    result = proposal["result"]
+    if kind == "manual":
+        note = f": {result['note']}" if result.get("note") else ""
+        return f"entered by hand{note}"
+    knocker = proposal["knocker"]
+    defender = "B" if knocker == "A" else "A"
+    text = f"{players[knocker]} {OUTCOME_WORDS.get(result['outcome'], result['outcome'])}"
+    if result["outcome"] == "undercut":
+        text += f", {players[defender]} undercuts"
+    dw = result.get("deadwood") or {}
+    if result["outcome"] in ("knock", "undercut") and dw:
+        text += f" ({dw.get(knocker)} v {dw.get(defender)})"
+    if proposal.get("improper_accepted"):
+        text += ", improper knock accepted"
+    if result.get("doubled"):
+        text += ", doubled"
+    return text
+
+
+def game_view(state: Any, game: Any) -> dict[str, Any]:
+    """Rows (hand, dealer, knock card, result, points, running totals), bonuses, finals."""
+    players = state.players
+    sheet = game.sheet or {"hands": [], "games": []}
+    hands = game.confirmed_hands
+    rows = []
+    for hand, record in zip(hands, sheet.get("hands", []), strict=False):
+        totals = record.get("totals") or (record.get("games") or [{}])[0].get("totals") or {}
+        rows.append({"hand": hand.number, "dealer": hand.dealer, "knock": hand.up_card,
+                     "text": hand_text(players, hand.proposal),
+                     "winner": record.get("winner"), "points": record.get("points", 0),
+                     "totals": {p: totals.get(p, 0) for p in ("A", "B")}})
+    engine_games = sheet.get("games") or []
+    bonuses: list[dict[str, Any]] = []
+    finals = None
+    hollywood = None
+    if sheet.get("hollywood"):
+        hollywood = [dict(g.get("finals") or g.get("totals") or {}) for g in sheet["hollywood"]]
+    elif engine_games:
+        g0 = engine_games[0]
+        if g0.get("bonuses"):
+            for key, label in (("game", "game bonus"), ("boxes", "boxes"),
+                               ("shutout", "shutout")):
+                values = {p: g0["bonuses"].get(p, {}).get(key, 0) for p in ("A", "B")}
+                if any(values.values()) or key != "shutout":
+                    bonuses.append({"label": label, **values})
+        finals = g0.get("finals") or g0.get("totals")
+    try:
+        rules_name = engine.rules_json(state.rules).get("name", str(state.rules))
+    except engine.ScorerError:
+        rules_name = str(state.rules)
+    if isinstance(state.rules, dict) and state.rules.get("hollywood"):
+        rules_name += " (Hollywood)"
+    return {"number": game.number, "players": players, "rows": rows, "bonuses": bonuses,
+            "finals": finals, "winner": game.winner, "hollywood": hollywood,
+            "locked": game.locked, "rules_name": rules_name}

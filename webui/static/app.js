@@ -1,0 +1,93 @@
+// gintray table page: live refresh on server-sent events, forms posted without reloading.
+(function () {
+  "use strict";
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const panel = document.getElementById("panel");
+
+  function requestId() {
+    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 12);
+  }
+
+  function toast(message, isError) {
+    let box = document.getElementById("toast");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "toast";
+      box.setAttribute("role", "alert");
+      document.body.appendChild(box);
+    }
+    box.textContent = message;
+    box.className = isError ? "error show" : "show";
+    clearTimeout(box._timer);
+    box._timer = setTimeout(() => { box.className = ""; }, isError ? 8000 : 2500);
+  }
+
+  let refreshing = false;
+  let pending = false;
+  async function refresh() {
+    if (!panel) return;
+    const active = document.activeElement;
+    if (active && panel.contains(active) && active.matches("input, select, textarea")) {
+      pending = true;  // don't wipe what someone is typing; refresh when they leave the field
+      return;
+    }
+    if (refreshing) { pending = true; return; }
+    refreshing = true;
+    try {
+      const openDetails = Array.from(panel.querySelectorAll("details[open]")).map((d) => d.className);
+      const resp = await fetch(panel.dataset.panelUrl, { headers: { Accept: "text/html" } });
+      if (resp.ok) {
+        const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
+        const inner = doc.getElementById("panel");
+        panel.innerHTML = inner ? inner.innerHTML : doc.body.innerHTML;
+        openDetails.forEach((cls) => {
+          const d = cls && panel.querySelector("details." + cls.split(" ")[0]);
+          if (d) d.open = true;
+        });
+      }
+    } finally {
+      refreshing = false;
+      if (pending) { pending = false; setTimeout(refresh, 50); }
+    }
+  }
+
+  if (panel) {
+    panel.addEventListener("focusout", () => { if (pending) { pending = false; setTimeout(refresh, 100); } });
+    panel.addEventListener("submit", async (ev) => {
+      const form = ev.target;
+      if (!form.classList.contains("api")) return;
+      ev.preventDefault();
+      const data = new URLSearchParams(new FormData(form));
+      data.set("request_id", requestId());
+      const buttons = form.querySelectorAll("button");
+      buttons.forEach((b) => { b.disabled = true; });
+      try {
+        const resp = await fetch(form.action, {
+          method: "POST", body: data,
+          headers: { "X-CSRFToken": csrf, Accept: "application/json" },
+        });
+        const body = await resp.json().catch(() => ({}));
+        if (!resp.ok) {
+          toast((body.error && body.error.message) || ("Error " + resp.status), true);
+        } else {
+          toast(body.events && body.events.length ? "Saved." : "Nothing changed.", false);
+        }
+      } catch (err) {
+        toast("No answer from the table's computer: try again.", true);
+      } finally {
+        buttons.forEach((b) => { b.disabled = false; });
+        if (document.activeElement) document.activeElement.blur();
+        refresh();
+      }
+    });
+    if (window.EventSource && panel.dataset.eventsUrl) {
+      const source = new EventSource(panel.dataset.eventsUrl);
+      source.addEventListener("change", (ev) => {
+        const seq = JSON.parse(ev.data).seq;
+        const shown = panel.querySelector("[data-seq]");
+        if (!shown || String(seq) !== shown.dataset.seq || panel.dataset.reload) refresh();
+      });
+    }
+  }
+  // Forms outside the live panel (sheet page) post normally; nothing else to do here.
+})();

@@ -21,7 +21,10 @@ def scad_echo(tmp_path: Path, **defines: object) -> str:
     out = tmp_path / "out.echo"
     args = ["openscad", "-o", str(out)]
     for key, value in {"part": "none", **defines}.items():
-        literal = f'"{value}"' if isinstance(value, str) else str(value)
+        if isinstance(value, bool):
+            literal = str(value).lower()
+        else:
+            literal = f'"{value}"' if isinstance(value, str) else str(value)
         args += ["-D", f"{key}={literal}"]
     subprocess.run([*args, str(SCAD)], check=True, capture_output=True, timeout=60)
     return out.read_text()
@@ -77,3 +80,11 @@ def test_tray_renders_as_a_closed_solid_of_the_requested_size(tmp_path):
             ys.append(float(parts[2]))
     assert max(xs) - min(xs) == pytest.approx(260, abs=0.01)
     assert max(ys) - min(ys) == pytest.approx(125, abs=0.01)
+
+
+def test_tray_grows_to_fit_its_slots_and_marker_pockets(tmp_path):
+    # marker 40 mm + quiet zone (4/3) = 53.3 mm pockets, card slot 66.5 mm, 6 mm rims
+    assert echoed(scad_echo(tmp_path, tray_width=100), "tray") == pytest.approx(189, abs=1)
+    wide = scad_echo(tmp_path, tray_width=100, stock_slot=True)
+    assert echoed(wide, "tray") == pytest.approx(264, abs=1)
+    assert echoed(scad_echo(tmp_path, tray_width=300), "tray") == 300

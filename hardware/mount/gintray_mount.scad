@@ -28,11 +28,14 @@ min_corner_px = 20;
 pole_clearance = 60;
 
 /* [Tray] */
-tray_width = 250;
+// Width grows by itself when the slots and marker pockets need more (echoed as GINTRAY tray=).
+tray_width = 0;
 tray_depth = 120;
+// A second slot for the stock pile (makes the tray about 270 mm wide: large printers only).
+stock_slot = false;
 card_w = 63.5;    // poker size; bridge cards are 57 mm wide
 card_h = 88.9;
-marker_mm = 30;   // printed ArUco tray markers (ids 4 and 5), black square side
+marker_mm = 40;   // printed ArUco markers (vision.markers.marker_sheet): black square side
 
 /* [Hardware] */
 pole = 20;        // square pole and arm section (mm)
@@ -160,28 +163,34 @@ module cm3_hole_pattern() {
         translate([x * cm3_holes[0] / 2, dy - y * cm3_holes[1], 0]) children();
 }
 
-// Tray: the up-card slot (read by the camera), the stock slot, and pockets for markers 4 and 5.
+// Tray: the up-card slot (read by the camera), optionally a stock slot beside it, and pockets
+// for markers 4 (left) and 5 (right) with their white quiet zone (1/6 of the marker each side).
+tray_slot = [card_w + 3, card_h + 3];
+tray_pocket = marker_mm * 4 / 3;
+tray_rim = 6;
+tray_slots_x = stock_slot ? [-(tray_slot[0] / 2 + 4), tray_slot[0] / 2 + 4] : [0];
+tray_needed = 2 * (max(tray_slots_x) + tray_slot[0] / 2 + 2 + tray_pocket + tray_rim);
+tray_w = max(tray_width, tray_needed);
+echo(str("GINTRAY tray=", round(tray_w), "x", tray_depth));
+if (tray_depth < tray_slot[1] + 2 * tray_rim || tray_depth < tray_pocket + 2 * tray_rim)
+    echo("GINTRAY WARNING: tray too shallow for a card slot");
+
 module tray() {
     t = 3;
-    rim = 6;
-    slot = [card_w + 3, card_h + 3];
-    pocket = marker_mm + 8;   // marker plus its white quiet zone
     difference() {
-        rounded_plate([tray_width, tray_depth, t + 2], 6);
-        // shallow card recesses: stock on the left, up card on the right of centre
+        rounded_plate([tray_w, tray_depth, t + 2], 6);
+        // shallow card recesses: the up card (right one when there is a stock slot)
+        for (x = tray_slots_x)
+            translate([x, 0, t]) linear_extrude(3)
+                offset(2) square([tray_slot[0] - 4, tray_slot[1] - 4], center = true);
+        // finger notches to pick the cards up
+        for (x = tray_slots_x)
+            translate([x, -tray_slot[1] / 2, t]) cylinder(d = 20, h = 3);
+        // marker pockets at both ends (id 4 left, id 5 right), 1 mm deep for the printed paper
         for (x = [-1, 1])
-            translate([x * (slot[0] / 2 + 4), 0, t]) linear_extrude(3)
-                offset(2) square([slot[0] - 4, slot[1] - 4], center = true);
-        // finger notches to pick up the up card
-        for (x = [-1, 1])
-            translate([x * (slot[0] / 2 + 4), -slot[1] / 2, t]) cylinder(d = 20, h = 3);
-        // marker pockets at both ends (id 4 left, id 5 right), 1 mm deep for a printed label
-        for (x = [-1, 1])
-            translate([x * (tray_width / 2 - rim - pocket / 2), 0, t + 1])
-                linear_extrude(2) square(pocket, center = true);
+            translate([x * (tray_w / 2 - tray_rim - tray_pocket / 2), 0, t + 1])
+                linear_extrude(2) square(tray_pocket, center = true);
     }
-    if (tray_width < 2 * (slot[0] + 8) + 2 * (pocket + rim))
-        echo("GINTRAY WARNING: tray too narrow for two card slots and two marker pockets");
 }
 
 // ---------------------------------------------------------------- assembly (preview)
@@ -191,8 +200,9 @@ module play_area() {
     color([1, 1, 1, 0.35]) linear_extrude(0.5) square([area_width, area_depth], center = true);
     // table corner markers 0..3 (TL, TR, BR, BL)
     for (c = [[-1, 1], [1, 1], [1, -1], [-1, -1]])
-        color("black") translate([c[0] * (area_width / 2 - 20), c[1] * (area_depth / 2 - 20), 0.5])
-            linear_extrude(0.5) square(40, center = true);
+        color("black")
+            translate([c[0] * (area_width / 2 - marker_mm / 2), c[1] * (area_depth / 2 - marker_mm / 2), 0.5])
+                linear_extrude(0.5) square(marker_mm, center = true);
 }
 
 module view_cone() {

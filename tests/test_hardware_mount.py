@@ -82,9 +82,9 @@ def test_tray_renders_as_a_closed_solid_of_the_requested_size(tmp_path):
     assert max(ys) - min(ys) == pytest.approx(125, abs=0.01)
 
 
-def test_tray_grows_to_fit_its_slots_and_marker_pockets(tmp_path):
+def test_tray_grows_to_fit_its_slot_and_marker_pockets(tmp_path):
     # marker 40 mm + quiet zone (4/3) = 53.3 mm pockets, card slot 66.5 mm, 6 mm rims
     assert echoed(scad_echo(tmp_path, tray_width=100), "tray") == pytest.approx(189, abs=1)
-    wide = scad_echo(tmp_path, tray_width=100, stock_slot=True)
-    assert echoed(wide, "tray") == pytest.approx(264, abs=1)
+    assert echoed(scad_echo(tmp_path, tray_width=100, marker_mm=30), "tray") == pytest.approx(
+        162, abs=1)
     assert echoed(scad_echo(tmp_path, tray_width=300), "tray") == 300

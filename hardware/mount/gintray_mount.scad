@@ -28,11 +28,11 @@ min_corner_px = 20;
 pole_clearance = 60;
 
 /* [Tray] */
-// Width grows by itself when the slots and marker pockets need more (echoed as GINTRAY tray=).
+// Width grows by itself when the slot and marker pockets need more (echoed as GINTRAY tray=).
+// The stock pile lies beside the tray: the reader takes the up-card slot to be the space
+// between markers 4 and 5 (vision.layout.layout_from_markers), so nothing else goes there.
 tray_width = 0;
 tray_depth = 120;
-// A second slot for the stock pile (makes the tray about 270 mm wide: large printers only).
-stock_slot = false;
 card_w = 63.5;    // poker size; bridge cards are 57 mm wide
 card_h = 88.9;
 marker_mm = 40;   // printed ArUco markers (vision.markers.marker_sheet): black square side
@@ -163,13 +163,12 @@ module cm3_hole_pattern() {
         translate([x * cm3_holes[0] / 2, dy - y * cm3_holes[1], 0]) children();
 }
 
-// Tray: the up-card slot (read by the camera), optionally a stock slot beside it, and pockets
-// for markers 4 (left) and 5 (right) with their white quiet zone (1/6 of the marker each side).
+// Tray: the up-card slot (read by the camera) and pockets for markers 4 (left) and 5 (right)
+// with their white quiet zone (1/6 of the marker each side).
 tray_slot = [card_w + 3, card_h + 3];
 tray_pocket = marker_mm * 4 / 3;
 tray_rim = 6;
-tray_slots_x = stock_slot ? [-(tray_slot[0] / 2 + 4), tray_slot[0] / 2 + 4] : [0];
-tray_needed = 2 * (max(tray_slots_x) + tray_slot[0] / 2 + 2 + tray_pocket + tray_rim);
+tray_needed = 2 * (tray_slot[0] / 2 + 2 + tray_pocket + tray_rim);
 tray_w = max(tray_width, tray_needed);
 echo(str("GINTRAY tray=", round(tray_w), "x", tray_depth));
 if (tray_depth < tray_slot[1] + 2 * tray_rim || tray_depth < tray_pocket + 2 * tray_rim)
@@ -179,13 +178,10 @@ module tray() {
     t = 3;
     difference() {
         rounded_plate([tray_w, tray_depth, t + 2], 6);
-        // shallow card recesses: the up card (right one when there is a stock slot)
-        for (x = tray_slots_x)
-            translate([x, 0, t]) linear_extrude(3)
-                offset(2) square([tray_slot[0] - 4, tray_slot[1] - 4], center = true);
-        // finger notches to pick the cards up
-        for (x = tray_slots_x)
-            translate([x, -tray_slot[1] / 2, t]) cylinder(d = 20, h = 3);
+        // shallow recess for the up card, and a finger notch to pick it up
+        translate([0, 0, t]) linear_extrude(3)
+            offset(2) square([tray_slot[0] - 4, tray_slot[1] - 4], center = true);
+        translate([0, -tray_slot[1] / 2, t]) cylinder(d = 20, h = 3);
         // marker pockets at both ends (id 4 left, id 5 right), 1 mm deep for the printed paper
         for (x = [-1, 1])
             translate([x * (tray_w / 2 - tray_rim - tray_pocket / 2), 0, t + 1])

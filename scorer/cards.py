@@ -41,6 +41,10 @@ class Card:
             raise CardError(f"bad card rank {self.rank!r}: must be 1..13", "bad_card")
         if self.suit not in SUITS or len(self.suit) != 1:
             raise CardError(f"bad card suit {self.suit!r}: must be one of S, H, D, C", "bad_card")
+        # engine position and mask bit, stored once (hot path of the meld search)
+        index = SUITS.index(self.suit) * 13 + self.rank - 1
+        object.__setattr__(self, "_index", index)
+        object.__setattr__(self, "_bit", 1 << index)
 
     @property
     def code(self) -> str:
@@ -55,12 +59,12 @@ class Card:
     @property
     def index(self) -> int:
         """Position 0..51 in the engine's card order (suit-major, S H D C, ace first)."""
-        return SUITS.index(self.suit) * 13 + self.rank - 1
+        return self._index  # type: ignore[attr-defined]
 
     @property
     def bit(self) -> int:
         """This card as a one-bit card mask."""
-        return 1 << self.index
+        return self._bit  # type: ignore[attr-defined]
 
     def pretty(self) -> str:
         """Human form with a suit symbol, e.g. ``"7♦"``, ``"10♥"``, ``"A♠"``."""
@@ -116,11 +120,22 @@ def parse_cards(items: Iterable[str | Card]) -> list[Card]:
     return cards
 
 
+def hand_mask(items: Iterable[str | Card]) -> int:
+    """Card mask of card codes or Cards; raises CardError on a bad code or a duplicate."""
+    mask = 0
+    for item in items:
+        bit = item._bit if type(item) is Card else parse_card(item)._bit  # type: ignore[union-attr]
+        if mask & bit:
+            raise CardError(f"duplicate card {DECK[bit.bit_length() - 1].code}", "duplicate_card")
+        mask |= bit
+    return mask
+
+
 def cards_to_mask(cards: Iterable[Card]) -> int:
     """Card mask of distinct cards (duplicates are the caller's problem: use parse_cards)."""
     mask = 0
     for card in cards:
-        mask |= 1 << card.index
+        mask |= card._bit  # type: ignore[attr-defined]
     return mask
 
 
@@ -136,10 +151,13 @@ def mask_to_cards(mask: int) -> list[Card]:
 
 def mask_value(mask: int) -> int:
     """Total deadwood points of the cards in a mask."""
-    total = 0
-    for suit_shift in (0, 13, 26, 39):
-        total += _SUIT_PATTERN_VALUE[(mask >> suit_shift) & 0x1FFF]
-    return total
+    table = _SUIT_PATTERN_VALUE
+    return (
+        table[mask & 0x1FFF]
+        + table[(mask >> 13) & 0x1FFF]
+        + table[(mask >> 26) & 0x1FFF]
+        + table[(mask >> 39) & 0x1FFF]
+    )
 
 
 def _pattern_values() -> tuple[int, ...]:

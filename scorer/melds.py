@@ -18,19 +18,21 @@ from functools import lru_cache
 from typing import Any
 
 from scorer.cards import (
+    _SUIT_PATTERN_VALUE,
     DECK,
     SUITS,
     VALUES,
     Card,
-    cards_to_mask,
     codes,
+    hand_mask,
     mask_to_cards,
     mask_value,
-    parse_cards,
     sort_cards,
 )
 
 SUIT_MASK = 0x1FFF
+_RANK_SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39  # one rank bit copied to all suits
+_PATTERN_VALUE = _SUIT_PATTERN_VALUE
 
 
 def _run_masks() -> list[int]:
@@ -57,12 +59,18 @@ SET_MELDS: tuple[int, ...] = tuple(_set_masks())
 ALL_MELDS: frozenset[int] = frozenset(RUN_MELDS + SET_MELDS)
 
 
-@lru_cache(maxsize=8192)
-def _runs_in_pattern(pattern: int) -> tuple[int, ...]:
-    """13-bit run masks contained in one suit's 13-bit rank pattern."""
-    if not pattern & (pattern >> 1) & (pattern >> 2):
-        return ()
-    return tuple(m for m in RUN_MELDS[:66] if m & pattern == m)
+_RUNS_IN_SUIT: list[dict[int, tuple[int, ...]]] = [{}, {}, {}, {}]
+
+
+def _runs_in_suit(suit_index: int, pattern: int) -> tuple[int, ...]:
+    """Run masks (52-bit) within one suit's 13-bit rank pattern, memoised per pattern."""
+    table = _RUNS_IN_SUIT[suit_index]
+    found = table.get(pattern)
+    if found is None:
+        shift = 13 * suit_index
+        found = tuple(m << shift for m in RUN_MELDS[:66] if m & pattern == m)
+        table[pattern] = found
+    return found
 
 
 def candidate_melds(hand: int) -> list[int]:
@@ -72,21 +80,22 @@ def candidate_melds(hand: int) -> list[int]:
     s1 = (hand >> 13) & SUIT_MASK
     s2 = (hand >> 26) & SUIT_MASK
     s3 = (hand >> 39) & SUIT_MASK
-    for shift, pattern in ((0, s0), (13, s1), (26, s2), (39, s3)):
-        if pattern & (pattern >> 1) & (pattern >> 2):
-            melds.extend(m << shift for m in _runs_in_pattern(pattern))
-    triples = (s0 & s1 & s2) | (s0 & s1 & s3) | (s0 & s2 & s3) | (s1 & s2 & s3)
+    if s0 & (s0 >> 1) & (s0 >> 2):
+        melds.extend(_runs_in_suit(0, s0))
+    if s1 & (s1 >> 1) & (s1 >> 2):
+        melds.extend(_runs_in_suit(1, s1))
+    if s2 & (s2 >> 1) & (s2 >> 2):
+        melds.extend(_runs_in_suit(2, s2))
+    if s3 & (s3 >> 1) & (s3 >> 2):
+        melds.extend(_runs_in_suit(3, s3))
+    triples = (s0 & s1 & (s2 | s3)) | (s2 & s3 & (s0 | s1))
     while triples:
         low = triples & -triples
         triples ^= low
-        rank_index = low.bit_length() - 1
-        present = [
-            1 << (13 * s + rank_index) for s in range(4) if hand >> (13 * s + rank_index) & 1
-        ]
-        full = sum(present)
-        melds.append(full)
-        if len(present) == 4:
-            melds.extend(full ^ b for b in present)
+        rank_bits = hand & (low * _RANK_SPREAD)
+        melds.append(rank_bits)
+        if rank_bits.bit_count() == 4:
+            melds.extend(rank_bits ^ (low << shift) for shift in (0, 13, 26, 39))
     return melds
 
 
@@ -146,16 +155,36 @@ def _meldable(melds: Sequence[int]) -> int:
 
 def min_deadwood_mask(hand: int) -> int:
     """Minimum deadwood of a card mask (any number of cards)."""
+    s0 = hand & SUIT_MASK
+    s1 = (hand >> 13) & SUIT_MASK
+    s2 = (hand >> 26) & SUIT_MASK
+    s3 = hand >> 39
+    if not (
+        (s0 & (s0 >> 1) & (s0 >> 2))
+        or (s1 & (s1 >> 1) & (s1 >> 2))
+        or (s2 & (s2 >> 1) & (s2 >> 2))
+        or (s3 & (s3 >> 1) & (s3 >> 2))
+        or (s0 & s1 & (s2 | s3))
+        or (s2 & s3 & (s0 | s1))
+    ):
+        # no run and no set: everything is deadwood
+        table = _PATTERN_VALUE
+        return table[s0] + table[s1] + table[s2] + table[s3]
     melds = candidate_melds(hand)
-    if not melds:
-        return mask_value(hand)
+    if len(melds) <= 2:
+        first = mask_value(melds[0])
+        if len(melds) == 1:
+            return mask_value(hand) - first
+        second = mask_value(melds[1])
+        both = first + second if not melds[0] & melds[1] else max(first, second)
+        return mask_value(hand) - both
     cover = _meldable(melds)
     return mask_value(hand & ~cover) + _Search(melds).deadwood(hand & cover)
 
 
 def min_deadwood(cards: Iterable[Card | str]) -> int:
     """Minimum deadwood of a hand given as cards or codes (duplicates rejected)."""
-    return min_deadwood_mask(cards_to_mask(parse_cards(cards)))
+    return min_deadwood_mask(hand_mask(cards))
 
 
 def merge_runs(arrangement: Iterable[int]) -> tuple[int, ...]:
@@ -206,8 +235,7 @@ def is_meld_mask(mask: int) -> bool:
 def is_meld(cards: Iterable[Card | str]) -> bool:
     """True if the cards form one legal meld: a set of 3 or 4 of a rank, or a run of 3+ cards
     of one suit, ace low only (seed 003: "A 2 3 is a legal run but Q K A is not")."""
-    parsed = parse_cards(cards)
-    return cards_to_mask(parsed) in ALL_MELDS
+    return hand_mask(cards) in ALL_MELDS
 
 
 def meld_cards(meld: int) -> list[Card]:
@@ -337,7 +365,7 @@ def best_melds(cards: Iterable[Card | str]) -> MeldAnalysis:
     (then ``big_gin``, ``best_discards``, ``min_deadwood_after_discard`` and ``discards`` are
     filled in). Results are memoised per hand (the camera sends the same hand many times).
     """
-    return _analyse_mask(cards_to_mask(parse_cards(cards)))
+    return _analyse_mask(hand_mask(cards))
 
 
 __all__ = [

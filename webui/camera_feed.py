@@ -86,8 +86,9 @@ class TableCamera:
         seen = -1
         while time.monotonic() - started < max_seconds and not self._stop.is_set():
             with self._frame_cond:
-                self._frame_cond.wait_for(lambda: self._frame_no != seen or self._stop.is_set(),
-                                          timeout=5)
+                last = seen
+                self._frame_cond.wait_for(
+                    lambda last=last: self._frame_no != last or self._stop.is_set(), timeout=5)
                 seen, jpeg = self._frame_no, self._jpeg
             if jpeg is None:
                 continue
@@ -145,6 +146,7 @@ class TableCamera:
     def _make_reader(self) -> tuple[_RecordingDetector | None, Any, str]:
         try:
             from vision.detector import load_detector
+
             from vision.layout import load_layout
             from vision.reader import TableReader
         except ImportError as exc:

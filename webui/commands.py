@@ -54,10 +54,10 @@ def _card(code: Any) -> str:
 def _scored(state: TableState, up_card: str | None, proposal: dict[str, Any]) -> dict[str, Any]:
     """Score a proposal with the table's rules; engine errors are kept on the proposal."""
     out = dict(proposal)
-    out.pop("result", None)
-    out.pop("error", None)
     if proposal["kind"] != "score":
         return out
+    out.pop("result", None)
+    out.pop("error", None)
     try:
         out["result"] = engine.score(state.rules, up_card=up_card, knocker=proposal["knocker"],
                                      hands=proposal["cards"], melds=proposal.get("melds"),
@@ -156,10 +156,8 @@ def propose(game: Any, hand: Any, proposal: dict[str, Any], source: str = "manua
     """
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
-        if director:
-            current = _director_hand(state, game, hand)
-        else:
-            current = _open_hand(state, game, hand)
+        pick = _director_hand if director else _open_hand
+        current = pick(state, game, hand)
         scored = _scored(state, current.up_card, proposal)
         scored["source"] = source
         if extra:

@@ -1,0 +1,325 @@
+"""The table web app through Flask's test client: joining, the confirm flow, bad requests."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from webui_helpers import (
+    GIN_A,
+    GIN_B,
+    KNOCK_B,
+    Tablet,
+    csrf_token,
+    join,
+    make_app,
+    pin_of,
+)
+
+
+@pytest.fixture
+def app(tmp_path):
+    return make_app(tmp_path)
+
+
+@pytest.fixture
+def tablet(app):
+    return Tablet(app)
+
+
+def events_of(app, table_id=1):
+    return app.extensions["gintray.store"].events(table_id)
+
+
+# --- joining and trust --------------------------------------------------------------------------
+
+def test_unjoined_tablet_is_sent_to_the_join_page(app):
+    client = app.test_client()
+    r = client.get("/t/1")
+    assert r.status_code == 302 and r.headers["Location"].endswith("/t/1/join")
+
+
+def test_join_with_the_right_pin_opens_the_table(app):
+    client = app.test_client()
+    r = join(client, app)
+    assert r.status_code == 302 and r.headers["Location"].endswith("/t/1")
+    page = client.get("/t/1").get_data(as_text=True)
+    assert "Hand 1" in page and "Ann" in page and "Ben" in page
+
+
+def test_wrong_pin_is_refused_and_the_device_stays_out(app):
+    client = app.test_client()
+    wrong = "000000" if pin_of(app) != "000000" else "111111"
+    r = join(client, app, pin=wrong)
+    assert r.status_code == 403
+    assert "Wrong PIN" in r.get_data(as_text=True)
+    assert client.get("/t/1").status_code == 302  # still not joined
+
+
+def test_repeated_wrong_pins_lock_joining_for_a_while(app):
+    client = app.test_client()
+    wrong = "000000" if pin_of(app) != "000000" else "111111"
+    codes = [join(client, app, pin=wrong).status_code for _ in range(6)]
+    assert codes[:5] == [403] * 5 and codes[5] == 429
+    assert join(client, app).status_code == 429  # even the right PIN waits
+
+
+def test_missing_csrf_token_is_refused_on_forms_and_api(app, tablet):
+    client = app.test_client()
+    r = client.post("/t/1/join", data={"pin": pin_of(app), "seat": "both"})
+    assert r.status_code == 400
+    before = len(events_of(app))
+    r = tablet.post("knock-card", {"game": 1, "hand": 1, "card": "7D"}, token=False)
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "csrf"
+    assert len(events_of(app)) == before
+
+
+def test_device_that_did_not_join_cannot_change_anything(app, tablet):
+    stranger = app.test_client()
+    token = csrf_token(stranger, "/")
+    r = stranger.post("/api/t/1/knock-card", json={"game": 1, "hand": 1, "card": "7D"},
+                      headers={"X-CSRFToken": token})
+    assert r.status_code == 403
+    assert tablet.hand()["up_card"] is None
+
+
+def test_tablet_joined_for_one_player_cannot_confirm_for_the_other(app):
+    ann = Tablet(app, seat="A")
+    assert ann.knock_card("9H").status_code == 200
+    assert ann.propose_knock().status_code == 200
+    assert ann.confirm("B").status_code == 403
+    assert ann.confirm("A").status_code == 200
+
+
+def test_table_screen_with_pin_only_on_this_machine(app):
+    local = app.test_client()
+    page = local.get("/t/1/screen").get_data(as_text=True)
+    assert pin_of(app) in page
+    svg = local.get("/t/1/qr.svg")
+    assert svg.status_code == 200 and svg.mimetype == "image/svg+xml" and b"<svg" in svg.data
+    remote = app.test_client()
+    remote.environ_base["REMOTE_ADDR"] = "192.168.1.50"
+    assert remote.get("/t/1/screen").status_code == 403
+    assert remote.get("/t/1/qr.svg").status_code == 403
+
+
+# --- a hand from the deal to both confirmations ---------------------------------------------------
+
+def test_a_hand_from_knock_card_to_both_confirmations(app, tablet):
+    r = tablet.knock_card("9h")
+    assert r.status_code == 200
+    state = r.get_json()["state"]
+    assert state["knock"]["code"] == "9H" and state["knock"]["limit"] == 9
+    r = tablet.propose_knock()
+    assert r.status_code == 200
+    hand = r.get_json()["state"]["current_hand"]
+    result = hand["proposal"]["result"]
+    assert (result["outcome"], result["winner"], result["points"]) == ("knock", "A", 7)
+    assert {lay["card"] for lay in result["layoffs"]} == {"8D", "QD"}
+    page = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    assert "Ann: confirm" in page and "Ben: confirm" in page and "scores" in page
+    assert tablet.confirm("A").status_code == 200
+    assert not tablet.state()["games"][0]["hands"][0]["confirmed"]
+    assert tablet.confirm("B").status_code == 200
+    state = tablet.state()
+    first = state["games"][0]["hands"][0]
+    assert first["confirmed"] and first["confirmed_by"] == ["A", "B"]
+    assert state["games"][0]["sheet"]["hands"][0]["totals"] == {"A": 7, "B": 0}
+    # tournament deals: the winner of a hand deals the next one
+    assert state["current_hand"]["number"] == 2 and state["current_hand"]["dealer"] == "A"
+    sheet = tablet.client.get("/t/1/sheet").get_data(as_text=True)
+    assert "Ann knocks (5 v 12)" in sheet
+
+
+def test_gin_and_an_ace_knock_card_means_gin_only(app, tablet):
+    assert tablet.knock_card("AS").status_code == 200
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    assert "GIN ONLY" in panel
+    r = tablet.propose(kind="score", knocker="A", cards={"A": " ".join(GIN_A),
+                                                         "B": " ".join(GIN_B)})
+    assert r.status_code == 200
+    result = r.get_json()["state"]["current_hand"]["proposal"]["result"]
+    assert (result["outcome"], result["points"]) == ("gin", 55)
+
+
+def test_knocking_over_the_limit_is_refused_with_the_reason(app, tablet):
+    tablet.knock_card("AS")  # gin only: Ann's knock with 5 is improper
+    before = len(events_of(app))
+    r = tablet.propose_knock()
+    assert r.status_code == 422
+    assert r.get_json()["error"]["message"]
+    assert len(events_of(app)) == before
+    # accepting it needs the defender within the limit too (000 rule 9): the engine says why
+    r = tablet.propose(kind="score", knocker="A", cards={"A": "5S", "B": " ".join(KNOCK_B)},
+                       melds={"A": "2C 3C 4C | 7H 7S 7D | 9D TD JD"}, improper_accepted=True)
+    assert r.status_code == 422 and "cannot accept" in r.get_json()["error"]["message"]
+    # players can still enter the outcome they agree on by hand
+    r = tablet.propose(kind="manual", winner="B", points=30, note="played open, B scores")
+    assert r.status_code == 200
+    assert tablet.hand()["proposal"]["result"]["points"] == 30
+
+
+def test_changing_the_knock_card_rescores_and_voids_confirmations(app, tablet):
+    tablet.knock_card("9H")
+    tablet.propose_knock()
+    assert tablet.confirm("A").status_code == 200
+    assert tablet.knock_card("3H").status_code == 200  # limit 3: Ann's 5 is now too much
+    hand = tablet.hand()
+    assert hand["confirmed_by"] == [] and hand["proposal"]["error"]
+    assert tablet.confirm("B").status_code == 409
+
+
+def test_dead_hand_scores_nothing_and_the_same_dealer_deals(app, tablet):
+    tablet.knock_card("9H")
+    assert tablet.propose(kind="dead").status_code == 200
+    tablet.confirm("A")
+    tablet.confirm("B")
+    state = tablet.state()
+    assert state["games"][0]["sheet"]["hands"][0]["dead"] is True
+    assert state["current_hand"]["dealer"] == "A"  # game 1 starts with A dealing
+
+
+@pytest.mark.parametrize(("cards", "code"), [
+    ({"A": "5S ZZ", "B": " ".join(KNOCK_B)}, "bad_card"),
+    ({"A": "5S 5S", "B": " ".join(KNOCK_B)}, "duplicate_card"),
+    ({"A": "KS", "B": " ".join(KNOCK_B)}, "duplicate_card"),
+])
+def test_malformed_or_duplicate_cards_are_refused_and_nothing_is_lost(app, tablet, cards, code):
+    tablet.knock_card("9H")
+    before = len(events_of(app))
+    r = tablet.propose(kind="score", knocker="A", cards=cards,
+                       melds={"A": "2C 3C 4C | 7H 7S 7D | 9D TD JD"})
+    assert r.status_code == 400
+    error = r.get_json()["error"]
+    assert error["code"] == code and error["message"]
+    assert len(events_of(app)) == before
+    assert tablet.knock_card("X9").get_json()["error"]["code"] == "bad_card"
+
+
+def test_form_post_without_javascript_works_and_reports_errors(app, tablet):
+    client = tablet.client
+    token = csrf_token(client, "/t/1")
+    r = client.post("/api/t/1/knock-card", data={"csrf_token": token, "game": "1", "hand": "1",
+                                                 "card": "QQ"})
+    assert r.status_code == 303
+    assert "QQ" in client.get("/t/1").get_data(as_text=True)  # the error is flashed
+    client.post("/api/t/1/knock-card", data={"csrf_token": token, "game": "1", "hand": "1",
+                                             "card": "9H"})
+    r = client.post("/api/t/1/proposal", data={
+        "csrf_token": token, "game": "1", "hand": "1", "kind": "score", "knocker": "A",
+        "melds_A": "2C 3C 4C | 7H 7S 7D | 9D TD JD", "cards_A": "5S",
+        "melds_B": "", "cards_B": " ".join(KNOCK_B)})
+    assert r.status_code == 303
+    assert tablet.hand()["proposal"]["result"]["winner"] == "A"
+
+
+# --- confirmations under pressure ---------------------------------------------------------------
+
+def test_double_confirmation_is_refused(app, tablet):
+    tablet.knock_card("9H")
+    tablet.propose_knock()
+    assert tablet.confirm("A").status_code == 200
+    r = tablet.confirm("A")
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "already_confirmed"
+    assert sum(1 for e in events_of(app) if e.kind == "confirmed") == 1
+
+
+def test_confirming_what_was_corrected_meanwhile_is_refused(app):
+    ann, ben = Tablet(app, seat="A"), Tablet(app, seat="B")
+    ann.knock_card("9H")
+    ann.propose_knock()
+    seen = ann.hand()["revision"]  # Ann looks at the proposal...
+    r = ben.propose(kind="score", knocker="A", cards={"A": " ".join(GIN_A),
+                                                      "B": " ".join(GIN_B)})
+    assert r.status_code == 200  # ...Ben corrects it to a gin...
+    r = ann.confirm("A", revision=seen)  # ...Ann's tap was for the old result
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "changed"
+    assert ann.hand()["confirmed_by"] == []
+
+
+def test_confirm_racing_a_correction_never_confirms_an_unseen_result(app):
+    ann, ben = Tablet(app, seat="A"), Tablet(app, seat="B")
+    outcomes = set()
+    for _ in range(10):
+        hand = ann.hand()
+        if hand["up_card"] is None:
+            ann.knock_card("9H")
+        ann.propose_knock()  # (back to) the 7-point knock both are about to confirm
+        assert ben.confirm("B").status_code == 200
+        seen = ann.hand()
+        results = {}
+
+        def confirm(seen=seen, results=results):
+            results["confirm"] = ann.confirm("A", revision=seen["revision"]).status_code
+
+        def correct(results=results):
+            results["correct"] = ben.propose(kind="score", knocker="A", cards={
+                "A": " ".join(GIN_A), "B": " ".join(GIN_B)}).status_code
+
+        threads = [threading.Thread(target=confirm), threading.Thread(target=correct)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        game = ann.state()["games"][0]
+        raced = game["hands"][seen["number"] - 1]
+        if raced["confirmed"]:
+            # the confirmation won: the hand is closed as both saw it; the late correction
+            # found a new hand and was refused or went to the next hand... never to this one
+            assert raced["revision"] == seen["revision"]
+            assert raced["proposal"]["result"]["points"] == 7
+            outcomes.add("confirmed first")
+        else:
+            # the correction won: Ann's confirmation was refused or voided with it
+            assert raced["proposal"]["result"]["points"] == 55
+            assert raced["confirmed_by"] == []
+            outcomes.add("corrected first")
+    assert outcomes  # at least one race ran to a consistent end
+
+
+def test_retried_request_with_the_same_id_lands_once(app, tablet):
+    tablet.knock_card("9H")
+    tablet.propose_knock()
+    h = tablet.hand()
+    body = {"game": 1, "hand": 1, "player": "A", "revision": h["revision"],
+            "request_id": "tap-123"}
+    first = tablet.post("confirm", body)
+    again = tablet.post("confirm", body)
+    assert first.status_code == 200 and again.status_code == 200
+    assert again.get_json()["duplicate"] is True
+    assert sum(1 for e in events_of(app) if e.kind == "confirmed") == 1
+
+
+def test_undo_is_an_event_and_history_keeps_everything(app, tablet):
+    tablet.knock_card("9H")
+    tablet.propose_knock()
+    tablet.confirm("A")
+    confirm_seq = [e.seq for e in events_of(app) if e.kind == "confirmed"][0]
+    r = tablet.post("undo", {"target_seq": confirm_seq})
+    assert r.status_code == 200
+    assert tablet.hand()["confirmed_by"] == []
+    kinds = [e.kind for e in events_of(app)]
+    assert kinds.count("confirmed") == 1 and kinds[-1] == "undo"
+    history = tablet.client.get("/t/1/history").get_data(as_text=True)
+    assert "confirmed" in history and "undo" in history and "device:tablet" in history
+    assert tablet.post("undo", {"target_seq": 1}).status_code == 400  # table creation: no
+
+
+def test_confirmed_hands_survive_a_restart(tmp_path):
+    app = make_app(tmp_path)
+    tablet = Tablet(app)
+    tablet.knock_card("9H")
+    tablet.propose_knock()
+    tablet.confirm("A")
+    tablet.confirm("B")
+    app.extensions["gintray.store"].engine.dispose()
+    again = make_app(tmp_path)
+    state = again.extensions["gintray.store"].state(1).to_json()
+    assert state["games"][0]["hands"][0]["confirmed"]
+    assert state["games"][0]["sheet"]["hands"][0]["totals"] == {"A": 7, "B": 0}
+
+
+def test_sqlite_runs_in_wal_mode(app):
+    with app.extensions["gintray.store"].engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"

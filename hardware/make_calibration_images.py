@@ -26,9 +26,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+for folder in (REPO, HERE):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+from calibrate import draw_check  # noqa: E402
 
 from vision.layout import UP_CARD, layout_from_markers  # noqa: E402
 from vision.markers import MARKER_ROLES, detect_markers, marker_image, marker_sheet  # noqa: E402
@@ -43,13 +47,10 @@ FELT_BGR = (60, 110, 40)
 UP_CARD_CODE = "7D"
 
 
-def mm(value: float) -> int:
-    return round(value * PX_PER_MM)
-
-
-def _paste_marker(image: np.ndarray, marker_id: int, center: tuple[float, float]) -> None:
+def _paste_marker(image: np.ndarray, marker_id: int, center: tuple[float, float],
+                  px_per_mm: float) -> None:
     """A printed marker: white paper (1/6 quiet zone each side) with the black-and-white code."""
-    side = mm(MARKER_MM)
+    side = round(MARKER_MM * px_per_mm)
     quiet = round(side / 6)
     paper = np.full((side + 2 * quiet, side + 2 * quiet), 255, np.uint8)
     paper[quiet:quiet + side, quiet:quiet + side] = marker_image(marker_id, side)
@@ -75,8 +76,12 @@ def _card_face(code: str, width: int) -> np.ndarray:
         return card
 
 
-def draw_table() -> tuple[np.ndarray, tuple[float, float]]:
+def draw_table(px_per_mm: float = PX_PER_MM) -> tuple[np.ndarray, tuple[float, float]]:
     """Top view of a correctly marked table; returns the image and the up card's centre."""
+
+    def mm(value: float) -> int:
+        return round(value * px_per_mm)
+
     width = mm(AREA_MM[0] + 2 * MARGIN_MM)
     height = mm(AREA_MM[1] + 2 * MARGIN_MM)
     image = np.zeros((height, width, 3), np.uint8)
@@ -84,19 +89,19 @@ def draw_table() -> tuple[np.ndarray, tuple[float, float]]:
     x0, y0 = mm(MARGIN_MM), mm(MARGIN_MM)
     x1, y1 = x0 + mm(AREA_MM[0]), y0 + mm(AREA_MM[1])
     cv2.rectangle(image, (x0, y0), (x1, y1), (90, 150, 70), 2)  # play area outline (tape)
-    half = MARKER_MM / 2 * PX_PER_MM
+    half = MARKER_MM / 2 * px_per_mm
     corners = {0: (x0 + half, y0 + half), 1: (x1 - half, y0 + half),
                2: (x1 - half, y1 - half), 3: (x0 + half, y1 - half)}
     for marker_id, center in corners.items():
-        _paste_marker(image, marker_id, center)
+        _paste_marker(image, marker_id, center, px_per_mm)
     # tray in the middle: up-card slot between markers 4 (left) and 5 (right)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     tw, th = mm(TRAY_MM[0]), mm(TRAY_MM[1])
     tray_tl = (round(cx - tw / 2), round(cy - th / 2))
     cv2.rectangle(image, tray_tl, (tray_tl[0] + tw, tray_tl[1] + th), (150, 190, 215), -1)
-    pocket_offset = (TRAY_MM[0] / 2 - 6 - MARKER_MM * 4 / 3 / 2) * PX_PER_MM
-    _paste_marker(image, 4, (cx - pocket_offset, cy))
-    _paste_marker(image, 5, (cx + pocket_offset, cy))
+    pocket_offset = (TRAY_MM[0] / 2 - 6 - MARKER_MM * 4 / 3 / 2) * px_per_mm
+    _paste_marker(image, 4, (cx - pocket_offset, cy), px_per_mm)
+    _paste_marker(image, 5, (cx + pocket_offset, cy), px_per_mm)
     card = _card_face(UP_CARD_CODE, mm(CARD_MM[0]))
     ch, cw = card.shape[:2]
     top, left = round(cy - ch / 2), round(cx - cw / 2)
@@ -113,9 +118,10 @@ def draw_table() -> tuple[np.ndarray, tuple[float, float]]:
         cv2.putText(image, f"id {marker_id}", (round(cx + sign * pocket_offset) - mm(10),
                     round(cy + th / 2) + mm(12)), font, 0.6, white, 1, cv2.LINE_AA)
     # each player's spread area
-    cv2.putText(image, "player A spreads here", (x0 + mm(60), y1 - mm(50)), font, 0.8,
+    size = 0.8 * px_per_mm / PX_PER_MM
+    cv2.putText(image, "player A spreads here", (x0 + mm(60), y1 - mm(50)), font, size,
                 (230, 230, 230), 2, cv2.LINE_AA)
-    cv2.putText(image, "player B spreads here", (x0 + mm(60), y0 + mm(60)), font, 0.8,
+    cv2.putText(image, "player B spreads here", (x0 + mm(60), y0 + mm(60)), font, size,
                 (230, 230, 230), 2, cv2.LINE_AA)
     return image, (cx, cy)
 
@@ -125,8 +131,10 @@ def camera_view(
 ) -> tuple[np.ndarray, tuple[float, float]]:
     """The table as a slightly off-centre, rotated camera sees it (a bumped mount)."""
     h, w = top.shape[:2]
+    k = w / 1080  # the offsets below are for the 1080-pixel-wide picture
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = np.float32([[40, 70], [w - 10, 20], [w - 60, h - 15], [15, h - 60]])
+    dst = np.float32([[40 * k, 70 * k], [w - 10 * k, 20 * k], [w - 60 * k, h - 15 * k],
+                      [15 * k, h - 60 * k]])
     matrix = cv2.getPerspectiveTransform(src, dst)
     view = cv2.warpPerspective(top, matrix, (w, h), borderValue=(70, 70, 70))
     moved = cv2.perspectiveTransform(np.float32([[point]]), matrix)[0, 0]
@@ -144,19 +152,7 @@ def annotate(view: np.ndarray, top: np.ndarray, up_card: tuple[float, float]) ->
         raise SystemExit("make_calibration_images: the layout was not located by the markers")
     if layout.region_of(up_card) != UP_CARD:
         raise SystemExit("make_calibration_images: the located up-card slot misses the up card")
-    out = view.copy()
-    ids = np.array(sorted(seen), np.int32).reshape(-1, 1)
-    cv2.aruco.drawDetectedMarkers(out, [seen[i].reshape(1, 4, 2) for i in sorted(seen)], ids,
-                                  (0, 0, 255))
-    colours = {"A": (255, 200, 0), "B": (0, 200, 255)}
-    for player, polygon in layout.areas.items():
-        pts = np.int32(np.round(polygon)).reshape(-1, 1, 2)
-        cv2.polylines(out, [pts], True, colours.get(player, (255, 255, 255)), 2, cv2.LINE_AA)
-        cx, cy = np.mean(polygon, axis=0)
-        cv2.putText(out, f"area {player}", (int(cx) - 40, int(cy) + 40), cv2.FONT_HERSHEY_SIMPLEX,
-                    0.7, colours.get(player, (255, 255, 255)), 2, cv2.LINE_AA)
-    slot = np.int32(np.round(layout.up_card_slot)).reshape(-1, 1, 2)
-    cv2.polylines(out, [slot], True, (0, 0, 255), 3, cv2.LINE_AA)
+    out = draw_check(view, seen, layout)
     cv2.putText(out, "6/6 markers found, layout located by markers", (20, out.shape[0] - 20),
                 cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 2, cv2.LINE_AA)
     return out

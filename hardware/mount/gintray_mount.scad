@@ -41,8 +41,8 @@ marker_mm = 40;   // printed ArUco markers (vision.markers.marker_sheet): black 
 pole = 20;        // square pole and arm section (mm)
 fit = 0.4;        // clearance of sockets around the pole
 wall = 4;
-m5 = 5.4;         // thumbscrew hole
-m2 = 2.2;         // camera board screws
+m5 = 4.3;         // M5 thumbscrews cut their own thread in PLA/PETG (6.4 for heat-set inserts)
+m2 = 1.8;         // M2 self-tapping screws hold the camera board on its standoffs
 
 /* [Camera boards] */
 // Pi Camera Module 3 (standard and wide): 25 x 24 mm board, M2 holes on a 21 x 12.5 mm
@@ -143,8 +143,8 @@ module camera_plate() {
         // arm channel along y
         translate([0, 0, plate[2] + wall + sock / 2]) rotate([90, 0, 0])
             linear_extrude(plate[1] + 2, center = true) square(sock, center = true);
-        // grub screw locking the arm
-        translate([0, plate[1] / 2 - 8, plate[2] + sock + wall - 1]) cylinder(d = m5 - 1, h = wall + 2);
+        // thumbscrew locking the arm
+        translate([0, plate[1] / 2 - 8, plate[2] + sock + wall - 1]) cylinder(d = m5, h = wall + 2);
         if (camera == "webcam") {
             translate([0, 0, -1]) cylinder(d = tripod_hole, h = plate[2] + 2);
             for (x = [-1, 1]) // strap slots either side of the body

@@ -52,8 +52,9 @@ class TableCamera:
     """Reads one table's camera in a daemon thread; see the module docstring."""
 
     def __init__(self, store: Store, table_id: int, source: str, data_dir: Path,
-                 notify: Any, layout: str | None = None) -> None:
+                 notify: Any, layout: str | None = None, detector: Any = None) -> None:
         self.store, self.table_id, self.source = store, table_id, source
+        self._given_detector = detector
         self.data_dir = data_dir
         self.notify = notify
         self.layout_file = layout
@@ -145,14 +146,16 @@ class TableCamera:
 
     def _make_reader(self) -> tuple[_RecordingDetector | None, Any, str]:
         try:
-            from vision.detector import load_detector
-
             from vision.layout import load_layout
             from vision.reader import TableReader
         except ImportError as exc:
             return None, None, f"cards are not read (reader not installed: {exc})"
         try:
-            detector = _RecordingDetector(load_detector())
+            if self._given_detector is None:
+                from vision.detector import load_detector
+
+                self._given_detector = load_detector()
+            detector = _RecordingDetector(self._given_detector)
         except Exception as exc:
             return None, None, f"cards are not read (detector unavailable: {exc})"
         path = layout_path_for(self.source, self.layout_file)
@@ -204,6 +207,10 @@ class TableCamera:
             hand = st.current_hand()
             if hand is None or (hand.proposal and hand.proposal.get("source") != "camera"):
                 return []  # a result entered by hand wins over the camera
+            if read.up_card and hand.up_card and read.up_card != hand.up_card:
+                log.info("table %s: reading of a later deal (%s) ignored until hand %s is "
+                         "confirmed", self.table_id, read.up_card, hand.number)
+                return []
             return commands.propose(hand.game, hand.number, proposal, source="camera",
                                     strict=False, extra=extra)(st)
 

@@ -82,10 +82,13 @@
     });
     if (window.EventSource && panel.dataset.eventsUrl) {
       const source = new EventSource(panel.dataset.eventsUrl);
+      let first = true;
       source.addEventListener("change", (ev) => {
         const seq = JSON.parse(ev.data).seq;
         const shown = panel.querySelector("[data-seq]");
-        if (!shown || String(seq) !== shown.dataset.seq || panel.dataset.reload) refresh();
+        // the first message on (re)connect only matters if we missed something meanwhile
+        if (!first || !shown || String(seq) !== shown.dataset.seq) refresh();
+        first = false;
       });
     }
   }

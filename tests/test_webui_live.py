@@ -1,0 +1,115 @@
+"""Live parts of the web app: server-sent events, the camera feed and its MJPEG view."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from webui_helpers import Tablet, make_app
+
+from webui.camera_feed import TableCamera
+
+DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
+
+
+def read_sse(response, count):
+    """The first ``count`` messages of an event stream (comments skipped)."""
+    messages, buf = [], ""
+    for chunk in response.response:
+        buf += chunk.decode() if isinstance(chunk, bytes) else chunk
+        while "\n\n" in buf:
+            message, buf = buf.split("\n\n", 1)
+            if message.startswith("event:"):
+                messages.append(message)
+                if len(messages) == count:
+                    return messages
+    return messages
+
+
+def test_event_stream_announces_each_change(tmp_path):
+    app = make_app(tmp_path)
+    tablet = Tablet(app)
+    response = tablet.client.get("/api/t/1/events?max=5", buffered=False)
+    assert response.mimetype == "text/event-stream"
+    stream = response.response
+    first = next(m for m in (c.decode() for c in stream) if m.startswith("event:"))
+    assert '"seq": 2' in first  # table created + game 1 started
+    tablet.knock_card("9H")  # another request changes the table...
+    for chunk in stream:  # ...and the open stream says so
+        text = chunk.decode()
+        if text.startswith("event: change"):
+            assert '"seq": 3' in text
+            break
+    response.close()
+
+
+def test_camera_feed_proposes_and_never_confirms(tmp_path):
+    pytest.importorskip("vision.reader")
+    verify = pytest.importorskip("vision.demo.verify")
+    import json
+
+    truth = json.loads((DEMO / "ground_truth.json").read_text())
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=0", tmp_path,
+                       app.extensions["gintray.notifier"].publish,
+                       detector=verify.TruthDetector(truth["frames"]))
+    app.extensions["gintray.cameras"][1] = feed
+    feed.start()
+    feed.thread.join(timeout=60)
+    assert feed.status()["state"] == "finished"
+    hand = store.state(1).current_hand()
+    first = truth["hands"][0]
+    assert hand.number == 1 and hand.up_card == first["up_card"] and hand.up_source == "camera"
+    proposal = hand.proposal
+    assert proposal["source"] == "camera" and proposal["knocker"] == first["knocker"]
+    assert not proposal.get("error"), proposal
+    spread = first["spreads"]["B"]
+    owned = [c for g in spread["groups"] for c in g] + spread["loose"] + spread["layoffs"]
+    assert sorted(proposal["cards"]["B"]) == sorted(owned)
+    assert not hand.confirmed and hand.confirmed_by == []  # people confirm, never the camera
+    assert proposal["snapshot"]
+    tablet = Tablet(app)
+    assert tablet.client.get(f"/t/1/snapshots/{proposal['snapshot']}").mimetype == "image/jpeg"
+    assert tablet.client.get("/api/t/1/camera.jpg").data[:2] == b"\xff\xd8"
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    assert "proposed by camera" in panel
+
+
+def test_mjpeg_stream_sends_jpeg_frames(tmp_path):
+    pytest.importorskip("vision.camera")
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=20&loop=1", tmp_path,
+                       app.extensions["gintray.notifier"].publish)
+    app.extensions["gintray.cameras"][1] = feed
+    feed.start()
+    try:
+        client = app.test_client()
+        response = client.get("/api/t/1/camera.mjpg?max=3", buffered=False)
+        assert response.mimetype == "multipart/x-mixed-replace"
+        part = next(iter(response.response))
+        assert part.startswith(b"--frame\r\nContent-Type: image/jpeg")
+        assert b"\xff\xd8" in part
+        response.close()
+    finally:
+        feed.stop()
+
+
+def test_missing_camera_is_reported_not_fatal(tmp_path):
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    feed = TableCamera(store, 1, "replay:/no/such/folder", tmp_path,
+                       app.extensions["gintray.notifier"].publish)
+    app.extensions["gintray.cameras"][1] = feed
+    feed.start()
+    deadline = time.monotonic() + 10
+    while feed.status()["state"] in ("starting", "running") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    feed.stop()
+    assert feed.status()["state"] in ("lost", "unavailable")
+    tablet = Tablet(app)
+    page = tablet.client.get("/t/1").get_data(as_text=True)
+    assert "Camera:" in page and ("lost" in page or "unavailable" in page)
+    assert tablet.knock_card("9H").status_code == 200  # scoring by hand still works

@@ -165,6 +165,7 @@ class TableReader:
         self._knocker_history: deque[frozenset[str]] = deque(maxlen=self.stable_frames + 2)
         self._emitted_spreads: dict[str, SpreadRead] = {}
         self._last_table: dict[str, Any] | None = None
+        self._last_cards: set[str] | None = None
         for voter in self.voters.values():
             voter.clear()
 
@@ -184,7 +185,6 @@ class TableReader:
         index = self._frames_seen - 1 if index is None else index
         cards, _ = cards_from_detections(detections, self.min_confidence)
         regions = split_by_region(cards, layout or self.layout)
-        self._unit = index_unit(b for c in cards for b in c.boxes)
         votes = {p: self.voters[p].add(regions[p]) for p in self.players}
         events: list[Event] = []
         if self.phase == "waiting_for_deal":
@@ -270,11 +270,14 @@ class TableReader:
         if self.knocker_own is None:
             self._watch_defender(regions, votes, defenders)
         events: list[Event] = []
+        self._unit = index_unit(b for v in votes.values() for c in v.cards for b in c.boxes)
         spreads, problems = self._current_spreads(votes)
         for player, spread in spreads.items():
             if not votes[player].stable_for >= self.stable_frames or not spread.cards:
                 continue
             previous = self._emitted_spreads.get(player)
+            if previous is not None and set(spread.cards) < set(previous.cards):
+                continue  # cards only taken away: the table is being cleared, keep the reading
             if previous is None or _spread_key(previous) != _spread_key(spread):
                 self._emitted_spreads[player] = spread
                 events.append(spread)
@@ -291,7 +294,10 @@ class TableReader:
             )
             key = {"spreads": {p: _spread_key(s) for p, s in spreads.items()},
                    "problems": problems}
-            if key != self._last_table:
+            cards = {c for s in spreads.values() for c in s.cards}
+            clearing = self._last_cards is not None and cards < self._last_cards
+            if key != self._last_table and not clearing:
+                self._last_cards = cards
                 self._last_table = key
                 events.append(table)
         return events

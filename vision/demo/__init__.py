@@ -1,0 +1,1 @@
+"""Demo footage of whole hands (see README.md) and the script that makes it."""

@@ -1,0 +1,134 @@
+"""Play the demo footage through the table reader and compare each hand with its ground truth.
+
+    .venv/bin/python -m vision.demo.verify            # with the shipped detector
+    .venv/bin/python -m vision.demo.verify --truth    # reader logic only: labelled corners
+
+A hand is read exactly when its knock card, knocker, every group (as a set of cards), the loose
+cards and the layoffs of the last table read of the hand equal the ground truth and the read
+lists no problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from vision.events import HandDealt, TableRead
+from vision.layout import load_layout
+from vision.reader import TableReader
+
+DEMO_DIR = Path(__file__).resolve().parent
+
+
+@dataclass
+class HandCheck:
+    """One hand of the demo: what was read and how it differs from the truth."""
+
+    hand: int
+    dealt: list[str]
+    final: TableRead | None
+    differences: list[str]
+
+    @property
+    def exact(self) -> bool:
+        return not self.differences
+
+
+class TruthDetector:
+    """Returns a frame's labelled corners (for checking the reader without the model)."""
+
+    def __init__(self, frames: list[dict[str, Any]]) -> None:
+        self.frames = frames
+        self.position = 0
+
+    def detect(self, image: Any) -> list[Any]:
+        from vision.detection import Detection
+
+        frame = self.frames[self.position]
+        self.position += 1
+        return [Detection(d["card"], tuple(d["box"]), 1.0) for d in frame["detections"]]
+
+
+def _spread_key(spread: dict[str, list]) -> tuple:
+    return (sorted(sorted(g) for g in spread["groups"]), sorted(spread["loose"]),
+            sorted(spread["layoffs"]))
+
+
+def compare(final: TableRead | None, dealt: list[str], truth: dict[str, Any]) -> list[str]:
+    """Differences between the hand's read and its ground truth (empty when exact)."""
+    if final is None:
+        return ["no table read for this hand"]
+    diffs = []
+    if dealt != [truth["up_card"]]:
+        diffs.append(f"knock card events {dealt}, expected [{truth['up_card']}]")
+    if final.up_card != truth["up_card"]:
+        diffs.append(f"up card {final.up_card}, expected {truth['up_card']}")
+    if final.knocker != truth["knocker"]:
+        diffs.append(f"knocker {final.knocker}, expected {truth['knocker']}")
+    for player, spread in truth["spreads"].items():
+        got = final.spreads.get(player)
+        if got is None:
+            diffs.append(f"no spread for {player}")
+            continue
+        have = _spread_key({"groups": got.groups, "loose": got.loose, "layoffs": got.layoffs})
+        want = _spread_key(spread)
+        if have != want:
+            diffs.append(f"{player}: read {have}, expected {want}")
+    if final.problems:
+        diffs.append(f"problems reported: {final.problems}")
+    return diffs
+
+
+def check_demo(detector: Any = None, *, use_truth: bool = False,
+               demo_dir: Path = DEMO_DIR) -> list[HandCheck]:
+    """Feed every demo frame to a TableReader; one HandCheck per hand of the ground truth."""
+    truth = json.loads((demo_dir / "ground_truth.json").read_text())
+    layout = load_layout(demo_dir / "layout.json")
+    if use_truth:
+        detector = TruthDetector(truth["frames"])
+    elif detector is None:
+        from vision.detector import load_detector
+
+        detector = load_detector()
+    reader = TableReader(detector, layout)
+    per_hand: dict[int, dict[str, Any]] = {h["hand"]: {"dealt": [], "final": None}
+                                           for h in truth["hands"]}
+    current = None
+    for frame in truth["frames"]:
+        image = cv2.imread(str(demo_dir / "hand" / frame["frame"]))
+        if image is None:
+            raise FileNotFoundError(demo_dir / "hand" / frame["frame"])
+        current = frame["hand"] if frame["hand"] in per_hand else current
+        for event in reader.feed(image):
+            if isinstance(event, HandDealt):
+                per_hand[current]["dealt"].append(event.up_card)
+            elif isinstance(event, TableRead):
+                per_hand[current]["final"] = event
+    return [HandCheck(h["hand"], per_hand[h["hand"]]["dealt"], per_hand[h["hand"]]["final"],
+                      compare(per_hand[h["hand"]]["final"], per_hand[h["hand"]]["dealt"], h))
+            for h in truth["hands"]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--truth", action="store_true", help="use labelled corners, no model")
+    args = parser.parse_args(argv)
+    checks = check_demo(use_truth=args.truth)
+    for check in checks:
+        status = "exact" if check.exact else "WRONG"
+        print(f"hand {check.hand}: {status}")
+        for diff in check.differences:
+            print(f"  {diff}")
+    exact = sum(c.exact for c in checks)
+    print(f"{exact}/{len(checks)} hands read exactly")
+    return 0 if exact == len(checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -62,9 +62,7 @@ def test_eleven_card_analysis_matches_brute_force():
     for i in range(150):
         hand = meld_heavy_hand(rng, 11) if i % 2 else random_hand(rng, 11)
         analysis = best_melds(codes(hand))
-        after = {
-            c: brute_melds(frozenset(hand) - {c})[0] for c in hand
-        }
+        after = {c: brute_melds(frozenset(hand) - {c})[0] for c in hand}
         best = min(after.values())
         assert analysis.big_gin == (brute_melds(frozenset(hand))[0] == 0)
         assert analysis.min_deadwood_after_discard == best

@@ -23,6 +23,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print one JSON line per image")
     parser.add_argument("--backend", default="onnx", help="detector backend (onnx, ultralytics)")
     parser.add_argument("--weights", type=Path, help="detector weights (default: models/)")
+    parser.add_argument("--labels", type=Path, metavar="DIR",
+                        help="score the reads against YOLO labels (DIR/NAME.txt, classes from "
+                             "DIR/../../data.yaml or --names): card precision/recall, exact sets")
+    parser.add_argument("--names", type=Path, help="data.yaml with the label class names")
     parser.add_argument("--marker-sheet", type=Path, metavar="PNG",
                         help="write the printable ArUco marker sheet and exit")
     return parser
@@ -66,6 +70,7 @@ def read_main(argv: list[str]) -> int:
     except Exception as exc:  # DetectorUnavailable, missing backend: one clear message
         print(f"gintray read: detector unavailable: {exc}", file=sys.stderr)
         return 2
+    scorer = _LabelScore(args.labels, args.names) if args.labels else None
     status = 0
     for path in args.images:
         image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
@@ -77,8 +82,77 @@ def read_main(argv: list[str]) -> int:
             status = 1
             continue
         result = read_image(image, layout, detector).to_json()
+        if scorer is not None:
+            scorer.add(path, {c["card"] for c in result["cards"]})
         if args.json:
             print(json.dumps({"image": str(path), **result}))
         else:
             print(f"{path}\n{_describe(result)}")
+    if scorer is not None:
+        print(json.dumps(scorer.summary()) if args.json else scorer.report())
     return status
+
+
+class _LabelScore:
+    """Card-level precision/recall of the reads against YOLO-labelled corners."""
+
+    def __init__(self, labels: Path, names: Path | None) -> None:
+        self.labels = labels
+        yaml_path = names or labels.parent.parent / "data.yaml"
+        self.names = _class_names(yaml_path)
+        self.tp = self.fp = self.fn = self.exact = self.images = 0
+        self.errors: list[str] = []
+
+    def add(self, image: Path, read: set[str]) -> None:
+        from vision.grouping import normalise_code
+
+        label_file = self.labels / f"{image.stem}.txt"
+        truth: set[str] = set()
+        for line in label_file.read_text().splitlines() if label_file.is_file() else []:
+            if line.strip():
+                code = normalise_code(self.names[int(line.split()[0])])
+                if code:
+                    truth.add(code)
+        self.images += 1
+        self.tp += len(read & truth)
+        self.fp += len(read - truth)
+        self.fn += len(truth - read)
+        self.exact += read == truth
+        if read != truth:
+            self.errors.append(f"{image.name}: missed {sorted(truth - read)}, "
+                               f"extra {sorted(read - truth)}")
+
+    def summary(self) -> dict:
+        precision = self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+        recall = self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        return {"images": self.images, "card_precision": round(precision, 4),
+                "card_recall": round(recall, 4), "card_f1": round(f1, 4),
+                "exact_frames": self.exact,
+                "exact_share": round(self.exact / self.images, 4) if self.images else 0.0,
+                "true_positives": self.tp, "false_positives": self.fp, "false_negatives": self.fn}
+
+    def report(self) -> str:
+        s = self.summary()
+        return "\n".join([*self.errors, (
+            f"{s['images']} images: card precision {s['card_precision']:.3f}, recall "
+            f"{s['card_recall']:.3f}, F1 {s['card_f1']:.3f}; whole set exactly right in "
+            f"{s['exact_frames']}/{s['images']} ({s['exact_share']:.1%})")])
+
+
+def _class_names(path: Path) -> list[str]:
+    """Class names of a YOLO data.yaml ('names:' mapping or list), without a YAML library."""
+    names: dict[int, str] = {}
+    in_names = False
+    for line in path.read_text().splitlines():
+        if line.startswith("names:"):
+            in_names = True
+            continue
+        if in_names and line.startswith("  ") and ":" in line:
+            key, value = line.split(":", 1)
+            names[int(key)] = value.strip()
+        elif in_names and line.startswith("  - "):
+            names[len(names)] = line[4:].strip()
+        elif in_names and line.strip() and not line.startswith(" "):
+            break
+    return [names[i] for i in range(len(names))]

@@ -16,7 +16,7 @@ from scorer.errors import (
 from scorer.hand import HandResult, Layoff, score_hand
 from scorer.melds import DiscardOption, MeldAnalysis, best_melds, is_meld, min_deadwood
 from scorer.rules import PRESETS, RuleSet, knock_limit_for, rules_from_spec
-from scorer.sheet import Game, Sheet, next_dealer, score_sheet
+from scorer.sheet import Game, Sheet, next_dealer, score_sheet, team_hand
 
 __all__ = [
     "DECK",
@@ -46,4 +46,5 @@ __all__ = [
     "rules_from_spec",
     "score_hand",
     "score_sheet",
+    "team_hand",
 ]

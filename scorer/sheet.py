@@ -7,12 +7,13 @@ who won it (boxes to both players: 003 "line bonus", 004 "give both players 25 p
 hand they won"). Dead hands (50th card drawn, nobody knocks) score nothing and the same dealer
 deals again [000 rule 6, 002, 004]. Hollywood [003]: three games kept at once; a player's first
 win is recorded in game 1, the second in games 1 and 2, the third and later in all three games
-still running; play goes on until all three are finished.
+still running; play goes on until all three are finished. A player shut out of a finished
+game enters the next open game with his next win (003 is silent; see scorer/README.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,6 +179,47 @@ class Sheet:
         return out
 
 
+def team_hand(results: Iterable[Any], teams: Mapping[str, str]) -> dict[str, Any]:
+    """Net result of one partnership hand from each board's HandResult (000 partnership).
+
+    ``teams`` maps each player to a team name. The team with more points over its boards wins
+    the difference ("the team that lost the points deals the next hand", 000 partnership rule
+    8); equal totals score nothing. Returns a sheet hand: {"winner", "points"} or {"dead": true}.
+    """
+    totals: dict[str, int] = {}
+    for team in teams.values():
+        totals.setdefault(team, 0)
+    if len(totals) != 2:
+        raise InputError(f"partnership needs exactly two teams, got {sorted(totals)}", "bad_field")
+    for result in results:
+        if result.winner is None:
+            continue
+        if result.winner not in teams:
+            raise InputError(f"player {result.winner!r} is in no team", "unknown_player")
+        totals[teams[result.winner]] += result.points
+    (team_a, points_a), (team_b, points_b) = totals.items()
+    if points_a == points_b:
+        return {"dead": True}
+    if points_a > points_b:
+        return {"winner": team_a, "points": points_a - points_b}
+    return {"winner": team_b, "points": points_b - points_a}
+
+
+def _hollywood_targets(running: list[Game], winner: str) -> list[Game]:
+    """Open games a Hollywood win is entered in: every open game where the winner has already
+    scored, plus the first open game where he has not (first win -> game 1, second -> games 1
+    and 2, third -> all three [003]; a player shut out of a finished game enters the next open
+    game with his next win)."""
+    targets = []
+    for game in running:
+        if game.complete:
+            continue
+        targets.append(game)
+        if game.boxes[winner] == 0:
+            break
+    return targets
+
+
 def _players_for(hands: Sequence[Mapping[str, Any]], players: Sequence[str] | None) -> list[str]:
     if players is not None:
         names = list(players)
@@ -244,7 +286,6 @@ def score_sheet(
         raise InputError(f"dealer {dealer!r} is not one of the players {names}", "unknown_player")
     games: list[Game] = []
     records: list[dict[str, Any]] = []
-    wins = dict.fromkeys(names, 0)  # Hollywood: wins in the current set of three
 
     def open_games() -> list[Game]:
         if rules.hollywood:
@@ -253,7 +294,6 @@ def score_sheet(
                 base = len(games)
                 for column in (1, 2, 3):
                     games.append(Game(base + column, names, column=column))
-                wins.update(dict.fromkeys(names, 0))
             return games[-3:]
         if not games or games[-1].complete:
             games.append(Game(len(games) + 1, names))
@@ -275,11 +315,7 @@ def score_sheet(
             targets: list[Game] = []
         else:
             record.update(winner=winner, points=points)
-            if rules.hollywood:
-                wins[winner] += 1
-                targets = [g for g in running if not g.complete and wins[winner] >= g.column]
-            else:
-                targets = running
+            targets = _hollywood_targets(running, winner) if rules.hollywood else running
             for game in targets:
                 game.record(number, winner, points, rules)
         shown = targets if targets else [g for g in running if not g.complete][:1] or running[-1:]

@@ -1,0 +1,114 @@
+"""Rule presets, overrides and knock limits. Seeds: 000 (GRA), 001, 002, 003, 004."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer import PRESETS, RulesError, RuleSet, knock_limit_for, parse_card, rules_from_spec
+
+
+def test_presets_exist():
+    assert set(PRESETS) == {
+        "tournament",
+        "family",
+        "standard",
+        "oklahoma",
+        "straight",
+        "partnership",
+    }
+    assert all(isinstance(r, RuleSet) and r.name == name for name, r in PRESETS.items())
+
+
+def test_tournament_preset():
+    """000 rules 4 and 6 (up-card knock, gin 25, undercut 25 on ties), 003 [4] (best of five
+    250-point games), 002/004 (game bonus 100, 25 per box), 002 (shutout doubles); no big gin."""
+    r = PRESETS["tournament"]
+    assert (r.knock_limit, r.gin_bonus, r.undercut_bonus, r.undercut_on_tie) == (
+        "up_card",
+        25,
+        25,
+        True,
+    )
+    assert (r.game_target, r.game_bonus, r.box_bonus, r.shutout) == (250, 100, 25, True)
+    assert r.big_gin_bonus is None and not r.spade_double and r.match_games == 5
+
+
+def test_family_preset():
+    """004 Family scoring: gin 20, undercut 10, "When a player's score reaches 100 or higher,
+    they have won" (no bonuses)."""
+    r = PRESETS["family"]
+    assert (r.gin_bonus, r.undercut_bonus, r.game_target) == (20, 10, 100)
+    assert (r.game_bonus, r.box_bonus, r.shutout) == (0, 0, False)
+
+
+def test_standard_oklahoma_straight_partnership():
+    """001: standard knocks with 10 or fewer, Oklahoma from the up card, gin-only; 003: big gin
+    31, spade doubles in Oklahoma; 000 partnership: 250-point games, no box/blitz/spade bonus."""
+    assert PRESETS["standard"].knock_limit == 10 and PRESETS["standard"].big_gin_bonus == 31
+    assert PRESETS["oklahoma"].knock_limit == "up_card" and PRESETS["oklahoma"].spade_double
+    assert PRESETS["straight"].knock_limit == 0
+    p = PRESETS["partnership"]
+    assert p.game_target == 250 and p.box_bonus == 0 and not p.shutout and not p.spade_double
+    assert p.next_deal == "loser" and p.match_stop_after_losses == 2
+
+
+@pytest.mark.parametrize(
+    ("up", "limit"), [("7D", 7), ("2C", 2), ("TD", 10), ("KS", 10), ("JH", 10), ("AS", 0)]
+)
+def test_knock_limit_from_the_up_card(up, limit):
+    """000 rule 4: "its numerical value determines the number of points with which a hand can be
+    knocked. If the up card is an ACE, the game must be played for gin"."""
+    assert knock_limit_for(PRESETS["tournament"], parse_card(up)) == limit
+    assert knock_limit_for(PRESETS["oklahoma"], parse_card(up)) == limit
+
+
+def test_fixed_knock_limits_ignore_the_up_card():
+    assert knock_limit_for(PRESETS["standard"], parse_card("3D")) == 10
+    assert knock_limit_for(PRESETS["straight"], None) == 0
+    with pytest.raises(RulesError) as info:
+        knock_limit_for(PRESETS["tournament"], None)
+    assert info.value.code == "missing_up_card"
+
+
+def test_overrides():
+    r = rules_from_spec(
+        {
+            "preset": "tournament",
+            "knock_limit": 10,
+            "big_gin_bonus": 50,
+            "hollywood": True,
+            "game_target": 100,
+        }
+    )
+    assert (r.name, r.knock_limit, r.big_gin_bonus, r.hollywood, r.game_target) == (
+        "tournament",
+        10,
+        50,
+        True,
+        100,
+    )
+    assert rules_from_spec({"preset": "standard", "big_gin_bonus": None}).big_gin_bonus is None
+    assert rules_from_spec("Family") is PRESETS["family"]
+    assert rules_from_spec(None) is PRESETS["tournament"]
+    assert rules_from_spec({"knock_limit": "up_card"}).name == "tournament"
+
+
+@pytest.mark.parametrize(
+    ("spec", "code", "names"),
+    [
+        ("gin-rummy", "unknown_preset", "gin-rummy"),
+        ({"preset": "nope"}, "unknown_preset", "nope"),
+        ({"preset": "tournament", "gin_bonus": "25"}, "bad_rules", "gin_bonus"),
+        ({"preset": "tournament", "knock_limit": "ten"}, "bad_rules", "knock_limit"),
+        ({"preset": "tournament", "knock_limit": -1}, "bad_rules", "knock_limit"),
+        ({"preset": "tournament", "shutout": 1}, "bad_rules", "shutout"),
+        ({"preset": "tournament", "knock_lmit": 10}, "bad_rules", "knock_lmit"),
+        ({"preset": "tournament", "game_target": 0}, "bad_rules", "game_target"),
+        (42, "bad_rules", "42"),
+    ],
+)
+def test_bad_specs_name_the_field(spec, code, names):
+    with pytest.raises(RulesError) as info:
+        rules_from_spec(spec)
+    assert info.value.code == code
+    assert names in info.value.message

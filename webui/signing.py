@@ -17,12 +17,6 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
-from pyhanko.keys import load_cert_from_pemder
-from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko.sign import signers
-from pyhanko.sign.validation import validate_pdf_signature
-from pyhanko_certvalidator import ValidationContext
 
 
 @dataclass(frozen=True)
@@ -71,6 +65,9 @@ def ensure_identity(data_dir: str | Path) -> SigningIdentity:
 
 def sign_pdf(pdf: bytes, identity: SigningIdentity, reason: str) -> bytes:
     """``pdf`` with an added PAdES signature by the installation's key."""
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.sign import signers
+
     signer = signers.SimpleSigner.load(str(identity.key_path), str(identity.cert_path))
     writer = IncrementalPdfFileWriter(io.BytesIO(pdf))
     meta = signers.PdfSignatureMetadata(field_name="GintraySheet", reason=reason,
@@ -95,6 +92,12 @@ class Verification:
 
 def verify_pdf(pdf: bytes, identity: SigningIdentity) -> Verification:
     """Check a PDF's signature; a damaged or altered file gives ``ok == False``, never raises."""
+    from pyhanko.keys import load_cert_from_pemder
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign.validation import validate_pdf_signature
+    from pyhanko.sign.validation.status import SignatureCoverageLevel
+    from pyhanko_certvalidator import ValidationContext
+
     try:
         reader = PdfFileReader(io.BytesIO(pdf), strict=False)
         sigs = reader.embedded_signatures
@@ -103,7 +106,6 @@ def verify_pdf(pdf: bytes, identity: SigningIdentity) -> Verification:
         cert = load_cert_from_pemder(str(identity.cert_path))
         context = ValidationContext(trust_roots=[cert])
         status = validate_pdf_signature(sigs[-1], context)
-        from pyhanko.sign.validation.status import SignatureCoverageLevel
         whole = status.coverage == SignatureCoverageLevel.ENTIRE_FILE
         return Verification(bool(status.intact), bool(status.valid), bool(status.trusted), whole,
                             status.summary())

@@ -1,0 +1,213 @@
+"""The JSON CLI (issue 2): `gintray melds|score|sheet`, exit 2 + {"error"} on bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scorer.cli import melds_main, score_main, sheet_main
+
+KNOCK = {
+    "rules": "tournament",
+    "up_card": "8S",
+    "knocker": "A",
+    "hands": {
+        "A": ["AH", "2H", "3H", "7S", "7D", "7C", "9C", "TC", "JC", "8D"],
+        "B": ["4S", "5S", "6S", "KS", "KD", "KH", "4H", "5H", "TD", "QD"],
+    },
+}
+
+
+def run(main, argv, capsys, monkeypatch, stdin=None):
+    if stdin is not None:
+        text = stdin if isinstance(stdin, str) else json.dumps(stdin)
+        monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    status = main(argv)
+    out = capsys.readouterr().out
+    return status, out
+
+
+def test_melds_ten_cards(capsys, monkeypatch):
+    status, out = run(
+        melds_main,
+        ["AH", "2H", "3H", "9S", "9D", "9C", "4C", "5D", "KS", "QH"],
+        capsys,
+        monkeypatch,
+    )
+    assert status == 0
+    doc = json.loads(out)
+    assert doc["deadwood"] == 29
+    assert doc["melds"] == [["AH", "2H", "3H"], ["9S", "9D", "9C"]]
+    assert doc["deadwood_cards"] == ["4C", "5D", "QH", "KS"]
+    assert "big_gin" not in doc
+
+
+def test_melds_eleven_cards_and_ten_notation(capsys, monkeypatch):
+    argv = ["AH", "2H", "3H", "4H", "7S", "7D", "7C", "QS", "QD", "QC", "10c"]
+    status, out = run(melds_main, argv, capsys, monkeypatch)
+    doc = json.loads(out)
+    assert status == 0
+    assert doc["big_gin"] is False
+    assert doc["best_discards"] == ["TC"]
+    assert doc["min_deadwood_after_discard"] == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "named"),
+    [
+        (["AH", "2H", "3H", "9S", "9D", "9C", "4C", "5D", "KS", "QX"], "bad_card", "QX"),
+        (["AH", "2H", "3H", "9S", "9D", "9C", "4C", "5D", "KS", "AH"], "duplicate_card", "AH"),
+        (["AH", "2H", "3H"], "wrong_card_count", "3 cards"),
+        (["--bogus"], "bad_arguments", "--bogus"),
+    ],
+)
+def test_melds_bad_input(argv, code, named, capsys, monkeypatch):
+    status, out = run(melds_main, argv, capsys, monkeypatch)
+    assert status == 2
+    error = json.loads(out)["error"]
+    assert error["code"] == code and named in error["message"]
+
+
+def test_melds_text_uses_suit_symbols(capsys, monkeypatch):
+    status, out = run(
+        melds_main,
+        ["--text", *["AH", "2H", "3H", "9S", "9D", "9C", "4C", "5D", "KS", "QH"]],
+        capsys,
+        monkeypatch,
+    )
+    assert status == 0 and "A♥ 2♥ 3♥" in out and "deadwood 29" in out
+
+
+def test_score_reads_stdin(capsys, monkeypatch):
+    status, out = run(score_main, [], capsys, monkeypatch, KNOCK)
+    assert status == 0
+    doc = json.loads(out)
+    assert doc["outcome"] == "knock" and doc["winner"] == "A"
+    assert doc["knock_limit"] == 8
+    assert doc["deadwood"] == {"A": 8, "B": 20}  # 4♥ then 5♥ laid off onto A-2-3♥
+    assert doc["layoffs"] == [
+        {"card": "4H", "onto": ["AH", "2H", "3H"]},
+        {"card": "5H", "onto": ["AH", "2H", "3H"]},
+    ]
+    assert doc["points"] == 12
+    assert set(doc["melds"]) == {"A", "B"} and set(doc["deadwood_cards"]) == {"A", "B"}
+
+
+def test_score_with_overrides_and_melds(capsys, monkeypatch):
+    doc = dict(KNOCK, rules={"preset": "tournament", "knock_limit": 10})
+    doc["melds"] = {"A": [["AH", "2H", "3H"], ["7S", "7D", "7C"], ["9C", "TC", "JC"]]}
+    status, out = run(score_main, [], capsys, monkeypatch, doc)
+    assert status == 0 and json.loads(out)["knock_limit"] == 10
+
+
+def test_score_from_a_file(tmp_path: Path, capsys, monkeypatch):
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(KNOCK))
+    status, out = run(score_main, [str(path)], capsys, monkeypatch)
+    assert status == 0 and json.loads(out)["points"] == 12
+
+
+@pytest.mark.parametrize(
+    ("doc", "code", "named"),
+    [
+        ("{not json", "bad_json", "JSON"),
+        ([1, 2], "bad_input", "object"),
+        (dict(KNOCK, up_card="8Z"), "bad_card", "8Z"),
+        (dict(KNOCK, rules="gin"), "unknown_preset", "gin"),
+        (dict(KNOCK, rules={"preset": "tournament", "gin_bonus": -3}), "bad_rules", "gin_bonus"),
+        (dict(KNOCK, knocker="C"), "unknown_player", "C"),
+        (dict(KNOCK, colour="red"), "bad_field", "colour"),
+        ({k: v for k, v in KNOCK.items() if k != "hands"}, "missing_field", "hands"),
+        (dict(KNOCK, up_card="5S"), "improper_knock", "knock limit is 5"),
+        (dict(KNOCK, melds={"A": [["AH", "2H", "4H"]]}), "invalid_meld", "AH 2H 4H"),
+        (dict(KNOCK, accept_improper_knock="yes"), "bad_field", "accept_improper_knock"),
+    ],
+)
+def test_score_bad_input(doc, code, named, capsys, monkeypatch):
+    status, out = run(score_main, [], capsys, monkeypatch, doc)
+    assert status == 2
+    error = json.loads(out)["error"]
+    assert error["code"] == code and named in error["message"]
+
+
+def test_score_accepts_an_improper_knock_when_asked(capsys, monkeypatch):
+    """000 rule 9 through the CLI: the opponent accepts and gets the undercut."""
+    doc = {
+        "rules": "tournament",
+        "up_card": "8S",
+        "knocker": "A",
+        "accept_improper_knock": True,
+        "hands": {
+            "A": ["AH", "2H", "3H", "7S", "7D", "7C", "9C", "TC", "JC", "KD"],
+            "B": ["4H", "AD", "QS", "QD", "QH", "6S", "6D", "6C", "2S", "3S"],
+        },
+    }
+    status, out = run(score_main, [], capsys, monkeypatch, doc)
+    result = json.loads(out)
+    assert status == 0 and result["outcome"] == "undercut" and result["points"] == 29
+    assert result["improper_knock_accepted"] is True
+
+
+def test_sheet(capsys, monkeypatch):
+    doc = {
+        "rules": "tournament",
+        "hands": [
+            {"winner": "A", "points": 150},
+            {"dead": True},
+            {"winner": "B", "points": 30},
+            {"winner": "A", "points": 120},
+        ],
+    }
+    status, out = run(sheet_main, [], capsys, monkeypatch, doc)
+    assert status == 0
+    sheet = json.loads(out)
+    assert [h["totals"] for h in sheet["hands"]] == [
+        {"A": 150, "B": 0},
+        {"A": 150, "B": 0},
+        {"A": 150, "B": 30},
+        {"A": 270, "B": 30},
+    ]
+    assert sheet["winner"] == "A" and sheet["finals"] == {"A": 420, "B": 55}
+    assert sheet["games"][0]["bonuses"]["A"] == {"game": 100, "shutout": 0, "boxes": 50}
+
+
+def test_sheet_hollywood_columns(capsys, monkeypatch):
+    doc = {
+        "rules": {"preset": "standard", "hollywood": True},
+        "hands": [{"winner": "A", "points": 20}, {"winner": "A", "points": 20}],
+    }
+    status, out = run(sheet_main, [], capsys, monkeypatch, doc)
+    assert status == 0
+    assert [g["totals"]["A"] for g in json.loads(out)["hollywood"]] == [40, 20, 0]
+
+
+def test_sheet_bad_input(capsys, monkeypatch):
+    status, out = run(sheet_main, [], capsys, monkeypatch, {"rules": "tournament"})
+    assert status == 2 and json.loads(out)["error"]["code"] == "missing_field"
+    status, out = run(
+        sheet_main, [], capsys, monkeypatch, {"hands": [{"winner": "A", "points": 1.5}]}
+    )
+    assert status == 2 and "points" in json.loads(out)["error"]["message"]
+
+
+def test_help_exits_zero(capsys, monkeypatch):
+    status, out = run(score_main, ["--help"], capsys, monkeypatch)
+    assert status == 0 and "usage" in out
+
+
+def test_console_script_end_to_end():
+    """The installed `gintray` command dispatches to scorer.cli (exit status and JSON)."""
+    gintray = Path(sys.executable).with_name("gintray")
+    if not gintray.exists():
+        pytest.skip("gintray console script not installed in this environment")
+    done = subprocess.run(
+        [str(gintray), "score"], input=json.dumps(KNOCK), capture_output=True, text=True
+    )
+    assert done.returncode == 0 and json.loads(done.stdout)["points"] == 12
+    bad = subprocess.run([str(gintray), "melds", "ZZ"], capture_output=True, text=True)
+    assert bad.returncode == 2 and json.loads(bad.stdout)["error"]["code"] == "bad_card"

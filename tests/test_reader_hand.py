@@ -119,3 +119,9 @@ def test_a_low_confidence_spread_reports_missing_cards_instead_of_inventing():
     _, events = _play(frames)
     final = [e for e in events if isinstance(e, TableRead)][-1]
     assert "wrong_card_count: player A has 8 cards, expected 10 or 11" in final.problems
+
+
+def test_a_reader_started_mid_hand_does_not_take_the_discard_for_the_knock_card():
+    frames = [up_card_in_tray("KS")] * 6 + [[]] * 3 + [up_card_in_tray("7D")] * 4
+    _, events = _play(frames)
+    assert [e.up_card for e in events if isinstance(e, HandDealt)] == ["7D"]

@@ -4,8 +4,9 @@
 
 1. **Deal.** While no hand is running it watches the tray's up-card slot. A card is recorded as
    the hand's knock card (:class:`HandDealt`) only when it is the one card in the slot for
-   ``stable_frames`` frames in a row *and* every spread area is empty in those frames (a fresh
-   deal). Once recorded it never changes during the hand, whatever is discarded on top of it.
+   ``stable_frames`` frames in a row, every spread area is empty in those frames, and the
+   table was seen cleared (slot and areas empty) before: a fresh deal, not a discard pile met
+   mid-hand. Once recorded it never changes during the hand, whatever is discarded on it.
 2. **Spreads.** The first player whose area holds a stable spread of three or more cards is the
    knocker. Each area is voted over the last ``window`` frames (:mod:`vision.voting`) and grouped
    into melds as laid down (:mod:`vision.grouping`); a :class:`SpreadRead` is emitted whenever a
@@ -149,6 +150,7 @@ class TableReader:
         self.voters = {p: RegionVoter(window=window, min_share=min_share) for p in self.players}
         self._placed: TableLayout | None = None
         self._frames_seen = 0
+        self._seen_cleared = False  # a cleared table (slot and areas empty) since the last deal
         self._reset_hand()
 
     # -- state -------------------------------------------------------------------------------
@@ -186,6 +188,8 @@ class TableReader:
         cards, _ = cards_from_detections(detections, self.min_confidence)
         regions = split_by_region(cards, layout or self.layout)
         votes = {p: self.voters[p].add(regions[p]) for p in self.players}
+        if not any(regions.values()):
+            self._seen_cleared = True  # a cleared table: the next single up card is a deal
         events: list[Event] = []
         if self.phase == "waiting_for_deal":
             events += self._watch_deal(regions, votes, index)
@@ -221,9 +225,10 @@ class TableReader:
         single = slot[0].card if len(slot) == 1 else None
         self._slot_history.append((single, areas_empty, slot[0].confidence if single else 0.0))
         history = list(self._slot_history)
-        if (len(history) == self.stable_frames and single is not None
+        if (self._seen_cleared and len(history) == self.stable_frames and single is not None
                 and all(card == single and empty for card, empty, _ in history)):
             self.up_card = single
+            self._seen_cleared = False
             self.up_card_confidence = float(np.mean([c for _, _, c in history]))
             self.phase = "playing"
             return [HandDealt(up_card=single, confidence=self.up_card_confidence,

@@ -108,7 +108,7 @@ def find_index_boxes(face: np.ndarray) -> list[Box]:
     return boxes
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=2048)
 def _load_face(path: str) -> np.ndarray:
     face = cv2.imread(path, cv2.IMREAD_UNCHANGED)
     if face is None:
@@ -134,6 +134,7 @@ def _face_ok(path: Path) -> bool:
     return 0.05 * w <= x2 - x1 <= 0.22 * w and 0.08 * h <= y2 - y1 <= 0.3 * h
 
 
+@lru_cache(maxsize=256)
 def usable_codes(deck: str, deck_dir: str | Path | None = None) -> tuple[str, ...]:
     """Cards of `deck` whose rendered face and corner indices passed the sanity checks."""
     root = Path(deck_dir or DEFAULT_DECK_DIR) / "faces" / deck

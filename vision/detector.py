@@ -1,0 +1,302 @@
+"""Find and name the cards in a camera frame: corner finder + card namer.
+
+`load_detector("onnx")` (default, onnxruntime, no torch), `"opencv"` (OpenCV DNN on the same ONNX
+files) or `"ultralytics"` (the .pt corner finder through ultralytics/torch). The corner finder is
+a one-class YOLO that boxes every corner index; the namer is a small CNN that reads each box's
+crop and names the card (or rejects it). Frames are brought to the model's working scale (corner
+indices some 15-60 px): small frames run whole, big photos are cut into overlapping tiles whose
+results are merged with non-maximum suppression (supervision's InferenceSlicer).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision.corner_crops import NAMER_CLASSES, crop_corner, to_tensor_layout
+from vision.detection import CardSighting, Detection
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+MODELS_DIR = REPO_ROOT / "models"
+DEFAULT_CORNERS_ONNX = MODELS_DIR / "gintray-corners.onnx"
+DEFAULT_CORNERS_PT = MODELS_DIR / "gintray-corners.pt"
+DEFAULT_NAMER_ONNX = MODELS_DIR / "gintray-namer.onnx"
+BACKENDS = ("onnx", "opencv", "ultralytics")
+
+
+class DetectorUnavailable(RuntimeError):
+    """The model files (or the backend's library) are missing."""
+
+
+class CornerFinder(Protocol):
+    """Boxes every corner index in an image already at the model's scale."""
+
+    def find(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N x 4 boxes x1, y1, x2, y2 in image pixels, N scores)."""
+        ...
+
+
+def _letterbox(image: np.ndarray, imgsz: int, square: bool) -> tuple[np.ndarray, float]:
+    """Resize to fit imgsz (never up), pad bottom/right to imgsz or to a multiple of 32."""
+    h, w = image.shape[:2]
+    r = min(imgsz / max(h, w), 1.0)
+    if r < 1.0:
+        image = cv2.resize(image, (round(w * r), round(h * r)), interpolation=cv2.INTER_AREA)
+    h2, w2 = image.shape[:2]
+    th, tw = (imgsz, imgsz) if square else (math.ceil(h2 / 32) * 32, math.ceil(w2 / 32) * 32)
+    padded = np.full((th, tw, 3), 114, np.uint8)
+    padded[:h2, :w2] = image
+    return padded, r
+
+
+def _blob(image: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(image[:, :, ::-1].transpose(2, 0, 1)[None], np.float32) / 255.0
+
+
+def _decode_yolo(out: np.ndarray, conf: float, iou: float, ratio: float):
+    """Ultralytics YOLO head output (1, 4 + classes, N) -> NMS'd boxes and scores."""
+    pred = out[0]
+    scores = pred[4:].max(axis=0)
+    keep = scores >= conf
+    if not keep.any():
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+    cx, cy, w, h = pred[:4, keep]
+    scores = scores[keep]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1) / ratio
+    idx = cv2.dnn.NMSBoxes(
+        [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
+        scores.tolist(),
+        conf,
+        iou,
+    )
+    idx = np.array(idx, dtype=int).reshape(-1)
+    return boxes[idx].astype(np.float32), scores[idx].astype(np.float32)
+
+
+def _threads() -> int:
+    return int(os.environ.get("GINTRAY_THREADS", "0")) or (os.cpu_count() or 1)
+
+
+class OnnxCornerFinder:
+    """The corner finder's ONNX export run by onnxruntime."""
+
+    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.05, iou: float = 0.5):
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = _threads()
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0]
+        self.square = not isinstance(self.input.shape[2], str)
+        self.imgsz, self.conf, self.iou = imgsz, conf, iou
+
+    def find(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        padded, r = _letterbox(image, self.imgsz, self.square)
+        out = self.session.run(None, {self.input.name: _blob(padded)})[0]
+        return _decode_yolo(out, self.conf, self.iou, r)
+
+
+class OpenCVCornerFinder:
+    """The same ONNX corner finder run by OpenCV's DNN module."""
+
+    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.05, iou: float = 0.5):
+        cv2.setNumThreads(_threads())
+        self.net = cv2.dnn.readNetFromONNX(str(path))
+        self.imgsz, self.conf, self.iou = imgsz, conf, iou
+
+    def find(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        padded, r = _letterbox(image, self.imgsz, square=True)
+        self.net.setInput(_blob(padded))
+        out = self.net.forward()
+        return _decode_yolo(np.asarray(out), self.conf, self.iou, r)
+
+
+class UltralyticsCornerFinder:
+    """The corner finder's .pt checkpoint run by ultralytics (needs torch)."""
+
+    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.05, iou: float = 0.5):
+        os.environ.setdefault("YOLO_OFFLINE", "1")
+        try:
+            from ultralytics import YOLO
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise DetectorUnavailable(
+                "the ultralytics backend needs `pip install .[train]`"
+            ) from exc
+        self.model = YOLO(str(path), task="detect")
+        self.imgsz, self.conf, self.iou = imgsz, conf, iou
+
+    def find(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        res = self.model.predict(
+            image, imgsz=self.imgsz, conf=self.conf, iou=self.iou, verbose=False, device="cpu"
+        )[0]
+        return res.boxes.xyxy.numpy().astype(np.float32), res.boxes.conf.numpy().astype(np.float32)
+
+
+class Namer:
+    """Names a batch of corner crops with the namer CNN (onnxruntime or OpenCV DNN)."""
+
+    def __init__(self, path: Path, engine: str = "onnx"):
+        self.engine = engine
+        if engine == "opencv":
+            self.net = cv2.dnn.readNetFromONNX(str(path))
+        else:
+            import onnxruntime as ort
+
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = _threads()
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
+        """(N, 53) class probabilities, the last column being "not a corner"."""
+        if not patches:
+            return np.zeros((0, len(NAMER_CLASSES)), np.float32)
+        x = to_tensor_layout(patches)
+        if self.engine == "opencv":
+            out = []
+            for i in range(len(x)):  # OpenCV DNN with a fixed batch of 1
+                self.net.setInput(x[i : i + 1])
+                out.append(np.asarray(self.net.forward()).reshape(1, -1))
+            return np.concatenate(out)
+        return self.session.run(None, {self.session.get_inputs()[0].name: x})[0]
+
+
+class CardDetector:
+    """Corner finder + namer with the frame-scale policy and tiling for big photos."""
+
+    def __init__(
+        self,
+        finder: CornerFinder,
+        namer: Namer,
+        min_confidence: float = 0.25,
+        work_side: int = 640,
+        tile_above: int = 1600,
+        tile_side: int = 1280,
+    ) -> None:
+        self.finder = finder
+        self.namer = namer
+        self.min_confidence = min_confidence
+        self.work_side = work_side
+        self.tile_above = tile_above
+        self.tile_side = tile_side
+
+    def _corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Corner boxes in `image` pixels, at the working scale (tiled for big photos)."""
+        h, w = image.shape[:2]
+        longest = max(h, w)
+        if longest <= self.tile_above:
+            scale = min(1.0, self.work_side / longest)
+            small = (
+                image
+                if scale == 1.0
+                else cv2.resize(
+                    image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
+                )
+            )
+            boxes, scores = self.finder.find(small)
+            return boxes / scale, scores
+        import supervision as sv
+
+        scale = self.tile_side / longest
+        small = cv2.resize(
+            image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
+        )
+
+        def callback(tile: np.ndarray) -> sv.Detections:
+            boxes, scores = self.finder.find(tile)
+            return sv.Detections(
+                xyxy=boxes.reshape(-1, 4), confidence=scores, class_id=np.zeros(len(scores), int)
+            )
+
+        slicer = sv.InferenceSlicer(
+            callback=callback,
+            slice_wh=self.work_side,
+            overlap_wh=self.work_side // 5,
+            iou_threshold=0.5,
+        )
+        det = slicer(small)
+        return det.xyxy.astype(np.float32) / scale, det.confidence.astype(np.float32)
+
+    def detect(self, image_bgr: np.ndarray, min_confidence: float | None = None) -> list[Detection]:
+        """Every named corner index in a BGR frame, best first (score = found x named)."""
+        if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
+            raise ValueError("detect() wants an H x W x 3 BGR image")
+        threshold = self.min_confidence if min_confidence is None else min_confidence
+        boxes, scores = self._corners(image_bgr)
+        patches = [crop_corner(image_bgr, tuple(b)) for b in boxes]
+        probs = self.namer.probabilities(patches)
+        found = []
+        for box, score, p in zip(boxes, scores, probs, strict=True):
+            k = int(p[:-1].argmax())
+            conf = float(score) * float(p[k])
+            if conf >= threshold and p[k] >= p[-1]:
+                x1, y1, x2, y2 = (float(v) for v in box)
+                found.append(Detection(NAMER_CLASSES[k], (x1, y1, x2, y2), conf))
+        return sorted(found, key=lambda d: -d.confidence)
+
+
+def merge_corners(detections: list[Detection], reach: float = 9.0) -> list[CardSighting]:
+    """Merge the corners of one physical card: same card code, within `reach` box sizes.
+
+    Two detections of the same card farther apart than that stay separate sightings, so a card
+    seen twice (two decks, or a misread) is reported, not hidden (see `duplicate_cards`).
+    """
+    groups: list[list[Detection]] = []
+    for det in sorted(detections, key=lambda d: -d.confidence):
+        size = max(det.box[2] - det.box[0], det.box[3] - det.box[1])
+        for group in groups:
+            if group[0].card != det.card:
+                continue
+            gx, gy = group[0].center
+            if math.dist((gx, gy), det.center) <= reach * size and len(group) < 4:
+                group.append(det)
+                break
+        else:
+            groups.append([det])
+    sightings = []
+    for group in groups:
+        cx = sum(d.center[0] for d in group) / len(group)
+        cy = sum(d.center[1] for d in group) / len(group)
+        sightings.append(
+            CardSighting(group[0].card, tuple(d.box for d in group), group[0].confidence, (cx, cy))
+        )
+    return sightings
+
+
+def duplicate_cards(sightings: list[CardSighting]) -> list[str]:
+    """Cards that appear as more than one sighting (seen twice, far apart)."""
+    seen: dict[str, int] = {}
+    for s in sightings:
+        seen[s.card] = seen.get(s.card, 0) + 1
+    return sorted(card for card, n in seen.items() if n > 1)
+
+
+def load_detector(
+    backend: str = "onnx",
+    weights: str | Path | None = None,
+    namer_weights: str | Path | None = None,
+    imgsz: int = 640,
+    **kwargs,
+) -> CardDetector:
+    """A ready CardDetector; raises DetectorUnavailable when a model file is missing."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    default = DEFAULT_CORNERS_PT if backend == "ultralytics" else DEFAULT_CORNERS_ONNX
+    corner_path = Path(weights) if weights else default
+    namer_path = Path(namer_weights) if namer_weights else DEFAULT_NAMER_ONNX
+    for path in (corner_path, namer_path):
+        if not path.exists():
+            raise DetectorUnavailable(f"model file missing: {path}")
+    finder: CornerFinder
+    if backend == "onnx":
+        finder = OnnxCornerFinder(corner_path, imgsz)
+    elif backend == "opencv":
+        finder = OpenCVCornerFinder(corner_path, imgsz)
+    else:
+        finder = UltralyticsCornerFinder(corner_path, imgsz)
+    namer = Namer(namer_path, "opencv" if backend == "opencv" else "onnx")
+    return CardDetector(finder, namer, **kwargs)

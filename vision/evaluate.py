@@ -1,0 +1,231 @@
+"""`gintray eval-detector DIR`: score the card detector on a YOLO-labelled folder.
+
+Reports mAP50 over the 52 cards (COCO-style 101-point AP at IoU 0.5, classes with labels only),
+class-agnostic mAP50 (finding corners regardless of name), card-level precision, recall and F1
+(distinct cards per image against the labelled ones, micro-averaged) and the most frequent
+confusions (labelled card -> card read, for boxes matched at IoU 0.5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.detection import Detection
+
+CARD_CLASS_NAMES_FALLBACK = None  # resolved lazily from vision.synth.scene
+
+
+@dataclass
+class ImageTruth:
+    """Labelled corner boxes of one image as (card code, box in pixels)."""
+
+    path: Path
+    boxes: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
+
+    @property
+    def cards(self) -> set[str]:
+        """Distinct labelled cards."""
+        return {c for c, _ in self.boxes}
+
+
+def _class_names(folder: Path) -> list[str]:
+    for cand in (folder / "data.yaml", folder.parent / "data.yaml"):
+        if cand.exists():
+            names: dict[int, str] = {}
+            in_names = False
+            for line in cand.read_text().splitlines():
+                if line.strip().startswith("names:"):
+                    in_names = True
+                    continue
+                if in_names and ":" in line and line.startswith(" "):
+                    k, v = line.split(":", 1)
+                    names[int(k.strip())] = v.strip().strip("'\"")
+                elif in_names and line and not line.startswith(" "):
+                    in_names = False
+            if names:
+                return [names[i] for i in sorted(names)]
+    from vision.synth.scene import CLASS_NAMES
+
+    return list(CLASS_NAMES)
+
+
+def load_truth(folder: Path, image: Path, shape: tuple[int, int], names: list[str]) -> ImageTruth:
+    """Read labels/<stem>.txt for an image (YOLO normalised) into card-coded pixel boxes."""
+    from vision.synth.scene import class_name_to_code
+
+    h, w = shape
+    truth = ImageTruth(image)
+    lab = folder / "labels" / (image.stem + ".txt")
+    for line in lab.read_text().splitlines() if lab.exists() else []:
+        parts = line.split()
+        if len(parts) != 5:
+            continue
+        code = class_name_to_code(names[int(parts[0])])
+        if code is None:
+            continue
+        cx, cy, bw, bh = (float(v) for v in parts[1:])
+        box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+        truth.boxes.append((code, box))
+    return truth
+
+
+def iou(a, b) -> float:
+    """Intersection over union of two x1, y1, x2, y2 boxes."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def average_precision(scored: list[tuple[float, bool]], n_truth: int) -> float:
+    """COCO 101-point interpolated AP from (score, is_true_positive) pairs."""
+    if n_truth == 0:
+        return float("nan")
+    if not scored:
+        return 0.0
+    scored = sorted(scored, key=lambda s: -s[0])
+    tp = np.cumsum([1 if t else 0 for _, t in scored])
+    fp = np.cumsum([0 if t else 1 for _, t in scored])
+    recall = tp / n_truth
+    precision = tp / np.maximum(tp + fp, 1)
+    envelope = np.maximum.accumulate(precision[::-1])[::-1]
+    points = np.linspace(0, 1, 101)
+    idx = np.searchsorted(recall, points, side="left")
+    return float(np.mean([envelope[i] if i < len(envelope) else 0.0 for i in idx]))
+
+
+def _match(preds, truths, same_class: bool):
+    """Greedy matching by score for one image; yields (score, tp) and matched pairs."""
+    used: set[int] = set()
+    out = []
+    for det in sorted(preds, key=lambda d: -d.confidence):
+        best, best_iou = None, 0.5
+        for j, (card, box) in enumerate(truths):
+            if j in used or (same_class and card != det.card):
+                continue
+            v = iou(det.box, box)
+            if v >= best_iou:
+                best, best_iou = j, v
+        if best is not None:
+            used.add(best)
+        out.append((det, best))
+    return out
+
+
+def map50(results: list[tuple[ImageTruth, list[Detection]]], agnostic: bool = False) -> float:
+    """mAP at IoU 0.5 over labelled classes (or one class when agnostic)."""
+    per_class: dict[str, list[tuple[float, bool]]] = {}
+    n_truth: Counter = Counter()
+    for truth, preds in results:
+        key = (lambda c: "corner") if agnostic else (lambda c: c)
+        for card, _ in truth.boxes:
+            n_truth[key(card)] += 1
+        tb = [(key(c), b) for c, b in truth.boxes]
+        pd = [Detection(key(d.card), d.box, d.confidence) for d in preds]
+        for det, j in _match(pd, tb, same_class=True):
+            per_class.setdefault(det.card, []).append((det.confidence, j is not None))
+    aps = [average_precision(per_class.get(c, []), n) for c, n in n_truth.items()]
+    return float(np.mean(aps)) if aps else float("nan")
+
+
+def card_scores(results, threshold: float) -> dict:
+    """Card-level precision/recall/F1 (distinct cards per image) and top confusions."""
+    tp = n_pred = n_true = 0
+    confusions: Counter = Counter()
+    for truth, preds in results:
+        kept = [d for d in preds if d.confidence >= threshold]
+        predicted = {d.card for d in kept}
+        tp += len(predicted & truth.cards)
+        n_pred += len(predicted)
+        n_true += len(truth.cards)
+        for det, j in _match(kept, truth.boxes, same_class=False):
+            if j is not None and truth.boxes[j][0] != det.card:
+                confusions[(truth.boxes[j][0], det.card)] += 1
+    p = tp / n_pred if n_pred else 0.0
+    r = tp / n_true if n_true else 0.0
+    f1 = 2 * p * r / (p + r) if p + r else 0.0
+    return {
+        "card_precision": round(p, 4),
+        "card_recall": round(r, 4),
+        "card_f1": round(f1, 4),
+        "top_confusions": [
+            {"labelled": a, "read_as": b, "count": n} for (a, b), n in confusions.most_common(10)
+        ],
+    }
+
+
+def evaluate_folder(folder: Path, detector, threshold: float = 0.25) -> dict:
+    """Run the detector on every image of a YOLO folder and score it."""
+    import cv2
+
+    names = _class_names(folder)
+    results = []
+    errors = []
+    started = time.perf_counter()
+    for image in sorted((folder / "images").iterdir()):
+        frame = cv2.imread(str(image))
+        if frame is None:
+            errors.append(str(image))
+            continue
+        truth = load_truth(folder, image, frame.shape[:2], names)
+        results.append((truth, detector.detect(frame, min_confidence=0.001)))
+    elapsed = time.perf_counter() - started
+    report = {
+        "folder": str(folder),
+        "images": len(results),
+        "labelled_corners": sum(len(t.boxes) for t, _ in results),
+        "map50": round(map50(results), 4),
+        "map50_class_agnostic": round(map50(results, agnostic=True), 4),
+        "threshold": threshold,
+        **card_scores(results, threshold),
+        "seconds_per_image": round(elapsed / max(len(results), 1), 3),
+    }
+    if errors:
+        report["unreadable_images"] = errors
+    return report
+
+
+def main(argv: list[str]) -> int:
+    """`gintray eval-detector DIR [--backend onnx] [--conf 0.25] [--json]`."""
+    ap = argparse.ArgumentParser(prog="gintray eval-detector", description=__doc__)
+    ap.add_argument("folder", type=Path, help="YOLO folder with images/ and labels/")
+    ap.add_argument("--backend", default="onnx", choices=["onnx", "opencv", "ultralytics"])
+    ap.add_argument("--weights", help="corner finder weights (default models/gintray-corners.*)")
+    ap.add_argument("--namer", help="namer weights (default models/gintray-namer.onnx)")
+    ap.add_argument("--conf", type=float, default=0.25, help="card-level score threshold")
+    ap.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = ap.parse_args(argv)
+    if not (args.folder / "images").is_dir():
+        print(f"gintray eval-detector: {args.folder}/images is not a folder", file=sys.stderr)
+        return 2
+    from vision.detector import DetectorUnavailable, load_detector
+
+    try:
+        detector = load_detector(args.backend, args.weights, args.namer)
+    except DetectorUnavailable as exc:
+        print(f"gintray eval-detector: {exc}", file=sys.stderr)
+        return 2
+    report = evaluate_folder(args.folder, detector, args.conf)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"{report['images']} images, {report['labelled_corners']} labelled corners")
+    print(f"mAP50 {report['map50']:.3f}  (class-agnostic {report['map50_class_agnostic']:.3f})")
+    print(
+        f"cards @ {args.conf}: precision {report['card_precision']:.3f}  "
+        f"recall {report['card_recall']:.3f}  F1 {report['card_f1']:.3f}"
+    )
+    for c in report["top_confusions"]:
+        print(f"  {c['labelled']} read as {c['read_as']}: {c['count']}")
+    for bad in report.get("unreadable_images", []):
+        print(f"  unreadable image: {bad}", file=sys.stderr)
+    return 0

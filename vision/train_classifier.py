@@ -1,0 +1,249 @@
+"""Train the card namer: a small CNN that reads a corner-index crop (52 cards + "none").
+
+Samples are cut on the fly from labelled YOLO folders (synthetic scenes and the real training
+photos) with box jitter, quarter turns (a corner turned 180 degrees is still the same card),
+squash, blur, noise and colour changes; "none" samples are random boxes away from any label.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, to_tensor_layout
+from vision.synth.scene import CLASS_NAMES, class_name_to_code
+
+NONE_INDEX = len(NAMER_CLASSES) - 1
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """Command-line options of `gintray train classifier`."""
+    ap.add_argument("--synth", nargs="*", default=["data/synth-v1"])
+    ap.add_argument("--real", default="data/train-work/real-train", help="real YOLO folder")
+    ap.add_argument("--minutes", type=float, default=40.0, help="training time budget")
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=0.003)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="runs/namer", help="folder for checkpoints and ONNX")
+    ap.add_argument("--real-share", type=float, default=0.35)
+    ap.add_argument("--none-share", type=float, default=0.12)
+    ap.add_argument("--resume", action="store_true")
+
+
+def build_model():  # -> torch.nn.Module
+    """The namer CNN: four conv stages on a 48x48 RGB crop, global pooling, 53 logits."""
+    from torch import nn
+
+    def stage(cin: int, cout: int) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(True),
+            nn.Conv2d(cout, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(True),
+        )
+
+    return nn.Sequential(
+        stage(3, 16),
+        nn.MaxPool2d(2),
+        stage(16, 32),
+        nn.MaxPool2d(2),
+        stage(32, 64),
+        nn.MaxPool2d(2),
+        stage(64, 160),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(160, len(NAMER_CLASSES)),
+    )
+
+
+class CornerSource:
+    """Images of one YOLO folder kept in memory with their card boxes (pixels, namer index)."""
+
+    def __init__(self, folder: Path, limit: int | None = None) -> None:
+        self.images: list[np.ndarray] = []
+        self.boxes: list[tuple[int, tuple[float, float, float, float], int]] = []
+        paths = sorted((folder / "images").iterdir())[:limit]
+        for path in paths:
+            img = cv2.imread(str(path))
+            if img is None:
+                continue
+            h, w = img.shape[:2]
+            idx = len(self.images)
+            self.images.append(img)
+            lab = folder / "labels" / (path.stem + ".txt")
+            for line in lab.read_text().splitlines() if lab.exists() else []:
+                parts = line.split()
+                if len(parts) != 5:
+                    continue
+                code = class_name_to_code(CLASS_NAMES[int(parts[0])])
+                if code is None:
+                    continue
+                cx, cy, bw, bh = (float(v) for v in parts[1:])
+                box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+                self.boxes.append((idx, box, NAMER_CLASSES.index(code)))
+        self.by_image: dict[int, list] = {}
+        for i, box, _ in self.boxes:
+            self.by_image.setdefault(i, []).append(box)
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _augment(rng: np.random.Generator, img: np.ndarray, box, real: bool) -> np.ndarray:
+    x1, y1, x2, y2 = box
+    bw, bh = x2 - x1, y2 - y1
+    j = 0.12
+    x1 += rng.uniform(-j, j) * bw
+    x2 += rng.uniform(-j, j) * bw
+    y1 += rng.uniform(-j, j) * bh
+    y2 += rng.uniform(-j, j) * bh
+    patch = crop_corner(img, (x1, y1, x2, y2))
+    if real or rng.random() < 0.5:  # lower the resolution to the dev frames' ~22 px corners
+        side = int(rng.uniform(12, 40))
+        aspect = rng.uniform(0.55, 1.0) if rng.random() < 0.5 else 1.0
+        small = cv2.resize(patch, (max(6, int(side * aspect)), side), interpolation=cv2.INTER_AREA)
+        patch = cv2.resize(small, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
+    patch = np.rot90(patch, int(rng.integers(4))) if real else patch
+    if not real and rng.random() < 0.5:
+        patch = np.rot90(patch, 2)
+    patch = patch.astype(np.float32)
+    patch = patch * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30)
+    patch = patch * rng.uniform(0.85, 1.15, 3)
+    if rng.random() < 0.3:
+        patch = cv2.GaussianBlur(patch, (0, 0), rng.uniform(0.4, 1.2))
+    patch += rng.normal(0, rng.uniform(0, 8), patch.shape)
+    return np.clip(patch, 0, 255).astype(np.uint8)
+
+
+def _none_box(rng: np.random.Generator, src: CornerSource) -> tuple[int, tuple]:
+    while True:
+        i = int(rng.integers(len(src.images)))
+        h, w = src.images[i].shape[:2]
+        _, ref, _ = src.boxes[int(rng.integers(len(src.boxes)))]
+        bw, bh = (
+            (ref[2] - ref[0]) * rng.uniform(0.7, 1.5),
+            (ref[3] - ref[1]) * rng.uniform(0.7, 1.5),
+        )
+        x1, y1 = rng.uniform(0, max(1, w - bw)), rng.uniform(0, max(1, h - bh))
+        box = (x1, y1, x1 + bw, y1 + bh)
+        if all(_iou(box, b) < 0.15 for b in src.by_image.get(i, [])):
+            return i, box
+
+
+def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: int, args):
+    """A batch of (patch, namer index) pairs drawn from synthetic, real and "none" samples."""
+    patches, labels = [], []
+    for _ in range(n):
+        r = rng.random()
+        if r < args.none_share:
+            src = (
+                synth[int(rng.integers(len(synth)))]
+                if (real is None or rng.random() < 0.6)
+                else real
+            )
+            i, box = _none_box(rng, src)
+            patches.append(_augment(rng, src.images[i], box, real=False))
+            labels.append(NONE_INDEX)
+            continue
+        use_real = real is not None and r < args.none_share + args.real_share
+        src = real if use_real else synth[int(rng.integers(len(synth)))]
+        i, box, label = src.boxes[int(rng.integers(len(src.boxes)))]
+        patches.append(_augment(rng, src.images[i], box, real=use_real))
+        labels.append(label)
+    return to_tensor_layout(patches), np.array(labels, np.int64)
+
+
+def export_onnx(model, path: Path) -> None:
+    """Export the namer (softmax probabilities, dynamic batch) to ONNX."""
+    import torch
+
+    class WithSoftmax(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            return torch.softmax(self.inner(x), dim=1)
+
+    model.eval()
+    dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
+    torch.onnx.export(
+        WithSoftmax(model),
+        dummy,
+        str(path),
+        input_names=["crops"],
+        output_names=["probs"],
+        dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+
+
+def train_classifier(args: argparse.Namespace) -> int:
+    """Train for `args.minutes`, checkpointing every 200 steps; export ONNX at the end."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    synth = [CornerSource(Path(s)) for s in args.synth]
+    real = CornerSource(Path(args.real)) if args.real else None
+    print(
+        f"synth corners {sum(len(s.boxes) for s in synth)}, real {len(real.boxes) if real else 0}"
+    )
+    model = build_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    step = 0
+    ckpt = out / "namer.pt"
+    if args.resume and ckpt.exists():
+        state = torch.load(ckpt, map_location="cpu")
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        step = state["step"]
+    budget = args.minutes * 60
+    start = time.time()
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    log = out / "log.jsonl"
+    running = []
+    model.train()
+    while time.time() - start < budget:
+        frac = (time.time() - start) / budget
+        for g in opt.param_groups:  # cosine decay over the time budget
+            g["lr"] = args.lr * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * frac)))
+        x, y = sample_batch(rng, synth, real, args.batch, args)
+        logits = model(torch.from_numpy(x))
+        loss = loss_fn(logits, torch.from_numpy(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        acc = float((logits.argmax(1) == torch.from_numpy(y)).float().mean())
+        running.append((float(loss.detach()), acc))
+        if step % 50 == 0:
+            lo, ac = np.mean(running, axis=0)
+            running = []
+            rate = step * args.batch / max(time.time() - start, 1e-6)
+            with log.open("a") as fh:
+                fh.write(json.dumps({"step": step, "loss": lo, "acc": ac, "crops_s": rate}) + "\n")
+        if step % 200 == 0:
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
+    export_onnx(model, out / "namer.onnx")
+    print(f"trained {step} steps; wrote {ckpt} and {out / 'namer.onnx'}")
+    return 0

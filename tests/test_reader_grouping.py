@@ -85,3 +85,36 @@ def test_real_frames_merge_corners_into_one_card_each():
         cards, problems = cards_from_detections(real_detections(stem))
         assert sorted(c.card for c in cards) == sorted(labelled_cards(stem)), stem
         assert problems == [], stem
+
+
+def test_native_scale_tiling_finds_each_corner_once_with_frame_coordinates():
+    """Tiles see the frame at native scale; a corner in the overlap is reported once, a corner
+    cut by a tile edge is taken from the tile that shows it whole."""
+    import numpy as np
+
+    from vision.reader import NativeScaleDetector
+
+    corners = fan(["5H", "6H", "7H", "8H"], 560, 200) + laid_card("KC", 100, 30)
+
+    class Painted:
+        """Finds the corners wholly inside the image it is given (offset by the tile)."""
+
+        def detect(self, image):
+            ox, oy = int(image[0, 0, 0]) * 4, int(image[0, 0, 1]) * 4
+            h, w = image.shape[:2]
+            out = []
+            for d in corners:
+                x1, y1, x2, y2 = d.box
+                cx1, cy1 = max(x1 - ox, 0), max(y1 - oy, 0)
+                cx2, cy2 = min(x2 - ox, w), min(y2 - oy, h)
+                if cx2 > cx1 and cy2 > cy1:  # partly visible: boxed as seen (cut)
+                    out.append(type(d)(d.card, (cx1, cy1, cx2, cy2), d.confidence))
+            return out
+
+    image = np.zeros((540, 960, 3), np.uint8)
+    ys, xs = np.mgrid[0:540, 0:960]
+    image[:, :, 0] = xs // 4
+    image[:, :, 1] = ys // 4
+    tiled = NativeScaleDetector(Painted(), tile=400).detect(image)
+    assert sorted((d.card, tuple(round(v) for v in d.box)) for d in tiled) == sorted(
+        (d.card, tuple(round(v) for v in d.box)) for d in corners)

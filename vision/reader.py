@@ -113,6 +113,55 @@ def read_detections(
     )
 
 
+class NativeScaleDetector:
+    """Runs a detector on overlapping tiles of at most ``tile`` pixels, so a detector that
+    shrinks frames to its working size sees corner indices at the camera's native scale.
+
+    Boxes cut by an inner tile edge are dropped (the overlap shows them whole in a neighbour);
+    the same card boxed twice in the overlap is kept once (the more confident box).
+    """
+
+    def __init__(self, detector: Any, tile: int = 640, overlap: float = 0.25) -> None:
+        self.detector = detector
+        self.tile = tile
+        self.overlap = overlap
+
+    def _starts(self, length: int) -> list[int]:
+        if length <= self.tile:
+            return [0]
+        step = max(1, int(self.tile * (1 - self.overlap)))
+        starts = [*range(0, length - self.tile, step), length - self.tile]
+        return sorted(set(starts))
+
+    def detect(self, image: np.ndarray) -> list[Any]:
+        h, w = image.shape[:2]
+        found: list[Any] = []
+        for y0 in self._starts(h):
+            for x0 in self._starts(w):
+                x1, y1 = min(x0 + self.tile, w), min(y0 + self.tile, h)
+                for det in self.detector.detect(image[y0:y1, x0:x1]):
+                    bx1, by1, bx2, by2 = det.box
+                    cut = ((x0 > 0 and bx1 <= 2) or (y0 > 0 and by1 <= 2)
+                           or (x1 < w and bx2 >= x1 - x0 - 2) or (y1 < h and by2 >= y1 - y0 - 2))
+                    if cut:
+                        continue
+                    found.append(type(det)(det.card, (bx1 + x0, by1 + y0, bx2 + x0, by2 + y0),
+                                           det.confidence))
+        kept: list[Any] = []
+        for det in sorted(found, key=lambda d: -d.confidence):
+            if all(k.card != det.card or _iou(k.box, det.box) < 0.4 for k in kept):
+                kept.append(det)
+        return kept
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
 def read_image(image: np.ndarray, layout: TableLayout | None = None,
                detector: Any = None) -> TableRead:
     """Read one photo: detect the cards, place the layout (markers if any), group each area."""

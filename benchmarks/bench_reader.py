@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=74, help="demo frames to play")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--backend", default="onnx")
+    parser.add_argument("--tile", type=int, default=640,
+                        help="also time the full read with native-scale tiles of this size "
+                             "(0: skip)")
     args = parser.parse_args(argv)
     truth = json.loads((DEMO_DIR / "ground_truth.json").read_text())
     frames = truth["frames"][: args.frames]
@@ -52,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     n = len(images)
     rows: list[tuple[str, float]] = []
 
-    rows.append(("layout from markers", _median_ms(lambda i: layout.locate(images[i]), n,
-                                                   args.repeats)))
+    rows.append(
+        ("layout from markers", _median_ms(lambda i: layout.locate(images[i]), n, args.repeats))
+    )
     placed = [layout.locate(im)[0] for im in images]
     labelled = TruthDetector(frames)
     truth_dets = [labelled.detect(None) for _ in range(n)]
@@ -72,14 +76,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"detector unavailable ({exc}); full-read figures skipped")
         detector = None
     if detector is not None:
-        rows.append((f"detector ({args.backend})", _median_ms(lambda i: detector.detect(images[i]),
-                                                              n, args.repeats)))
+        rows.append(
+            (
+                f"detector ({args.backend})",
+                _median_ms(lambda i: detector.detect(images[i]), n, args.repeats),
+            )
+        )
 
         def full(i: int, reader: list[TableReader] = []) -> None:  # noqa: B006
             if i == 0:
                 reader[:] = [TableReader(detector, layout)]
             reader[0].feed(images[i])
 
+        if args.tile:
+            def tiled(i: int, reader: list[TableReader] = []) -> None:  # noqa: B006
+                if i == 0:
+                    reader[:] = [TableReader(detector, layout, tile=args.tile)]
+                reader[0].feed(images[i])
+
+            rows.append((f"full read, {args.tile}px native tiles",
+                         _median_ms(tiled, n, args.repeats)))
         rows.append(("full read (TableReader.feed)", _median_ms(full, n, args.repeats)))
     total = rows[-1][1] if detector is not None else sum(ms for _, ms in rows)
     h, w = images[0].shape[:2]

@@ -27,6 +27,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="score the reads against YOLO labels (DIR/NAME.txt, classes from "
                              "DIR/../../data.yaml or --names): card precision/recall, exact sets")
     parser.add_argument("--names", type=Path, help="data.yaml with the label class names")
+    parser.add_argument("--tile", type=int, metavar="PX",
+                        help="run the detector on PX-sized tiles at native scale")
     parser.add_argument("--marker-sheet", type=Path, metavar="PNG",
                         help="write the printable ArUco marker sheet and exit")
     return parser
@@ -81,7 +83,7 @@ def read_main(argv: list[str]) -> int:
                   file=sys.stdout if args.json else sys.stderr)
             status = 1
             continue
-        result = read_image(image, layout, detector).to_json()
+        result = read_image(image, layout, detector, args.tile).to_json()
         if scorer is not None:
             scorer.add(path, {c["card"] for c in result["cards"]})
         if args.json:

@@ -163,14 +163,19 @@ def _iou(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def read_image(image: np.ndarray, layout: TableLayout | None = None,
-               detector: Any = None) -> TableRead:
-    """Read one photo: detect the cards, place the layout (markers if any), group each area."""
+               detector: Any = None, tile: int | None = None) -> TableRead:
+    """Read one photo: detect the cards, place the layout (markers if any), group each area.
+
+    ``tile`` runs the detector on tiles of that size at native scale (see NativeScaleDetector).
+    """
     if image is None or not isinstance(image, np.ndarray) or image.ndim != 3:
         raise ValueError("read_image needs a BGR image (numpy array of shape HxWx3)")
     if detector is None:
         from vision.detector import load_detector
 
         detector = load_detector()
+    if tile:
+        detector = NativeScaleDetector(detector, tile)
     placed = layout.locate(image)[0] if layout is not None else None
     return read_detections(detector.detect(image), placed)
 
@@ -188,8 +193,9 @@ class TableReader:
         min_share: float = 0.6,
         min_confidence: float = 0.3,
         relocate_every: int = 1,
+        tile: int | None = None,
     ) -> None:
-        self.detector = detector
+        self.detector = NativeScaleDetector(detector, tile) if tile and detector else detector
         self.layout = layout
         self.players = layout.players
         self.window = window

@@ -86,7 +86,7 @@ def compare(final: TableRead | None, dealt: list[str], truth: dict[str, Any]) ->
 
 
 def check_demo(detector: Any = None, *, use_truth: bool = False,
-               demo_dir: Path = DEMO_DIR) -> list[HandCheck]:
+               demo_dir: Path = DEMO_DIR, tile: int | None = None) -> list[HandCheck]:
     """Feed every demo frame to a TableReader; one HandCheck per hand of the ground truth."""
     truth = json.loads((demo_dir / "ground_truth.json").read_text())
     layout = load_layout(demo_dir / "layout.json")
@@ -96,7 +96,7 @@ def check_demo(detector: Any = None, *, use_truth: bool = False,
         from vision.detector import load_detector
 
         detector = load_detector()
-    reader = TableReader(detector, layout)
+    reader = TableReader(detector, layout, tile=None if use_truth else tile)
     per_hand: dict[int, dict[str, Any]] = {h["hand"]: {"dealt": [], "final": None}
                                            for h in truth["hands"]}
     current = None
@@ -118,8 +118,9 @@ def check_demo(detector: Any = None, *, use_truth: bool = False,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--truth", action="store_true", help="use labelled corners, no model")
+    parser.add_argument("--tile", type=int, help="detector tiles of this size at native scale")
     args = parser.parse_args(argv)
-    checks = check_demo(use_truth=args.truth)
+    checks = check_demo(use_truth=args.truth, tile=args.tile)
     for check in checks:
         status = "exact" if check.exact else "WRONG"
         print(f"hand {check.hand}: {status}")

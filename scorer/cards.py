@@ -122,12 +122,20 @@ def parse_cards(items: Iterable[str | Card]) -> list[Card]:
 
 def hand_mask(items: Iterable[str | Card]) -> int:
     """Card mask of card codes or Cards; raises CardError on a bad code or a duplicate."""
-    mask = 0
-    for item in items:
-        bit = item._bit if type(item) is Card else parse_card(item)._bit  # type: ignore[union-attr]
-        if mask & bit:
-            raise CardError(f"duplicate card {DECK[bit.bit_length() - 1].code}", "duplicate_card")
-        mask |= bit
+    if not isinstance(items, (list, tuple)):
+        items = list(items)
+    try:
+        bits = [card._bit for card in items]  # type: ignore[union-attr]
+    except AttributeError:
+        bits = [parse_card(item)._bit for item in items]  # type: ignore[attr-defined]
+    mask = sum(bits)  # distinct one-bit masks add without carries; duplicates carry
+    if mask.bit_count() != len(bits):
+        seen = 0
+        for bit in bits:
+            if seen & bit:
+                code = DECK[bit.bit_length() - 1].code
+                raise CardError(f"duplicate card {code}", "duplicate_card")
+            seen |= bit
     return mask
 
 

@@ -75,11 +75,16 @@ def _runs_in_suit(suit_index: int, pattern: int) -> tuple[int, ...]:
 
 def candidate_melds(hand: int) -> list[int]:
     """Every meld (card mask) contained in the hand."""
-    melds: list[int] = []
     s0 = hand & SUIT_MASK
     s1 = (hand >> 13) & SUIT_MASK
     s2 = (hand >> 26) & SUIT_MASK
     s3 = (hand >> 39) & SUIT_MASK
+    return _melds_of(hand, s0, s1, s2, s3)
+
+
+def _melds_of(hand: int, s0: int, s1: int, s2: int, s3: int) -> list[int]:
+    """Melds of a hand given its four 13-bit suit patterns."""
+    melds: list[int] = []
     if s0 & (s0 >> 1) & (s0 >> 2):
         melds.extend(_runs_in_suit(0, s0))
     if s1 & (s1 >> 1) & (s1 >> 2):
@@ -170,7 +175,7 @@ def min_deadwood_mask(hand: int) -> int:
         # no run and no set: everything is deadwood
         table = _PATTERN_VALUE
         return table[s0] + table[s1] + table[s2] + table[s3]
-    melds = candidate_melds(hand)
+    melds = _melds_of(hand, s0, s1, s2, s3)
     if len(melds) <= 2:
         first = mask_value(melds[0])
         if len(melds) == 1:

@@ -94,7 +94,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _wants_json() -> bool:
-    return request.path.startswith("/api/") or request.is_json
+    return (request.path.startswith("/api/") or request.is_json
+            or request.accept_mimetypes.best == "application/json")
 
 
 def _register_errors(app: Flask) -> None:

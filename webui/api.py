@@ -52,23 +52,36 @@ def load_body() -> None:
     g.body = body
 
 
+def wants_json() -> bool:
+    """JSON callers: a JSON body, or a form post from the page's script asking for JSON."""
+    return request.is_json or request.accept_mimetypes.best == "application/json"
+
+
+def _back(table_id: int) -> Any:
+    """Where a plain form post returns: ``next`` if it is a path of this site, else the table."""
+    target = str(g.body.get("next") or "")
+    if not (target.startswith("/") and not target.startswith("//")):
+        target = url_for("views.table_page", table_id=table_id)
+    return redirect(target), 303
+
+
 def _answer(table_id: int, command: Command, success: str) -> Any:
     table_or_404(table_id)
     actor = actor_for(table_id)
     try:
         outcome = store().execute(table_id, command, actor, request_id())
     except CommandError as exc:
-        if request.is_json:
+        if wants_json():
             return jsonify(exc.to_json()), exc.status
         flash(exc.message, "error")
-        return redirect(url_for("views.table_page", table_id=table_id)), 303
-    if request.is_json:
+        return _back(table_id)
+    if wants_json():
         state = store().state(table_id)
         return jsonify({"ok": True, "duplicate": outcome.duplicate,
                         "events": [e.to_json() for e in outcome.events],
                         "state": state.to_json()})
     flash(success if outcome.events else "Nothing changed.")
-    return redirect(url_for("views.table_page", table_id=table_id)), 303
+    return _back(table_id)
 
 
 @bp.get("/state")
@@ -92,10 +105,10 @@ def proposal(table_id: int) -> Any:
     try:
         parsed = commands.parse_proposal(b)
     except CommandError as exc:
-        if request.is_json:
+        if wants_json():
             return jsonify(exc.to_json()), exc.status
         flash(exc.message, "error")
-        return redirect(url_for("views.table_page", table_id=table_id)), 303
+        return _back(table_id)
     director = is_director() and bool(b.get("director"))
     return _answer(table_id, commands.propose(b.get("game"), b.get("hand"), parsed,
                                               director=director),

@@ -1,0 +1,131 @@
+"""End to end in a real browser (Playwright driving Debian's Chromium).
+
+The demo footage plays through the table reader (with its labelled corners standing in for the
+detector, so the test does not depend on a trained model), the page shows the knock card and
+the proposed result, both players confirm, sign on the signature pads, and download the signed
+PDF, whose digital signature must validate and must fail once one byte of the sheet changes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from pathlib import Path
+
+import pytest
+from webui_helpers import make_app, pin_of
+
+from webui.camera_feed import TableCamera
+from webui.signing import verify_pdf
+from webui.store import Actor
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "vision" / "demo"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def served(tmp_path):
+    """The app served by waitress in this process, with the demo footage on table 2."""
+    waitress = pytest.importorskip("waitress")
+    verify = pytest.importorskip("vision.demo.verify")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian chromium is not installed (make test installs it)")
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    # a short game (to 10) so one demo hand ends it and the players sign
+    table_id = store.create_table("Demo", {"name": "Demo", "players": {"A": "Ann", "B": "Ben"},
+                                           "rules": {"preset": "tournament", "game_target": 10},
+                                           "camera": None}, Actor("test"))
+    truth = json.loads((DEMO / "ground_truth.json").read_text())
+    feed = TableCamera(store, table_id, f"replay:{DEMO / 'hand'}?fps=16", tmp_path,
+                       app.extensions["gintray.notifier"].publish,
+                       detector=verify.TruthDetector(truth["frames"]))
+    app.extensions["gintray.cameras"][table_id] = feed
+    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=16)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.effective_port}"
+    try:
+        yield app, base, table_id, feed, truth
+    finally:
+        feed.stop()
+        app.extensions["gintray.notifier"].close()
+        server.close()
+
+
+def draw_signature(page, canvas) -> None:
+    box = canvas.bounding_box()
+    x, y = box["x"] + 30, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for step in range(1, 12):
+        page.mouse.move(x + step * 25, y + (15 if step % 2 else -15), steps=3)
+    page.mouse.up()
+
+
+def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    app, base, table_id, feed, truth = served
+    first = truth["hands"][0]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1024, "height": 768}, accept_downloads=True)
+        page.set_default_timeout(20_000)
+        # join with the PIN shown on the table's screen
+        page.goto(f"{base}/t/{table_id}/screen")
+        pin = page.inner_text("#pin").strip()
+        assert pin == pin_of(app, table_id)
+        page.goto(f"{base}/t/{table_id}/join")
+        page.fill("input[name=pin]", "999999" if pin != "999999" else "111111")
+        page.click("button.primary")
+        expect(page.locator("p.error")).to_contain_text("Wrong PIN")
+        page.fill("input[name=pin]", pin)
+        page.click("button.primary")
+        expect(page.locator("#panel")).to_contain_text("Waiting for the deal")
+        # the camera starts now: the page follows it live (server-sent events)
+        feed.start()
+        knock = page.locator("#knock-card")
+        expect(knock).to_have_text(re.compile(r"4\s*♣"))
+        feed.thread.join(timeout=60)  # the footage ends; the reading of the spreads is final
+        expect(page.locator("#proposal")).to_contain_text("Ann knocks")
+        expect(page.locator("#proposal")).to_contain_text("proposed by camera")
+        assert first["knocker"] == "A"
+        # both players confirm with one tap each
+        page.click("button.confirm[data-player=A]")
+        expect(page.locator(".confirmed")).to_contain_text("Ann confirmed")
+        page.click("button.confirm[data-player=B]")
+        expect(page.locator(".game-over")).to_contain_text("Game 1 is over: Ann wins")
+        state = app.extensions["gintray.store"].state(table_id)
+        hand = state.games[0].hands[0]
+        assert hand.confirmed and hand.proposal["source"] == "camera"
+        # both sign on the pads
+        page.click("text=Sign the score sheet")
+        for player in ("A", "B"):
+            section = page.locator(f"section.signature[data-player={player}]")
+            draw_signature(page, section.locator("canvas.pad"))
+            section.locator("button.primary").click()
+            expect(page.locator(f"section.signature[data-player={player}] .confirmed")
+                   ).to_contain_text("signed")
+        expect(page.locator("p.locked")).to_contain_text("locked")
+        with page.expect_download() as download:
+            page.click("#export-pdf")
+        pdf = Path(download.value.path()).read_bytes()
+        page.screenshot(path=str(tmp_path / "signed.png"))
+        browser.close()
+    identity = app.extensions["gintray.identity"]
+    assert verify_pdf(pdf, identity).ok
+    signatures = app.extensions["gintray.store"].state(table_id).games[0].signatures
+    assert set(signatures) == {"A", "B"}
+    assert pdf.count(b"/Subtype /Image") >= 2  # both drawn signatures are in the sheet
+    points = hand.proposal["result"]["points"]
+    at = pdf.index(f"({points})".encode())
+    tampered = bytearray(pdf)
+    tampered[at + 1] = ord("0") if chr(tampered[at + 1]) != "0" else ord("1")
+    assert not verify_pdf(bytes(tampered), identity).ok

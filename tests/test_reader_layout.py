@@ -127,3 +127,12 @@ def test_printable_marker_sheet_holds_all_six_markers(tmp_path):
     assert (tmp_path / "sheet.png").stat().st_size > 0
     assert sheet.shape == (round(297 * 100 / 25.4), round(210 * 100 / 25.4))
     assert sorted(detect_markers(sheet)) == [0, 1, 2, 3, 4, 5]
+
+
+def test_markers_at_the_very_edge_of_the_picture_are_found():
+    image = np.full((300, 400, 3), (40, 110, 40), np.uint8)
+    image[0:40, 0:40] = cv2.cvtColor(marker_image(0, 40), cv2.COLOR_GRAY2BGR)  # no quiet zone
+    image[255:295, 355:395] = cv2.cvtColor(marker_image(2, 40), cv2.COLOR_GRAY2BGR)
+    found = detect_markers(image)
+    assert sorted(found) == [0, 2]
+    assert np.allclose(found[0][0], (0, 0), atol=1.5)

@@ -24,6 +24,7 @@ MARKER_ROLES = {
     5: "tray, right of the up-card slot",
 }
 
+BORDER = 24  # white margin added around a picture before searching it
 Corners = np.ndarray  # float32 array of shape (4, 2): the marker's corners TL, TR, BR, BL
 
 
@@ -44,6 +45,10 @@ def detect_markers(image: np.ndarray) -> dict[int, Corners]:
     A marker seen twice (should not happen on one table) keeps the larger sighting.
     """
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    # markers at the table's corners often sit at the very edge of the picture, where the
+    # detector would reject them: give it a white margin (a quiet zone) and shift back.
+    gray = cv2.copyMakeBorder(gray, BORDER, BORDER, BORDER, BORDER, cv2.BORDER_CONSTANT,
+                              value=255)
     parameters = cv2.aruco.DetectorParameters()
     parameters.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     detector = cv2.aruco.ArucoDetector(_dictionary(), parameters)
@@ -52,7 +57,7 @@ def detect_markers(image: np.ndarray) -> dict[int, Corners]:
     if ids is None:
         return found
     for marker_corners, marker_id in zip(corners, ids.flatten(), strict=True):
-        quad = np.asarray(marker_corners, dtype=np.float32).reshape(4, 2)
+        quad = np.asarray(marker_corners, dtype=np.float32).reshape(4, 2) - BORDER
         key = int(marker_id)
         if key not in found or cv2.contourArea(quad) > cv2.contourArea(found[key]):
             found[key] = quad

@@ -247,3 +247,12 @@ def train_classifier(args: argparse.Namespace) -> int:
     export_onnx(model, out / "namer.onnx")
     print(f"trained {step} steps; wrote {ckpt} and {out / 'namer.onnx'}")
     return 0
+
+
+def export_checkpoint(ckpt: Path, onnx_path: Path) -> None:
+    """Export a saved namer checkpoint (namer.pt) to ONNX, e.g. while training goes on."""
+    import torch
+
+    model = build_model()
+    model.load_state_dict(torch.load(ckpt, map_location="cpu")["model"])
+    export_onnx(model, Path(onnx_path))

@@ -136,10 +136,19 @@ def _face_ok(path: Path) -> bool:
 
 @lru_cache(maxsize=256)
 def usable_codes(deck: str, deck_dir: str | Path | None = None) -> tuple[str, ...]:
-    """Cards of `deck` whose rendered face and corner indices passed the sanity checks."""
+    """Cards of `deck` whose rendered face and corner indices passed the sanity checks.
+
+    The answer is cached beside the faces (usable.txt) since checking means reading them all.
+    """
     root = Path(deck_dir or DEFAULT_DECK_DIR) / "faces" / deck
+    cache = root / "usable.txt"
+    if cache.exists():
+        return tuple(cache.read_text().split())
     paths = {c: root / f"{c}.png" for c in ALL_CODES}
-    return tuple(c for c, p in paths.items() if p.exists() and _face_ok(p))
+    codes = tuple(c for c, p in paths.items() if p.exists() and _face_ok(p))
+    if root.is_dir() and codes:
+        cache.write_text(" ".join(codes) + "\n")
+    return codes
 
 
 def available_decks(deck_dir: str | Path | None = None, min_cards: int = 30) -> list[str]:

@@ -20,7 +20,26 @@ from typing import Any
 from scorer.errors import InputError
 from scorer.rules import RuleSet, rules_from_spec
 
-_HAND_KEYS = {"winner", "points", "dead", "outcome", "dealer", "note"}
+# A sheet hand is {"winner", "points"} or {"dead": true}; a HandResult.to_json() is accepted too
+# (its other fields are ignored), plus "dealer" and a free-text "note".
+_HAND_KEYS = {
+    "winner",
+    "points",
+    "dead",
+    "dealer",
+    "note",
+    "outcome",
+    "knock_limit",
+    "knocker",
+    "defender",
+    "deadwood",
+    "melds",
+    "layoffs",
+    "deadwood_cards",
+    "doubled",
+    "improper_knock_accepted",
+    "penalties",
+}
 
 
 def next_dealer(

@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scorer_helpers import (
     SUITS,
+    _attachable,
+    all_melds,
     brute_defender,
     brute_knock,
     brute_melds,
@@ -24,7 +26,7 @@ from scorer_helpers import (
 )
 
 from scorer import best_melds, min_deadwood, score_hand
-from scorer.cards import DECK
+from scorer.cards import DECK, mask_to_cards
 from scorer.layoffs import best_defence
 from scorer.melds import merge_runs
 
@@ -86,8 +88,24 @@ def check_defence(knocker, defender) -> None:
             codes(knocker),
             codes(defender),
         )
-        # the engine's own answer is legal: its melds and layoffs really are in the hand
+        # the engine's own answer is legal: its layoffs are the defender's cards, each one
+        # attaches, in the order given, to the knocker meld it names (as extended so far)
         assert engine.laid_off & ~defender_mask == 0
+        extended = [set(meld) for meld in arrangement]
+        for bit, meld_index in engine.layoffs:
+            card = tup(DECK[bit.bit_length() - 1].code)
+            assert _attachable(card, frozenset(extended[meld_index])), (codes(knocker), card)
+            extended[meld_index].add(card)
+        own = [frozenset(tup(c.code) for c in mask_to_cards(m)) for m in engine.melds]
+        left = frozenset(defender) - {tup(DECK[b.bit_length() - 1].code) for b, _ in engine.layoffs}
+        assert all(is_meld_tuple(m) for m in own) and sum(len(m) for m in own) == len(
+            frozenset().union(*own)
+        )
+        assert sum(min(c[0], 10) for c in left - frozenset().union(*own)) == engine.deadwood
+
+
+def is_meld_tuple(meld) -> bool:
+    return meld in all_melds(frozenset(meld))
 
 
 def _index(card) -> int:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorer import (
     CardError,
@@ -10,8 +12,10 @@ from scorer import (
     InputError,
     NewDealError,
     RulesError,
+    best_melds,
     score_hand,
 )
+from scorer.cards import DECK
 
 # Knocker A: A-2-3♥, three 7s, 9-10-J♣, 8♦ loose (deadwood 8).
 KNOCKER = ["AH", "2H", "3H", "7S", "7D", "7C", "9C", "TC", "JC", "8D"]
@@ -345,3 +349,36 @@ def test_result_json_has_the_cli_fields():
     } <= set(out)
     assert out["melds"]["A"] == [["AH", "2H", "3H"], ["7S", "7D", "7C"], ["9C", "TC", "JC"]]
     assert out["deadwood_cards"] == {"A": ["8D"], "B": ["TD"]}
+
+
+def test_defender_melds_as_laid_down_are_kept():
+    """With the defender's melds given, only his other cards may be laid off."""
+    knocker = ["5C", "6C", "7C", "5H", "6H", "7H", "QS", "QD", "QC", "AD"]
+    defender = ["8S", "8C", "8H", "9C", "9H", "2S", "3S", "4S", "KD", "4D"]
+    laid = {"B": [["8S", "8C", "8H"], ["2S", "3S", "4S"]]}
+    result = score(knocker, defender, rules="standard", up=None, melds=laid)
+    assert result.layoffs == []  # 9♣ 9♥ cannot reach 5-6-7 without the 8s
+    assert result.deadwood["B"] == 9 + 9 + 10 + 4
+
+
+hand_pairs = st.lists(st.sampled_from(DECK), min_size=20, max_size=20, unique=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hand_pairs, st.randoms(use_true_random=False))
+def test_properties_of_scored_hands(cards, rnd):
+    """Points never negative; winner is a player; gin takes no layoffs; layoffs never raise the
+    defender's count; card order and player names do not matter."""
+    a, b = cards[:10], cards[10:]
+    rules = {"preset": "standard", "knock_limit": 100}  # any hand may knock: test the scoring
+    result = score_hand(rules, up_card=None, knocker="A", hands={"A": a, "B": b})
+    assert result.points >= 0 and result.winner in {"A", "B", None}
+    assert result.deadwood["A"] == best_melds(a).deadwood
+    assert result.deadwood["B"] <= best_melds(b).deadwood
+    if result.outcome == "gin":
+        assert result.layoffs == [] and result.deadwood["B"] == best_melds(b).deadwood
+    rnd.shuffle(a)
+    rnd.shuffle(b)
+    again = score_hand(rules, up_card=None, knocker="X", hands={"Y": b, "X": a})
+    assert (again.outcome, again.points) == (result.outcome, result.points)
+    assert again.deadwood == {"X": result.deadwood["A"], "Y": result.deadwood["B"]}

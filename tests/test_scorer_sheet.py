@@ -195,3 +195,14 @@ def test_player_names_from_winners_or_given():
     assert sheet["players"] == ["Lily", "John"]
     sheet = score_sheet("family", [win("Lily", 30)], players=["Lily", "John"]).to_json()
     assert sheet["hands"][0]["totals"] == {"Lily": 30, "John": 0}
+
+
+def test_sheet_accepts_hand_results():
+    """A scored hand's JSON can go straight onto the sheet."""
+    knocker = ["AH", "2H", "3H", "7S", "7D", "7C", "9C", "TC", "JC", "8D"]
+    defender = ["4S", "5S", "6S", "KS", "KD", "KH", "2C", "3C", "4C", "TD"]
+    result = score_hand(
+        "tournament", up_card="8S", knocker="A", hands={"A": knocker, "B": defender}
+    )
+    sheet = score_sheet("tournament", [result.to_json(), result.to_json()]).to_json()
+    assert sheet["hands"][-1]["totals"] == {"A": 4, "B": 0}

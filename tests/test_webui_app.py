@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 
 import pytest
-
 from webui_helpers import (
     GIN_A,
     GIN_B,
@@ -295,7 +294,7 @@ def test_undo_is_an_event_and_history_keeps_everything(app, tablet):
     tablet.knock_card("9H")
     tablet.propose_knock()
     tablet.confirm("A")
-    confirm_seq = [e.seq for e in events_of(app) if e.kind == "confirmed"][0]
+    confirm_seq = next(e.seq for e in events_of(app) if e.kind == "confirmed")
     r = tablet.post("undo", {"target_seq": confirm_seq})
     assert r.status_code == 200
     assert tablet.hand()["confirmed_by"] == []

@@ -95,7 +95,7 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
         expect(knock).to_have_text(re.compile(r"4\s*♣"))
         feed.thread.join(timeout=60)  # the footage ends; the reading of the spreads is final
         expect(page.locator("#proposal")).to_contain_text("Ann knocks")
-        expect(page.locator("#proposal")).to_contain_text("proposed by camera")
+        expect(page.locator("#proposal")).to_contain_text("proposed by the camera")
         assert first["knocker"] == "A"
         # both players confirm with one tap each
         page.click("button.confirm[data-player=A]")

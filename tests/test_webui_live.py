@@ -74,7 +74,7 @@ def test_camera_feed_proposes_and_never_confirms(tmp_path):
     assert tablet.client.get(f"/t/1/snapshots/{proposal['snapshot']}").mimetype == "image/jpeg"
     assert tablet.client.get("/api/t/1/camera.jpg").data[:2] == b"\xff\xd8"
     panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
-    assert "proposed by camera" in panel
+    assert "proposed by the camera" in panel
 
 
 def test_mjpeg_stream_sends_jpeg_frames(tmp_path):

@@ -39,8 +39,10 @@ def game_view(state: Any, game: Any) -> dict[str, Any]:
     sheet = game.sheet or {"hands": [], "games": []}
     hands = game.confirmed_hands
     rows = []
+    boxes = None
     for hand, record in zip(hands, sheet.get("hands", []), strict=False):
         totals = record.get("totals") or (record.get("games") or [{}])[0].get("totals") or {}
+        boxes = record.get("boxes") or boxes
         rows.append({"hand": hand.number, "dealer": hand.dealer, "knock": hand.up_card,
                      "text": hand_text(players, hand.proposal),
                      "winner": record.get("winner"), "points": record.get("points", 0),
@@ -67,5 +69,5 @@ def game_view(state: Any, game: Any) -> dict[str, Any]:
     if isinstance(state.rules, dict) and state.rules.get("hollywood"):
         rules_name += " (Hollywood)"
     return {"number": game.number, "players": players, "rows": rows, "bonuses": bonuses,
-            "finals": finals, "winner": game.winner, "hollywood": hollywood,
+            "finals": finals, "winner": game.winner, "boxes": boxes, "hollywood": hollywood,
             "locked": game.locked, "rules_name": rules_name}

@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "eval-detector": ("vision.cli", "eval_main", "score the detector on a YOLO-labelled folder"),
     "read": ("vision.cli", "read_main", "read a table photo (up card, spreads)"),
     "serve": ("webui.cli", "serve_main", "run the table web app"),
+    "hall": ("webui.hall.cli", "hall_main", "run the tournament director's page (all tables)"),
+    "sync": ("webui.hall.cli", "sync_main", "upload a table's confirmed hands to the event database"),
 }
 
 

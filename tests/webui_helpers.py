@@ -15,12 +15,12 @@ from webui import create_app
 from webui.store import Actor
 
 # A knock by Ann (A) with 5 (knock card 9H -> limit 9); Ben lays off 8D and QD: Ann scores 12-5=7.
-KNOCK_A = "2C 3C 4C 7H 7S 7D 9D TD JD 5S".split()
-KNOCK_B = "KS KH KC 4H 5H 6H QD QS 2D 8D".split()
+KNOCK_A = ["2C", "3C", "4C", "7H", "7S", "7D", "9D", "TD", "JD", "5S"]
+KNOCK_B = ["KS", "KH", "KC", "4H", "5H", "6H", "QD", "QS", "2D", "8D"]
 KNOCK_MELDS_A = "2C 3C 4C | 7H 7S 7D | 9D TD JD"
 # Gin by Ann: 30 deadwood of Ben + 25 = 55.
-GIN_A = "2C 3C 4C 7H 7S 7D 9D TD JD QD".split()
-GIN_B = "KS KH KC 4H 5H 6H QH QS 2D 8D".split()
+GIN_A = ["2C", "3C", "4C", "7H", "7S", "7D", "9D", "TD", "JD", "QD"]
+GIN_B = ["KS", "KH", "KC", "4H", "5H", "6H", "QH", "QS", "2D", "8D"]
 # A 1x1 transparent PNG, as a signature pad would send it.
 PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
                 "nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==")

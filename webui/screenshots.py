@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
         page.click("button.primary")
         page.wait_for_selector("#proposal")
         time.sleep(0.5)
-        page.screenshot(path=str(out / "table-proposal.png"))
+        page.screenshot(path=str(out / "table-proposal.png"), full_page=True)
         _confirm_both(store, table_id)
         for up, body in HANDS:
             hand = store.state(table_id).current_hand()

@@ -189,6 +189,14 @@ def min_deadwood_mask(hand: int) -> int:
 
 def min_deadwood(cards: Iterable[Card | str]) -> int:
     """Minimum deadwood of a hand given as cards or codes (duplicates rejected)."""
+    if type(cards) is list:
+        try:  # fast path: a list of Card objects
+            bits = [card._bit for card in cards]  # type: ignore[union-attr]
+            mask = sum(bits)
+            if mask.bit_count() == len(bits):
+                return min_deadwood_mask(mask)
+        except AttributeError:
+            pass
     return min_deadwood_mask(hand_mask(cards))
 
 

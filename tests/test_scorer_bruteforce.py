@@ -49,6 +49,7 @@ def check_hand(hand) -> None:
     assert engine_arrangements(hand) == expected_arrs, codes(hand)
 
 
+@pytest.mark.slow
 def test_min_deadwood_and_all_arrangements_match_brute_force_on_2000_hands():
     """1000 random and 1000 meld-heavy 10-card hands: deadwood and every optimal arrangement."""
     rng = random.Random(20260001)
@@ -112,6 +113,7 @@ def _index(card) -> int:
     return SUITS.index(card[1]) * 13 + card[0] - 1
 
 
+@pytest.mark.slow
 def test_defender_layoff_optimum_matches_brute_force_on_1000_deals():
     """Knocker's melds vs every sequence of single layoffs plus the defender's own melds."""
     rng = random.Random(777)

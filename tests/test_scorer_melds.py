@@ -105,6 +105,9 @@ def test_bad_input_is_rejected():
         best_melds(["AH", "AH", "2H"])
     with pytest.raises(CardError):
         min_deadwood(["ZZ"])
+    with pytest.raises(CardError) as info:
+        min_deadwood([DECK[0], DECK[1], DECK[0]])  # Card objects: the fast path checks too
+    assert info.value.code == "duplicate_card"
 
 
 hands = st.lists(st.sampled_from(DECK), min_size=10, max_size=10, unique=True)

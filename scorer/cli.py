@@ -22,7 +22,15 @@ from scorer.sheet import Sheet, score_sheet
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 
-_SCORE_KEYS = {"rules", "up_card", "knocker", "hands", "melds", "accept_improper_knock"}
+_SCORE_KEYS = {
+    "rules",
+    "up_card",
+    "knocker",
+    "hands",
+    "melds",
+    "accept_improper_knock",
+    "declared",
+}
 _SHEET_KEYS = {"rules", "hands", "players", "dealer"}
 
 
@@ -155,6 +163,9 @@ def score_from_document(doc: Any) -> HandResult:
     accept = doc.get("accept_improper_knock", False)
     if not isinstance(accept, bool):
         raise InputError("accept_improper_knock must be true or false", "bad_field")
+    declared = doc.get("declared", "knock")
+    if declared not in ("knock", "gin"):
+        raise InputError('declared must be "knock" or "gin"', "bad_field")
     if not isinstance(doc["knocker"], str):
         raise InputError("knocker must be a player name (string)", "bad_field")
     melds = doc.get("melds")
@@ -167,6 +178,7 @@ def score_from_document(doc: Any) -> HandResult:
         hands=doc["hands"],
         melds=melds,
         accept_improper_knock=accept,
+        declared_gin=declared == "gin",
     )
 
 

@@ -259,6 +259,7 @@ def score_hand(
     hands: Mapping[str, Iterable[Card | str]],
     melds: Mapping[str, Any] | None = None,
     accept_improper_knock: bool = False,
+    declared_gin: bool = False,
 ) -> HandResult:
     """Score one hand that ended in a knock or gin by ``knocker``.
 
@@ -266,7 +267,9 @@ def score_hand(
     the wrong-number-of-cards rule). ``melds`` optionally gives melds as laid down (for the
     knocker; for the defender too, then only its other cards may be laid off). Raises
     ImproperKnockError for an invalid meld or deadwood over the knock limit, unless
-    ``accept_improper_knock`` (the opponent accepts it: 000 rule 9).
+    ``accept_improper_knock`` (the opponent accepts it: 000 rule 9). ``declared_gin``: the
+    knocker announced gin; if the hand is not a gin it is improper (000 rule 9: "If his hand is
+    not a gin ... he must play an open hand"), code ``not_gin``.
     """
     rules = rules_from_spec(rules)
     up = None if up_card is None else parse_card_field(up_card)
@@ -316,6 +319,12 @@ def score_hand(
     is_big_gin = k_big_gin_shape and k_count == 0 and options[0].deadwood_mask == 0
     is_gin = k_count == 0 and (k_size == HAND_SIZE or is_big_gin)
 
+    if declared_gin and not is_gin:
+        raise ImproperKnockError(
+            f"{knocker!r} declared gin with deadwood {k_count}: per GRA rule 9 the hand is "
+            "played open (all ten cards face up)",
+            "not_gin",
+        )
     accepted = False
     if k_count > limit:
         best_possible = _knocker_choices(k_hand, k_size, big_gin_allowed)[0]

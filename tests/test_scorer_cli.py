@@ -126,6 +126,8 @@ def test_score_from_a_file(tmp_path: Path, capsys, monkeypatch):
         (dict(KNOCK, up_card="5S"), "improper_knock", "knock limit is 5"),
         (dict(KNOCK, melds={"A": [["AH", "2H", "4H"]]}), "invalid_meld", "AH 2H 4H"),
         (dict(KNOCK, accept_improper_knock="yes"), "bad_field", "accept_improper_knock"),
+        (dict(KNOCK, declared="gin"), "not_gin", "declared gin"),
+        (dict(KNOCK, declared="rummy"), "bad_field", "declared"),
     ],
 )
 def test_score_bad_input(doc, code, named, capsys, monkeypatch):

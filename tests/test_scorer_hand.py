@@ -224,6 +224,15 @@ def test_ace_up_card_means_gin_only():
     assert score(knocker=gin, up="AD").outcome == "gin"
 
 
+def test_declaring_gin_without_gin_is_improper():
+    """000 rule 9: "When a player announces he is ginning ... If his hand is not a gin ... he
+    must play an open hand"."""
+    with pytest.raises(ImproperKnockError) as info:
+        score(declared_gin=True)  # deadwood 8: a legal knock, but not the gin announced
+    assert info.value.code == "not_gin"
+    assert score(knocker=swap(KNOCKER, "8D", "QC"), declared_gin=True).outcome == "gin"
+
+
 def test_straight_gin_allows_no_knock():
     """001 "Gin-Only" / 003 "Straight gin": knocking is not allowed."""
     with pytest.raises(ImproperKnockError):

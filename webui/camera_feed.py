@@ -272,7 +272,7 @@ def start_camera(app: Flask, table_id: int) -> TableCamera | None:
     if not state.camera:
         return None
     feed = TableCamera(store, table_id, state.camera, Path(app.config["DATA_DIR"]),
-                       app.extensions["gintray.notifier"].publish).start()
+                       app.extensions["gintray.notifier"].publish, layout=state.layout).start()
     cameras[table_id] = feed
     return feed
 

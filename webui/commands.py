@@ -312,16 +312,25 @@ def next_game() -> Command:
     return run
 
 
-def change_settings(name: str, players: dict[str, str], rules: Any, camera: str | None
-                    ) -> Command:
-    """Change a table's names, rules or camera (director)."""
+def change_settings(name: str, players: dict[str, str], rules: Any, camera: str | None,
+                    layout: str | None = None) -> Command:
+    """Change a table's names, rules, camera or calibration file (director)."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         try:
             engine.rules_json(rules)
         except engine.ScorerError as exc:
             raise CommandError(exc.code, exc.message, 400) from None
+        if layout:
+            try:
+                from vision.layout import load_layout
+
+                load_layout(layout)
+            except ImportError:
+                pass
+            except Exception as exc:
+                raise CommandError("bad_layout", f"layout file: {exc}", 400) from None
         return [("settings_changed", {"name": name, "players": players, "rules": rules,
-                                      "camera": camera})]
+                                      "camera": camera, "layout": layout})]
 
     return run

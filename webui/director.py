@@ -85,8 +85,9 @@ def _settings_from_form() -> dict[str, Any]:
     if form.get("hollywood"):
         rules = {"preset": rules, "hollywood": True}
     camera = form.get("camera", "").strip() or None
+    layout = form.get("layout", "").strip() or None
     return {"name": form.get("name", "").strip()[:60] or "Table", "players": players,
-            "rules": rules, "camera": camera}
+            "rules": rules, "camera": camera, "layout": layout}
 
 
 @bp.post("/tables")
@@ -98,7 +99,8 @@ def new_table() -> Any:
 
     from webui.camera_feed import start_camera
 
-    start_camera(current_app._get_current_object(), table_id)
+    if current_app.config["START_CAMERAS"]:
+        start_camera(current_app._get_current_object(), table_id)
     flash(f"Table {settings['name']} created.")
     return redirect(url_for("views.screen", table_id=table_id))
 
@@ -110,11 +112,18 @@ def table_settings(table_id: int) -> Any:
     s = _settings_from_form()
     try:
         store().execute(table_id, commands.change_settings(s["name"], s["players"], s["rules"],
-                                                           s["camera"]), Actor("director"))
+                                                           s["camera"], s["layout"]),
+                        Actor("director"))
     except CommandError as exc:
         flash(exc.message, "error")
     else:
         flash("Settings saved.")
+        from flask import current_app
+
+        from webui.camera_feed import start_camera
+
+        if current_app.config["START_CAMERAS"]:
+            start_camera(current_app._get_current_object(), table_id)
     return redirect(url_for("director.dashboard"))
 
 

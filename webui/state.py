@@ -111,6 +111,7 @@ class TableState:
     players: dict[str, str] = field(default_factory=lambda: {"A": "A", "B": "B"})
     rules: Any = "tournament"
     camera: str | None = None
+    layout: str | None = None
     games: list[GameState] = field(default_factory=list)
     last_seq: int = 0
     camera_status: dict[str, Any] = field(default_factory=dict)
@@ -214,6 +215,7 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
         state.players = dict(p.get("players", state.players))
         state.rules = p.get("rules", state.rules)
         state.camera = p.get("camera", state.camera)
+        state.layout = p.get("layout", state.layout)
         for game in state.games:
             _refresh_sheet(state, game)
     elif kind == "game_started":

@@ -65,9 +65,12 @@ def test_hands_confirmed_concurrently_on_postgres(tmp_path, postgres_url):
         ann.knock_card("9H")
         ann.propose(kind="score", knocker="A", cards={"A": " ".join(GIN_A),
                                                       "B": " ".join(GIN_B)})
-        codes = []
-        threads = [threading.Thread(target=lambda t=t, p=p: codes.append(t.confirm(p).status_code))
-                   for t, p in ((ann, "A"), (ben, "B"))]
+        codes: list[int] = []
+
+        def tap(tablet, player, codes=codes):
+            codes.append(tablet.confirm(player).status_code)
+
+        threads = [threading.Thread(target=tap, args=pair) for pair in ((ann, "A"), (ben, "B"))]
         for t in threads:
             t.start()
         for t in threads:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -110,6 +111,28 @@ def train_detector(args: argparse.Namespace) -> int:
     return 0
 
 
+def export_models(args: argparse.Namespace) -> int:
+    """Copy the chosen checkpoints into models/: corner finder .pt (+ ONNX), namer ONNX."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from ultralytics import YOLO
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    from vision.train_classifier import export_checkpoint
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    pt = out / "gintray-corners.pt"
+    shutil.copyfile(args.corners, pt)
+    strip_optimizer(str(pt))
+    onnx = YOLO(str(pt)).export(
+        format="onnx", imgsz=args.imgsz, dynamic=True, simplify=True, opset=17, device="cpu"
+    )
+    print(f"corner finder: {pt} and {onnx}")
+    export_checkpoint(Path(args.namer), out / "gintray-namer.onnx")
+    print(f"namer: {out / 'gintray-namer.onnx'}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     """Parse `gintray train ...` and run the chosen stage."""
     ap = argparse.ArgumentParser(prog="gintray train", description=__doc__)
@@ -132,11 +155,18 @@ def main(argv: list[str]) -> int:
     det.add_argument("--name", default="corner")
     det.add_argument("--work", default="data/train-work", help="scratch folder")
     det.add_argument("--resume", action="store_true", help="resume the run's last.pt")
+    exp = sub.add_parser("export", help="export chosen checkpoints into models/")
+    exp.add_argument("--corners", default="runs/detector/corner-v1/weights/last.pt")
+    exp.add_argument("--namer", default="runs/namer-v1/namer.pt")
+    exp.add_argument("--imgsz", type=int, default=640)
+    exp.add_argument("--out", default=str(REPO_ROOT / "models"))
     cls = sub.add_parser("classifier", help="train the corner-crop CNN that names the card")
     from vision.train_classifier import add_arguments
 
     add_arguments(cls)
     args = ap.parse_args(argv)
+    if args.stage == "export":
+        return export_models(args)
     if args.stage == "detector":
         if args.cache == "False":
             args.cache = False

@@ -19,6 +19,7 @@ from vision.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, to_tensor
 from vision.synth.scene import CLASS_NAMES, class_name_to_code
 
 NONE_INDEX = len(NAMER_CLASSES) - 1
+N_RANK_OUT = 14  # 13 ranks + "not a corner"
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -37,7 +38,11 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def build_model():  # -> torch.nn.Module
-    """The namer CNN: four conv stages on a 48x48 RGB crop, global pooling, 53 logits."""
+    """The namer CNN on a 48x48 RGB crop: 14 rank logits (13 ranks + "none"), 4 suit logits.
+
+    The last feature map keeps its 6x6 layout (no global pooling) so that where the suit sits
+    relative to the rank, which tells an upside-down 6 from a 9, reaches the classifier.
+    """
     from torch import nn
 
     def stage(cin: int, cout: int) -> nn.Sequential:
@@ -57,12 +62,25 @@ def build_model():  # -> torch.nn.Module
         nn.MaxPool2d(2),
         stage(32, 64),
         nn.MaxPool2d(2),
-        stage(64, 160),
-        nn.AdaptiveAvgPool2d(1),
+        stage(64, 128),
+        nn.Conv2d(128, 32, 1),
+        nn.ReLU(True),
         nn.Flatten(),
+        nn.Linear(32 * 6 * 6, 192),
+        nn.ReLU(True),
         nn.Dropout(0.2),
-        nn.Linear(160, len(NAMER_CLASSES)),
+        nn.Linear(192, N_RANK_OUT + 4),
     )
+
+
+def card_probabilities(logits):  # torch.Tensor (N, 18) -> (N, 53)
+    """Rank x suit probabilities in NAMER_CLASSES order (suit-major), then "none"."""
+    import torch
+
+    rank = torch.softmax(logits[:, :N_RANK_OUT], dim=1)
+    suit = torch.softmax(logits[:, N_RANK_OUT:], dim=1)
+    cards = (suit[:, :, None] * rank[:, None, :13]).reshape(-1, 52)
+    return torch.cat([cards, rank[:, 13:]], dim=1)
 
 
 class CornerSource:
@@ -112,8 +130,8 @@ def _augment(rng: np.random.Generator, img: np.ndarray, box, real: bool) -> np.n
     y1 += rng.uniform(-j, j) * bh
     y2 += rng.uniform(-j, j) * bh
     patch = crop_corner(img, (x1, y1, x2, y2))
-    if real or rng.random() < 0.5:  # lower the resolution to the dev frames' ~22 px corners
-        side = int(rng.uniform(12, 40))
+    if rng.random() < (0.6 if real else 0.3):  # lower the resolution towards ~22 px corners
+        side = int(rng.uniform(22, 48))
         aspect = rng.uniform(0.55, 1.0) if rng.random() < 0.5 else 1.0
         small = cv2.resize(patch, (max(6, int(side * aspect)), side), interpolation=cv2.INTER_AREA)
         patch = cv2.resize(small, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
@@ -121,7 +139,7 @@ def _augment(rng: np.random.Generator, img: np.ndarray, box, real: bool) -> np.n
     if not real and rng.random() < 0.5:
         patch = np.rot90(patch, 2)
     patch = patch.astype(np.float32)
-    patch = patch * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30)
+    patch = patch * rng.uniform(0.75, 1.25) + rng.uniform(-20, 20)
     patch = patch * rng.uniform(0.85, 1.15, 3)
     if rng.random() < 0.3:
         patch = cv2.GaussianBlur(patch, (0, 0), rng.uniform(0.4, 1.2))
@@ -177,7 +195,7 @@ def export_onnx(model, path: Path) -> None:
             self.inner = inner
 
         def forward(self, x):
-            return torch.softmax(self.inner(x), dim=1)
+            return card_probabilities(self.inner(x))
 
     model.eval()
     dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
@@ -219,6 +237,7 @@ def train_classifier(args: argparse.Namespace) -> int:
     budget = args.minutes * 60
     start = time.time()
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    suit_loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.02)
     log = out / "log.jsonl"
     running = []
     model.train()
@@ -228,12 +247,17 @@ def train_classifier(args: argparse.Namespace) -> int:
             g["lr"] = args.lr * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * frac)))
         x, y = sample_batch(rng, synth, real, args.batch, args)
         logits = model(torch.from_numpy(x))
-        loss = loss_fn(logits, torch.from_numpy(y))
+        target = torch.from_numpy(y)
+        is_card = target < NONE_INDEX
+        rank_t = torch.where(is_card, target % 13, torch.full_like(target, 13))
+        loss = loss_fn(logits[:, :N_RANK_OUT], rank_t)
+        if bool(is_card.any()):
+            loss = loss + suit_loss_fn(logits[is_card, N_RANK_OUT:], target[is_card] // 13)
         opt.zero_grad()
         loss.backward()
         opt.step()
         step += 1
-        acc = float((logits.argmax(1) == torch.from_numpy(y)).float().mean())
+        acc = float((card_probabilities(logits.detach()).argmax(1) == target).float().mean())
         running.append((float(loss.detach()), acc))
         if step % 50 == 0:
             lo, ac = np.mean(running, axis=0)

@@ -1,0 +1,92 @@
+"""Card detector latency: the three backends side by side on the same 1280x720 frames.
+
+Run:  .venv/bin/python benchmarks/bench_detector.py                 (10 frames x 5 rounds)
+      .venv/bin/python benchmarks/bench_detector.py --frames 20 --rounds 3 --backends onnx opencv
+
+Frames are the shared dev photos (640x640, squeezed from 16:9 webcam frames) resized back to
+1280x720, so each is a webcam-sized frame of a real spread. Every backend runs the whole
+pipeline (`CardDetector.detect`: scale policy, corner finder, crops, namer) on the same frames
+in the same process after one warm-up pass; the script prints the median and 90th-percentile
+latency per frame, the ratio to the ultralytics backend, and the corner finder's share. Set
+GINTRAY_THREADS to pin the thread count (default: all cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+
+from vision.detector import BACKENDS, DetectorUnavailable, load_detector  # noqa: E402
+
+DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-cards" / "dev" / "images"
+
+
+def frames(n: int) -> list:
+    """The first n dev photos as 1280x720 BGR frames."""
+    paths = sorted(DEV.glob("*.jpg"))[:n]
+    return [
+        cv2.resize(cv2.imread(str(p)), (1280, 720), interpolation=cv2.INTER_CUBIC) for p in paths
+    ]
+
+
+def time_backend(name: str, images: list, rounds: int) -> dict | None:
+    """Latencies (ms) of detect() and of the corner finder alone for one backend."""
+    try:
+        det = load_detector(name)
+    except DetectorUnavailable as exc:
+        print(f"  {name:<12} unavailable: {exc}")
+        return None
+    for img in images[:2]:  # warm-up
+        det.detect(img)
+    total, finder = [], []
+    for _ in range(rounds):
+        for img in images:
+            t0 = time.perf_counter()
+            det.detect(img)
+            total.append((time.perf_counter() - t0) * 1000)
+            small = cv2.resize(img, (640, 360), interpolation=cv2.INTER_AREA)
+            t0 = time.perf_counter()
+            det.finder.find(small)
+            finder.append((time.perf_counter() - t0) * 1000)
+    total.sort()
+    return {
+        "median": statistics.median(total),
+        "p90": total[int(0.9 * (len(total) - 1))],
+        "finder": statistics.median(finder),
+        "cards": sum(len(det.detect(img)) for img in images[:3]),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
+    args = ap.parse_args(argv)
+    images = frames(args.frames)
+    if not images:
+        print(f"no frames found in {DEV}", file=sys.stderr)
+        return 2
+    print(f"{len(images)} frames 1280x720 x {args.rounds} rounds")
+    results = {b: time_backend(b, images, args.rounds) for b in args.backends}
+    ref = (results.get("ultralytics") or {}).get("median")
+    print(
+        f"  {'backend':<12} {'median ms':>10} {'p90 ms':>8} {'finder ms':>10} {'vs ultralytics':>15}"
+    )
+    for name, r in results.items():
+        if r is None:
+            continue
+        ratio = f"{ref / r['median']:.2f}x faster" if ref else "n/a"
+        print(f"  {name:<12} {r['median']:10.1f} {r['p90']:8.1f} {r['finder']:10.1f} {ratio:>15}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

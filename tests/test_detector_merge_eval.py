@@ -1,0 +1,52 @@
+"""Corner merging, duplicate reporting and the evaluation metrics (no model needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vision.detection import Detection
+from vision.detector import duplicate_cards, merge_corners
+from vision.evaluate import ImageTruth, average_precision, card_scores, map50
+
+
+def corner(card: str, x: float, y: float, size: float = 20, conf: float = 0.9) -> Detection:
+    return Detection(card, (x, y, x + size * 0.6, y + size), conf)
+
+
+def test_two_corners_of_one_card_merge_into_one_sighting():
+    sightings = merge_corners([corner("7D", 100, 100), corner("7D", 180, 220, conf=0.8)])
+    assert len(sightings) == 1
+    assert sightings[0].card == "7D" and len(sightings[0].boxes) == 2
+    assert sightings[0].confidence == pytest.approx(0.9)
+    assert duplicate_cards(sightings) == []
+
+
+def test_same_card_far_apart_is_reported_as_duplicate():
+    sightings = merge_corners([corner("7D", 10, 10), corner("7D", 1500, 900)])
+    assert len(sightings) == 2
+    assert duplicate_cards(sightings) == ["7D"]
+
+
+def test_different_cards_side_by_side_stay_apart():
+    sightings = merge_corners([corner("6S", 100, 100), corner("9S", 110, 100)])
+    assert sorted(s.card for s in sightings) == ["6S", "9S"]
+
+
+def test_average_precision_perfect_and_with_a_false_positive_first():
+    assert average_precision([(0.9, True), (0.8, True)], 2) == pytest.approx(1.0)
+    worse = average_precision([(0.95, False), (0.9, True), (0.8, True)], 2)
+    assert 0.5 < worse < 1.0
+    assert average_precision([], 3) == 0.0
+
+
+def test_map50_and_card_scores_count_a_misread_as_a_confusion():
+    truth = ImageTruth("x.jpg", [("6S", (0, 0, 10, 20)), ("KD", (50, 50, 60, 70))])
+    preds = [
+        Detection("9S", (0, 0, 10, 20), 0.9),  # 6S read upside down as 9S
+        Detection("KD", (50, 50, 60, 70), 0.8),
+    ]
+    assert map50([(truth, preds)]) == pytest.approx(0.5)
+    assert map50([(truth, preds)], agnostic=True) == pytest.approx(1.0)
+    scores = card_scores([(truth, preds)], threshold=0.25)
+    assert scores["card_precision"] == 0.5 and scores["card_recall"] == 0.5
+    assert scores["top_confusions"] == [{"labelled": "6S", "read_as": "9S", "count": 1}]

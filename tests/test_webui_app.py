@@ -322,3 +322,35 @@ def test_confirmed_hands_survive_a_restart(tmp_path):
 def test_sqlite_runs_in_wal_mode(app):
     with app.extensions["gintray.store"].engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+def test_history_exports_and_state_need_a_joined_tablet_off_this_machine(app):
+    remote = app.test_client()
+    remote.environ_base["REMOTE_ADDR"] = "192.168.1.77"
+    for path in ("/t/1/history", "/api/t/1/state", "/t/1/games/1/export.json",
+                 "/t/1/games/1/export.csv", "/api/t/1/events"):
+        assert remote.get(path).status_code == 403, path
+    assert remote.get("/t/1/sheet").status_code == 200  # the score sheet itself is public
+    Tablet(app, remote="192.168.1.78")
+    joined = Tablet(app, remote="192.168.1.77")
+    assert joined.client.get("/t/1/history").status_code == 200
+
+
+def test_hollywood_sheet_shows_three_columns(tmp_path):
+    from webui.store import Actor
+
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    table = store.create_table("Hollywood", {"name": "Hollywood",
+                                             "players": {"A": "Ann", "B": "Ben"},
+                                             "rules": {"preset": "tournament", "hollywood": True},
+                                             "camera": None}, Actor("test"))
+    tablet = Tablet(app, table_id=table)
+    tablet.play_manual_hand("A", 30)
+    tablet.play_manual_hand("A", 20)
+    tablet.play_manual_hand("B", 10)
+    sheet = tablet.state()["games"][0]["sheet"]
+    columns = [c["totals"] for c in sheet["hollywood"]]
+    assert columns == [{"A": 50, "B": 10}, {"A": 20, "B": 0}, {"A": 0, "B": 0}]
+    page = tablet.client.get(f"/t/{table}/sheet").get_data(as_text=True)
+    assert "Hollywood" in page and "game 3" in page

@@ -24,7 +24,14 @@ from flask import (
 
 from webui import commands
 from webui.live import sse_stream
-from webui.security import actor_for, is_director, may_act_for, request_id, store
+from webui.security import (
+    actor_for,
+    is_director,
+    may_act_for,
+    request_id,
+    require_viewer,
+    store,
+)
 from webui.store import Command, CommandError
 from webui.views import table_or_404
 
@@ -87,6 +94,7 @@ def _answer(table_id: int, command: Command, success: str) -> Any:
 @bp.get("/state")
 def get_state(table_id: int) -> Any:
     table_or_404(table_id)
+    require_viewer(table_id)
     return jsonify(store().state(table_id).to_json())
 
 
@@ -163,6 +171,7 @@ def reopen(table_id: int) -> Any:
 def events(table_id: int) -> Response:
     """Server-sent events: ``change`` whenever the table or its camera changes."""
     table_or_404(table_id)
+    require_viewer(table_id)
     notifier = current_app.extensions["gintray.notifier"]
     st = store()
     limit = float(request.args.get("max", 600))
@@ -176,6 +185,7 @@ def events(table_id: int) -> Response:
 def camera_mjpeg(table_id: int) -> Response:
     """The camera view with the cards it read outlined (multipart JPEG stream)."""
     table_or_404(table_id)
+    require_viewer(table_id)
     feed = current_app.extensions["gintray.cameras"].get(table_id)
     if feed is None:
         abort(404, description="this table has no camera running")
@@ -189,6 +199,7 @@ def camera_mjpeg(table_id: int) -> Response:
 def camera_jpeg(table_id: int) -> Response:
     """The latest annotated camera picture."""
     table_or_404(table_id)
+    require_viewer(table_id)
     feed = current_app.extensions["gintray.cameras"].get(table_id)
     jpeg = feed.latest_jpeg() if feed else None
     if jpeg is None:

@@ -15,7 +15,7 @@ from flask import Blueprint, Response, abort, current_app, send_file
 
 from webui import sheetview
 from webui.pdf import render_sheet_pdf
-from webui.security import store
+from webui.security import require_viewer, store
 from webui.signing import sign_pdf
 from webui.views import table_or_404
 
@@ -24,6 +24,7 @@ bp = Blueprint("exports", __name__, url_prefix="/t/<int:table_id>")
 
 def _game(table_id: int, game_no: int) -> tuple[Any, Any, dict[str, Any]]:
     table_or_404(table_id)
+    require_viewer(table_id)
     state = store().state(table_id)
     game = state.game_by_number(game_no)
     if game is None:
@@ -93,6 +94,7 @@ def pdf(table_id: int, game_no: int) -> Response:
 @bp.get("/snapshots/<name>")
 def snapshot(table_id: int, name: str) -> Response:
     """A camera picture saved with a proposal (cards read outlined)."""
+    require_viewer(table_id)
     if not re.fullmatch(r"[A-Za-z0-9_-]+\.jpg", name):
         abort(404)
     path = Path(current_app.config["DATA_DIR"]) / "snapshots" / str(table_id) / name

@@ -89,6 +89,12 @@ def may_act_for(table_id: int, player: str) -> bool:
     return device is not None and device.seat in ("both", player)
 
 
+def require_viewer(table_id: int) -> None:
+    """History, exports, camera and raw state: joined tablets, the director, this machine."""
+    if not (is_local() or is_director() or current_device(table_id) is not None):
+        abort(403, description="join the table with its PIN to see this")
+
+
 def may_see_screen() -> bool:
     """The table screen shows the PIN: only on this machine or for the director."""
     return is_local() or is_director()

@@ -26,6 +26,7 @@ from webui.security import (
     may_see_screen,
     pin_limiter,
     remember_device,
+    require_viewer,
     store,
 )
 
@@ -148,6 +149,7 @@ def sheet(table_id: int) -> Any:
 
 @bp.get("/t/<int:table_id>/history")
 def history(table_id: int) -> Any:
+    require_viewer(table_id)
     ctx = page_context(table_id)
     ctx["events"] = store().events(table_id)
     return render_template("history.html", **ctx)

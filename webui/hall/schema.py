@@ -1,0 +1,102 @@
+"""The hall's own tables in the event database, beside the web app's (``webui.db``).
+
+They are kept in a separate SQLAlchemy metadata so the table app's schema stays untouched:
+links from a table's local database to its copy in the event database, the director's
+requests waiting for a table to apply them, blind draws and partnership matches.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Integer, String, Text, UniqueConstraint
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from webui.db import utcnow
+
+
+class HallBase(DeclarativeBase):
+    """Declarative base of the hall's tables."""
+
+
+class TableLink(HallBase):
+    """A table scoring on its own database (``origin``, its local table id), mirrored as
+    ``table_id`` in the event database. Unique both ways, so a second sync cannot fork it."""
+
+    __tablename__ = "hall_table_links"
+    __table_args__ = (UniqueConstraint("origin", "origin_table_id", name="uq_hall_link_origin"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    origin: Mapped[str] = mapped_column(String(40))
+    origin_table_id: Mapped[int] = mapped_column(Integer)
+    table_id: Mapped[int] = mapped_column(Integer, unique=True)
+    linked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DirectorRequest(HallBase):
+    """A director's correction for a mirrored table: the table's sync applies it to the
+    table's own database (as an event with this ``request_id``) and uploads the result."""
+
+    __tablename__ = "hall_director_requests"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_id: Mapped[str] = mapped_column(String(48), unique=True)
+    table_id: Mapped[int] = mapped_column(Integer, index=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    actor: Mapped[str] = mapped_column(String(80))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DirectorReply(HallBase):
+    """What became of a director's request at the table: applied (with its seq) or refused."""
+
+    __tablename__ = "hall_director_replies"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    request_id: Mapped[str] = mapped_column(String(48), unique=True)
+    status: Mapped[str] = mapped_column(String(12))
+    message: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Draw(HallBase):
+    """A blind draw for the first match (000 singles rule 1): who, the seed, the pairs."""
+
+    __tablename__ = "hall_draws"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))  # "singles" or "partnership"
+    seed: Mapped[str] = mapped_column(String(64))
+    entrants: Mapped[list[Any]] = mapped_column(JSON)
+    pairs: Mapped[list[Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Partnership(HallBase):
+    """A partnership match: two teams of two, playing on two boards (two table-app tables
+    where seat A is a member of the first team and seat B a member of the second)."""
+
+    __tablename__ = "hall_partnerships"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    teams: Mapped[dict[str, Any]] = mapped_column(JSON)  # {"A": {"name", "members"}, "B": ...}
+    boards: Mapped[list[int]] = mapped_column(JSON)  # two table ids
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+def ensure_schema(engine: Engine) -> None:
+    """Create the hall's tables if they are missing (safe to call from many processes)."""
+    from sqlalchemy.exc import IntegrityError, ProgrammingError
+
+    try:
+        HallBase.metadata.create_all(engine)
+    except (IntegrityError, ProgrammingError):  # another process created them at the same time
+        HallBase.metadata.create_all(engine)
+
+
+def database_url(url: str) -> str:
+    """A SQLAlchemy URL for ``url``: plain ``postgresql://`` uses psycopg 3 (the driver the
+    project installs); other URLs are returned unchanged."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url

@@ -1,0 +1,242 @@
+"""Sync: a table's local database -> the event's database, idempotently, in both directions.
+
+A table always scores on its own database (SQLite by default). ``sync_once`` copies its events
+up to the event database, where every table of the event is mirrored with the same ``seq``
+numbers (events refer to each other by seq: confirmations name the revision they confirm,
+undos their target). Upload is insert-if-absent on the web app's unique (table, seq)
+constraint, and every uploaded row is read back and compared, so a sync that is cut off,
+repeated or run twice at once neither loses nor doubles an event, and a stream that diverged
+is reported, never overwritten.
+
+The event database never writes into a mirrored table's stream itself: a director's
+correction is stored as a request (``hall_director_requests``); the table's next sync runs it
+against the table's own state with the request's id (so it lands exactly once) and uploads
+the result with everything else.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from webui import commands
+from webui.db import EventRow, TableRow
+from webui.hall.schema import (
+    DirectorReply,
+    DirectorRequest,
+    TableLink,
+    database_url,
+    ensure_schema,
+)
+from webui.store import Actor, CommandError, Store
+
+ORIGIN_KEY = "hall_origin"
+BATCH = 500
+DIRECTOR = Actor("director")
+
+
+class SyncConflict(RuntimeError):
+    """The event database holds a different event where this table's event belongs."""
+
+
+@dataclass
+class SyncReport:
+    """What one sync pass did."""
+
+    tables: int = 0
+    uploaded: int = 0
+    present: int = 0
+    applied: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        return (f"{self.tables} table(s): {self.uploaded} event(s) uploaded, {self.present} "
+                f"already there; director requests applied {len(self.applied)}, refused "
+                f"{len(self.refused)}")
+
+
+def open_store(url: str) -> Store:
+    """The web app's Store on ``url`` (plain postgresql:// URLs use psycopg 3), with the hall's
+    tables created; retried once when another process creates the schema at the same time."""
+    url = database_url(url)
+    try:
+        store = Store(url)
+    except IntegrityError:
+        store = Store(url)
+    ensure_schema(store.engine)
+    return store
+
+
+def origin_of(local: Store) -> str:
+    """This table database's permanent id (made on first sync, kept in its settings)."""
+    return local.set_setting(ORIGIN_KEY, uuid.uuid4().hex, only_if_missing=True)
+
+
+def link_table(central: Store, origin: str, local_table: TableRow) -> int:
+    """The event database's id of a local table, creating its mirror on first sync."""
+    with central.Session() as s:
+        q = select(TableLink.table_id).where(TableLink.origin == origin,
+                                             TableLink.origin_table_id == local_table.id)
+        found = s.scalar(q)
+        if found is not None:
+            return found
+        row = TableRow(name=local_table.name, pin=local_table.pin)
+        s.add(row)
+        s.flush()
+        s.add(TableLink(origin=origin, origin_table_id=local_table.id, table_id=row.id))
+        try:
+            s.commit()
+            return row.id
+        except IntegrityError:  # a concurrent sync of the same table linked it first
+            s.rollback()
+            found = s.scalar(q)
+            if found is None:
+                raise
+            return found
+
+
+def linked_tables(central: Store) -> dict[int, TableLink]:
+    """Mirrored tables of the event database by their id there."""
+    with central.Session() as s:
+        return {link.table_id: link for link in s.scalars(select(TableLink))}
+
+
+def _insert(engine: Engine) -> Callable[[Any], Any]:
+    dialect = engine.dialect.name
+    if dialect == "postgresql":
+        return postgresql.insert
+    if dialect == "sqlite":
+        return sqlite.insert
+    raise ValueError(f"sync supports PostgreSQL and SQLite event databases, not {dialect}")
+
+
+def _same(a: EventRow, b: EventRow) -> bool:
+    return (a.kind, a.payload, a.actor) == (b.kind, b.payload, b.actor)
+
+
+def upload(local: Store, local_id: int, central: Store, central_id: int) -> tuple[int, int]:
+    """Copy the table's events the event database lacks; returns (uploaded, already there)."""
+    top = central.last_seq(central_id)
+    if top:
+        mine = local.events(local_id, after=top - 1)
+        theirs = central.events(central_id, after=top - 1)
+        if not mine or not theirs or not _same(mine[0], theirs[0]):
+            raise SyncConflict(f"table {central_id} of the event database has event {top} that "
+                               f"this table's database does not have; nothing was changed")
+    insert = _insert(central.engine)
+    uploaded = present = 0
+    pending = local.events(local_id, after=top)
+    for start in range(0, len(pending), BATCH):
+        batch = pending[start:start + BATCH]
+        rows = [{"table_id": central_id, "seq": e.seq, "kind": e.kind, "payload": e.payload,
+                 "actor": e.actor, "device_id": e.device_id, "request_id": e.request_id,
+                 "created_at": e.created_at} for e in batch]
+        before = _seqs(central, central_id, batch[0].seq, batch[-1].seq)
+        with central.engine.begin() as conn:
+            conn.execute(insert(EventRow.__table__).on_conflict_do_nothing(), rows)
+        stored = {e.seq: e for e in central.events(central_id, after=batch[0].seq - 1)
+                  if e.seq <= batch[-1].seq}
+        for e in batch:
+            there = stored.get(e.seq)
+            if there is None or not _same(e, there):
+                raise SyncConflict(f"event {e.seq} of table {central_id} could not be stored "
+                                   "as recorded at the table (kept locally; fix and sync again)")
+        present += len(before)
+        uploaded += len(batch) - len(before)
+    return uploaded, present
+
+
+def _seqs(central: Store, table_id: int, first: int, last: int) -> set[int]:
+    with central.Session() as s:
+        q = select(EventRow.seq).where(EventRow.table_id == table_id, EventRow.seq >= first,
+                                       EventRow.seq <= last)
+        return set(s.scalars(q))
+
+
+def pending_requests(central: Store, central_id: int) -> list[DirectorRequest]:
+    """Director requests for a mirrored table that the table has not answered yet."""
+    with central.Session() as s:
+        answered = select(DirectorReply.request_id)
+        q = (select(DirectorRequest).where(DirectorRequest.table_id == central_id,
+                                           DirectorRequest.request_id.not_in(answered))
+             .order_by(DirectorRequest.id))
+        return list(s.scalars(q))
+
+
+def request_command(req: DirectorRequest) -> commands.Command:
+    """The table-app command a director request stands for."""
+    p = req.payload
+    if req.kind == "correct":
+        proposal = commands.parse_proposal(p["proposal"])
+        return commands.propose(p["game"], p["hand"], proposal, source="director",
+                                director=True)
+    if req.kind == "reopen":
+        return commands.reopen(p["game"], p.get("reason"))
+    raise CommandError("bad_request", f"unknown director request {req.kind!r}", 400)
+
+
+def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
+                   report: SyncReport) -> None:
+    """Run the director's pending requests at the table (exactly once each) and answer them."""
+    for req in pending_requests(central, central_id):
+        actor = Actor(req.actor or DIRECTOR.name)
+        try:
+            outcome = local.execute(local_id, request_command(req), actor,
+                                    request_id=req.request_id)
+        except CommandError as exc:
+            status, message = "refused", exc.message
+            report.refused.append(req.request_id)
+        else:
+            seqs = [e.seq for e in outcome.events]
+            status = "applied"
+            message = f"event {seqs[0]}" if seqs else "nothing to change"
+            report.applied.append(req.request_id)
+        with central.Session() as s:
+            s.add(DirectorReply(request_id=req.request_id, status=status, message=message))
+            try:
+                s.commit()
+            except IntegrityError:  # answered by a concurrent sync of the same table
+                s.rollback()
+
+
+def sync_once(local: Store, central: Store) -> SyncReport:
+    """One pass over every table of the local database: director requests down, events up."""
+    origin = origin_of(local)
+    report = SyncReport()
+    for table in local.tables():
+        central_id = link_table(central, origin, table)
+        apply_requests(local, table.id, central, central_id, report)
+        up, present = upload(local, table.id, central, central_id)
+        report.tables += 1
+        report.uploaded += up
+        report.present += present
+    return report
+
+
+def sync_loop(local_url: str, central_url: str, every: float,
+              log: Callable[[str], None] = print, passes: int | None = None) -> None:
+    """Sync every ``every`` seconds; an unreachable event database is retried, not fatal."""
+    local = open_store(local_url)
+    central: Store | None = None
+    done = 0
+    while passes is None or done < passes:
+        try:
+            central = central or open_store(central_url)
+            log(sync_once(local, central).line())
+        except OperationalError as exc:
+            log(f"event database unreachable, scoring goes on locally: {_first_line(exc)}")
+        done += 1
+        if passes is None or done < passes:
+            time.sleep(every)
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from scorer.cards import (
@@ -31,6 +32,7 @@ from scorer.cards import (
 )
 
 SUIT_MASK = 0x1FFF
+_CARD_BIT = attrgetter("_bit")
 _RANK_SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39  # one rank bit copied to all suits
 _PATTERN_VALUE = _SUIT_PATTERN_VALUE
 
@@ -190,10 +192,9 @@ def min_deadwood_mask(hand: int) -> int:
 def min_deadwood(cards: Iterable[Card | str]) -> int:
     """Minimum deadwood of a hand given as cards or codes (duplicates rejected)."""
     if type(cards) is list:
-        try:  # fast path: a list of Card objects
-            bits = [card._bit for card in cards]  # type: ignore[union-attr]
-            mask = sum(bits)
-            if mask.bit_count() == len(bits):
+        try:  # fast path: a list of Card objects (distinct bits add up without carries)
+            mask = sum(map(_CARD_BIT, cards))
+            if mask.bit_count() == len(cards):
                 return min_deadwood_mask(mask)
         except AttributeError:
             pass

@@ -134,6 +134,21 @@ class _Search:
         memo[mask] = best
         return best
 
+    def one_arrangement(self, mask: int) -> list[int]:
+        """One set of disjoint melds reaching the minimum deadwood of ``mask``."""
+        melds: list[int] = []
+        while mask:
+            target = self.deadwood(mask)
+            low = mask & -mask
+            for meld in self.by_low.get(low, ()):
+                if meld & mask == meld and self.deadwood(mask ^ meld) == target:
+                    melds.append(meld)
+                    mask ^= meld
+                    break
+            else:
+                mask ^= low  # the low card is deadwood
+        return melds
+
     def arrangements(self, mask: int) -> list[list[int]]:
         """Every set of disjoint melds reaching the minimum deadwood of ``mask`` (raw, unmerged)."""
         target = self.deadwood(mask)
@@ -224,9 +239,9 @@ def merge_runs(arrangement: Iterable[int]) -> tuple[int, ...]:
 
 def _meld_sort_key(meld: int) -> tuple[int, int, int]:
     """Display order of melds: by lowest rank, sets before runs, then by card mask."""
-    cards = mask_to_cards(meld)
-    ranks = {c.rank for c in cards}
-    return (min(ranks), 0 if len(ranks) == 1 else 1, meld)
+    # the lowest bit of a run or a set is a card of its lowest rank
+    low_rank_index = ((meld & -meld).bit_length() - 1) % 13
+    return (low_rank_index, 1 if _is_long_run(meld) else 0, meld)
 
 
 def _is_long_run(mask: int) -> bool:
@@ -352,11 +367,15 @@ def _analyse_mask(hand: int) -> MeldAnalysis:
     )
     if len(cards) != 11:
         return analysis
+    melds = candidate_melds(hand)
+    search = _Search(melds)
+    cover = _meldable(melds)
     options = []
     for card in cards:
         rest = hand ^ card.bit
-        rest_deadwood, rest_arrangements = optimal_arrangements(rest)
-        options.append(DiscardOption(card, rest_deadwood, _as_cards(rest_arrangements[0])))
+        deadwood_after = mask_value(rest & ~cover) + search.deadwood(rest & cover)
+        best = merge_runs(search.one_arrangement(rest & cover))
+        options.append(DiscardOption(card, deadwood_after, _as_cards(best)))
     options.sort(key=lambda o: (o.deadwood, -o.card.value, -o.card.rank, SUITS.index(o.card.suit)))
     minimum = options[0].deadwood
     return MeldAnalysis(

@@ -1,0 +1,84 @@
+"""gintray's tournament hall: one event database for every table, and the director's page.
+
+``create_hall_app(config)`` builds the director's Flask app; ``webui.hall.cli`` has
+``gintray hall`` (serve it) and ``gintray sync`` (upload a table's database to the event's).
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import HTTPException
+
+from webui.store import CommandError
+
+csrf = CSRFProtect()
+WEBUI_STATIC = Path(__file__).resolve().parent.parent / "static"
+
+
+def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
+    """The director's page of a whole event.
+
+    Config keys: ``DATABASE_URL`` (the event database, required; ``postgresql://...`` uses
+    psycopg 3), ``DATA_DIR`` (the hall's signing key; default ./hall-instance), plus any Flask
+    setting.
+    """
+    from webui import engine, signing
+    from webui.hall.sync import open_store
+
+    cfg = dict(config or {})
+    url = cfg.pop("DATABASE_URL", None)
+    if not url:
+        raise ValueError("the hall needs the event's database URL (DATABASE_URL)")
+    data_dir = Path(cfg.pop("DATA_DIR", "hall-instance")).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    app = Flask(__name__, static_folder=str(WEBUI_STATIC), static_url_path="/static")
+    app.config.update(DATA_DIR=str(data_dir), SESSION_COOKIE_HTTPONLY=True,
+                      SESSION_COOKIE_SAMESITE="Lax", WTF_CSRF_TIME_LIMIT=None,
+                      MAX_CONTENT_LENGTH=1024 * 1024)
+    app.config.update(cfg)
+    store = open_store(url)
+    app.config["DATABASE_URL"] = str(store.engine.url)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = store.set_setting("hall_secret_key", secrets.token_hex(32),
+                                                     only_if_missing=True)
+    app.extensions["gintray.store"] = store
+    app.extensions["gintray.identity"] = signing.ensure_identity(data_dir)
+
+    from markupsafe import Markup
+
+    app.jinja_env.filters["card"] = lambda code: Markup(engine.card_html(str(code)))
+    csrf.init_app(app)
+    from webui.hall.views import bp
+
+    app.register_blueprint(bp)
+    _register_errors(app)
+    return app
+
+
+def _register_errors(app: Flask) -> None:
+    def wants_json() -> bool:
+        return (request.path.startswith("/api/") or request.is_json
+                or request.accept_mimetypes.best == "application/json")
+
+    def answer(code: int, slug: str, message: str) -> Any:
+        if wants_json():
+            return jsonify({"error": {"code": slug, "message": message}}), code
+        return render_template("hall/error.html", code=code, message=message), code
+
+    @app.errorhandler(CSRFError)
+    def csrf_error(exc: CSRFError) -> Any:
+        return answer(400, "csrf", f"security token missing or stale ({exc.description}); "
+                      "reload the page")
+
+    @app.errorhandler(CommandError)
+    def command_error(exc: CommandError) -> Any:
+        return answer(exc.status, exc.code, exc.message)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Any:
+        return answer(exc.code or 500, exc.name.lower().replace(" ", "_"), exc.description)

@@ -1,0 +1,107 @@
+"""``gintray hall`` (the director's page of an event) and ``gintray sync`` (a table's database
+up to the event's database)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+ENV_URL = "GINTRAY_EVENT_DATABASE_URL"
+
+
+def hall_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gintray hall", description="Run the tournament director's page: every table "
+        "live, standings, blind draw, best-of-five matches, partnerships, bundle export.")
+    parser.add_argument("--database-url", default=os.environ.get(ENV_URL),
+                        help=f"the event database, e.g. postgresql://user@host/event "
+                        f"(default: ${ENV_URL})")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=5050, help="port (default 5050)")
+    parser.add_argument("--data-dir", default="hall-instance",
+                        help="folder for the hall's signing key (default ./hall-instance)")
+    return parser
+
+
+def hall_main(argv: list[str]) -> int:
+    """Entry point of ``gintray hall``."""
+    args = hall_parser().parse_args(argv)
+    if not args.database_url:
+        print(f"gintray hall: give --database-url (or set {ENV_URL})", file=sys.stderr)
+        return 2
+    from waitress import serve
+
+    from webui.hall import create_hall_app
+    from webui.security import DIRECTOR_KEY
+
+    try:
+        app = create_hall_app({"DATABASE_URL": args.database_url, "DATA_DIR": args.data_dir})
+    except Exception as exc:  # unreachable database, bad URL: say so plainly
+        print(f"gintray hall: cannot start: {exc}", file=sys.stderr)
+        return 1
+    store = app.extensions["gintray.store"]
+    print(f"gintray hall on http://{args.host}:{args.port}/ "
+          f"({len(store.tables())} table(s) in the event database)", flush=True)
+    if store.get_setting(DIRECTOR_KEY) is None:
+        print(f"first run: set the director password at http://127.0.0.1:{args.port}/setup "
+              "(on this machine)", flush=True)
+    try:
+        serve(app, host=args.host, port=args.port, threads=8, ident="gintray-hall",
+              clear_untrusted_proxy_headers=True)
+    except OSError as exc:
+        print(f"gintray hall: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def sync_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gintray sync", description="Upload a table's events to the event database "
+        "(idempotent: run it as often as you like; a table cut off catches up when back) and "
+        "apply the director's corrections at the table.")
+    parser.add_argument("--from", dest="source", required=True,
+                        help="the table's database, e.g. sqlite:///instance/gintray.sqlite3")
+    parser.add_argument("--to", dest="target", default=os.environ.get(ENV_URL),
+                        help=f"the event database (default: ${ENV_URL})")
+    parser.add_argument("--loop", type=float, metavar="SECONDS",
+                        help="keep syncing every SECONDS (an unreachable event database is "
+                        "retried); without it, sync once")
+    return parser
+
+
+def sync_main(argv: list[str]) -> int:
+    """Entry point of ``gintray sync``."""
+    args = sync_parser().parse_args(argv)
+    if not args.target:
+        print(f"gintray sync: give --to (or set {ENV_URL})", file=sys.stderr)
+        return 2
+    if args.loop is not None and args.loop <= 0:
+        print("gintray sync: --loop needs a positive number of seconds", file=sys.stderr)
+        return 2
+    from sqlalchemy.exc import OperationalError
+
+    from webui.hall.sync import SyncConflict, open_store, sync_loop, sync_once
+
+    if args.loop is not None:
+        try:
+            sync_loop(args.source, args.target, args.loop,
+                      log=lambda line: print(line, flush=True))
+        except KeyboardInterrupt:
+            return 0
+        except SyncConflict as exc:
+            print(f"gintray sync: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    try:
+        local = open_store(args.source)
+        central = open_store(args.target)
+        print(sync_once(local, central).line(), flush=True)
+    except SyncConflict as exc:
+        print(f"gintray sync: {exc}", file=sys.stderr)
+        return 1
+    except OperationalError as exc:
+        print(f"gintray sync: event database unreachable: {str(exc).splitlines()[0]}",
+              file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,78 @@
+"""Partnership matches (000, rules for partnership tournament): two teams of two, 250-point
+games, a series of five that a team leaves after two losses.
+
+Each pair of opponents plays on its own board, a table of the table app with partnership rules
+where seat A is a member of the first team and seat B a member of the second. Hand n of the
+match is hand n of both boards: the engine's ``team_hand`` nets the two boards (the team with
+more points wins the difference), and the engine's sheet turns the team hands into games and
+the series.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scorer import team_hand
+from webui import engine
+from webui.hall.schema import Partnership
+from webui.store import Store
+
+FINALS_WINS = 4  # 000 partnership rule 2: "(4) and (5) game winners are in the finals"
+
+
+class PartnershipError(ValueError):
+    """A partnership that cannot be set up as asked."""
+
+
+@dataclass(frozen=True)
+class BoardResult:
+    """A board's hand result as ``team_hand`` reads it."""
+
+    winner: str | None
+    points: int
+
+
+def check_teams(team_a: str, team_b: str, boards: list[int], tables: list[int]) -> None:
+    """Refuse blank or equal team names and boards that are not two distinct event tables."""
+    if not team_a.strip() or not team_b.strip():
+        raise PartnershipError("both teams need a name")
+    if team_a.strip().casefold() == team_b.strip().casefold():
+        raise PartnershipError("the two teams need different names")
+    if len(boards) != 2 or boards[0] == boards[1]:
+        raise PartnershipError("a partnership match is played on two different boards")
+    missing = [b for b in boards if b not in tables]
+    if missing:
+        raise PartnershipError(f"no table {missing[0]} in this event")
+
+
+def board_results(store: Store, table_id: int) -> list[BoardResult]:
+    """Every confirmed hand of a board, in order, as (winner seat, points)."""
+    state = store.state(table_id)
+    out = []
+    for game in state.games:
+        for hand in game.confirmed_hands:
+            entry = hand.sheet_entry()
+            out.append(BoardResult(entry.get("winner"), int(entry.get("points") or 0)))
+    return out
+
+
+def partnership_view(store: Store, match: Partnership) -> dict[str, Any]:
+    """The team score sheet of a partnership match: each team hand with its two boards, the
+    engine's games to 250 and its series result, and which teams reached the finals."""
+    names = {seat: match.teams[seat]["name"] for seat in ("A", "B")}
+    boards = [board_results(store, t) for t in match.boards]
+    count = min(len(b) for b in boards)
+    hands = []
+    for i in range(count):
+        net = team_hand([b[i] for b in boards], {"A": "A", "B": "B"})
+        hands.append({**net, "boards": [{"winner": b[i].winner, "points": b[i].points}
+                                        for b in boards]})
+    sheet = engine.sheet("partnership", [{k: h[k] for k in ("winner", "points", "dead")
+                                          if k in h} for h in hands])
+    wins = sheet["match"]["games_won"]
+    return {"id": match.id, "name": match.name, "teams": match.teams, "names": names,
+            "boards": match.boards, "board_hands": [len(b) for b in boards],
+            "hands": hands, "games": sheet["games"], "match": sheet["match"],
+            "winner_name": names.get(sheet["match"]["winner"] or ""),
+            "finalists": [names[s] for s in ("A", "B") if wins.get(s, 0) >= FINALS_WINS]}

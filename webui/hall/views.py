@@ -1,0 +1,265 @@
+"""The director's page of a whole event: tables live, standings, draw, partnerships, bundle."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from sqlalchemy import select
+
+from webui import commands
+from webui.hall import event as event_mod
+from webui.hall.bundle import build_bundle
+from webui.hall.draw import DrawError, blind_draw
+from webui.hall.partnership import PartnershipError, check_teams, partnership_view
+from webui.hall.schema import DirectorReply, DirectorRequest, Draw, Partnership
+from webui.hall.sync import linked_tables
+from webui.security import (
+    check_director_password,
+    director_password_set,
+    director_required,
+    is_local,
+    login_director,
+    set_director_password,
+    store,
+)
+from webui.store import Actor, CommandError
+
+bp = Blueprint("hall", __name__)
+MIN_PASSWORD = 8
+
+
+# the director ----------------------------------------------------------------------------------
+@bp.route("/setup", methods=["GET", "POST"])
+def setup() -> Any:
+    """First run: the director password of the event (only on this machine, only once)."""
+    if director_password_set():
+        return redirect(url_for("hall.login"))
+    if not is_local():
+        abort(403, description="set the director password on the hall's own computer")
+    error = None
+    if request.method == "POST":
+        password = request.form.get("password", "")
+        if len(password) < MIN_PASSWORD:
+            error = f"Use at least {MIN_PASSWORD} characters."
+        elif password != request.form.get("again", ""):
+            error = "The two passwords differ."
+        else:
+            set_director_password(password)
+            login_director()
+            return redirect(url_for("hall.index"))
+    return render_template("hall/setup.html", error=error), (400 if error else 200)
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login() -> Any:
+    if not director_password_set():
+        return redirect(url_for("hall.setup"))
+    error = None
+    if request.method == "POST":
+        if check_director_password(request.form.get("password", "")):
+            login_director()
+            return redirect(url_for("hall.index"))
+        error = "Wrong password."
+    return render_template("hall/login.html", error=error), (403 if error else 200)
+
+
+@bp.post("/logout")
+def logout() -> Any:
+    session.clear()
+    return redirect(url_for("hall.login"))
+
+
+# reading the event -----------------------------------------------------------------------------
+def _partnerships() -> list[Partnership]:
+    with store().Session() as s:
+        return list(s.scalars(select(Partnership).order_by(Partnership.id)))
+
+
+def _latest_draw() -> Draw | None:
+    with store().Session() as s:
+        return s.scalar(select(Draw).order_by(Draw.id.desc()).limit(1))
+
+
+def _requests() -> list[dict[str, Any]]:
+    with store().Session() as s:
+        reqs = list(s.scalars(select(DirectorRequest).order_by(DirectorRequest.id.desc())
+                              .limit(50)))
+        replies = {r.request_id: r for r in s.scalars(
+            select(DirectorReply).where(DirectorReply.request_id.in_(
+                [q.request_id for q in reqs])))}
+    out = []
+    for q in reqs:
+        reply = replies.get(q.request_id)
+        out.append({"request_id": q.request_id, "table": q.table_id, "kind": q.kind,
+                    "payload": q.payload, "at": q.created_at.isoformat(),
+                    "status": reply.status if reply else "waiting for the table's sync",
+                    "message": reply.message if reply else ""})
+    return out
+
+
+def event_json() -> dict[str, Any]:
+    """Everything on the director's page, as JSON."""
+    links = linked_tables(store())
+    partnerships = _partnerships()
+    boards = {b for p in partnerships for b in p.boards}
+    tables = [event_mod.table_summary(store(), t.id, t.id in links) for t in store().tables()]
+    singles = [t["id"] for t in tables if t["id"] not in boards]
+    draw = _latest_draw()
+    return {
+        "tables": tables,
+        "standings": event_mod.standings(store(), singles),
+        "partnerships": [partnership_view(store(), p) for p in partnerships],
+        "draw": ({"kind": draw.kind, "seed": draw.seed, "entrants": draw.entrants,
+                  "pairs": draw.pairs, "at": draw.created_at.isoformat()} if draw else None),
+        "requests": _requests(),
+        "at": datetime.now(UTC).isoformat(),
+    }
+
+
+@bp.get("/")
+@director_required
+def index() -> Any:
+    return render_template("hall/index.html", ev=event_json())
+
+
+@bp.get("/live")
+@director_required
+def live() -> Any:
+    """The tables section alone (the page refreshes it every few seconds)."""
+    return render_template("hall/_tables.html", ev=event_json())
+
+
+@bp.get("/api/event")
+@director_required
+def api_event() -> Any:
+    return jsonify(event_json())
+
+
+@bp.get("/tables/<int:table_id>")
+@director_required
+def table(table_id: int) -> Any:
+    if store().table(table_id) is None:
+        abort(404, description="no such table in this event")
+    state = store().state(table_id)
+    mirrored = table_id in linked_tables(store())
+    requests = [r for r in _requests() if r["table"] == table_id]
+    return render_template("hall/table.html", state=state, mirrored=mirrored,
+                           summary=event_mod.table_summary(store(), table_id, mirrored),
+                           requests=requests)
+
+
+# acting -----------------------------------------------------------------------------------------
+def correct_hand(table_id: int, body: dict[str, Any]) -> dict[str, Any]:
+    """The director's correction of a hand: checked against the event database's copy, then
+    run at once (table on the event database) or sent to the table's sync (mirrored table)."""
+    try:
+        game, hand = int(body.get("game")), int(body.get("hand"))
+    except (TypeError, ValueError):
+        raise CommandError("bad_hand", "game and hand must be numbers", 400) from None
+    proposal = commands.parse_proposal(body)
+    command = commands.propose(game, hand, proposal, source="director", director=True)
+    state = store().state(table_id)
+    command(state)  # raises CommandError now if it cannot apply to the table as it stands
+    request_id = f"hall-{uuid.uuid4().hex}"
+    if table_id in linked_tables(store()):
+        with store().Session() as s:
+            s.add(DirectorRequest(request_id=request_id, table_id=table_id, kind="correct",
+                                  payload={"game": game, "hand": hand, "proposal": body},
+                                  actor="director"))
+            s.commit()
+        return {"status": "sent", "request_id": request_id,
+                "message": "sent to the table: it applies at its next sync"}
+    outcome = store().execute(table_id, command, Actor("director"), request_id=request_id)
+    return {"status": "applied", "request_id": request_id,
+            "seqs": [e.seq for e in outcome.events]}
+
+
+@bp.post("/tables/<int:table_id>/correct")
+@director_required
+def correct(table_id: int) -> Any:
+    if store().table(table_id) is None:
+        abort(404, description="no such table in this event")
+    body = request.get_json(silent=True) if request.is_json else request.form.to_dict()
+    try:
+        result = correct_hand(table_id, body or {})
+    except CommandError as exc:
+        if request.is_json:
+            return jsonify(exc.to_json()), exc.status
+        flash(exc.message, "error")
+        return redirect(url_for("hall.table", table_id=table_id)), 303
+    if request.is_json:
+        return jsonify(result)
+    flash("Correction applied." if result["status"] == "applied" else result["message"])
+    return redirect(url_for("hall.table", table_id=table_id), 303)
+
+
+@bp.post("/draw")
+@director_required
+def draw() -> Any:
+    kind = request.form.get("kind", "singles")
+    if kind not in ("singles", "partnership"):
+        abort(400, description="kind must be singles or partnership")
+    names = request.form.get("entrants", "").splitlines()
+    try:
+        seed, pairs = blind_draw(names)
+    except DrawError as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("hall.index"), 303)
+    with store().Session() as s:
+        s.add(Draw(kind=kind, seed=seed, entrants=[n.strip() for n in names if n.strip()],
+                   pairs=pairs))
+        s.commit()
+    flash(f"Blind draw made ({len(pairs)} pairings).")
+    return redirect(url_for("hall.index") + "#draw", 303)
+
+
+@bp.post("/partnerships")
+@director_required
+def new_partnership() -> Any:
+    f = request.form
+    team_a, team_b = f.get("team_A", "").strip()[:40], f.get("team_B", "").strip()[:40]
+    try:
+        boards = [int(f.get("board_1", "")), int(f.get("board_2", ""))]
+        check_teams(team_a, team_b, boards, [t.id for t in store().tables()])
+    except ValueError as exc:
+        message = str(exc) if isinstance(exc, PartnershipError) else "boards are table numbers"
+        flash(message, "error")
+        return redirect(url_for("hall.index") + "#partnerships", 303)
+    teams = {"A": {"name": team_a, "members": _members(f.get("members_A", ""))},
+             "B": {"name": team_b, "members": _members(f.get("members_B", ""))}}
+    with store().Session() as s:
+        s.add(Partnership(name=f"{team_a} v {team_b}", teams=teams, boards=boards))
+        s.commit()
+    flash(f"Partnership match {team_a} v {team_b} set up.")
+    return redirect(url_for("hall.index") + "#partnerships", 303)
+
+
+def _members(text: str) -> list[str]:
+    return [m.strip()[:40] for m in text.split(",") if m.strip()][:2]
+
+
+@bp.get("/bundle.zip")
+@director_required
+def bundle() -> Response:
+    """Every signed score sheet of the event in one zip (signed PDFs, JSON, manifest)."""
+    ev = event_json()
+    data = build_bundle(store(), current_app.extensions["gintray.identity"],
+                        {"standings": ev["standings"], "partnerships": ev["partnerships"]})
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
+    return Response(data, mimetype="application/zip", headers={
+        "Content-Disposition": f'attachment; filename="gintray-event-{stamp}.zip"'})

@@ -8,6 +8,8 @@ Tie, Tournament and Family scoring).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scorer import InputError, next_dealer, score_hand, score_sheet
 from scorer.sheet import team_hand
@@ -206,3 +208,42 @@ def test_sheet_accepts_hand_results():
     )
     sheet = score_sheet("tournament", [result.to_json(), result.to_json()]).to_json()
     assert sheet["hands"][-1]["totals"] == {"A": 4, "B": 0}
+
+
+sheet_hands = st.lists(
+    st.one_of(
+        st.builds(win, st.sampled_from(["A", "B"]), st.integers(0, 120)),
+        st.just({"dead": True}),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    sheet_hands, st.sampled_from(["tournament", "family", "standard", "partnership"]), st.booleans()
+)
+def test_sheet_invariants(hands, preset, hollywood):
+    """Every point won is in the game(s) it belongs to; finished games end at the target and
+    their finals are totals plus bonuses; an unfinished game is the last one (002, 003, 004)."""
+    rules = {"preset": preset, "hollywood": hollywood}
+    sheet = score_sheet(rules, hands).to_json()
+    target = {"tournament": 250, "partnership": 250}.get(preset, 100)
+    for game in sheet["games"]:
+        scored = [hands[n - 1] for n in game["hands"]]
+        for player in ("A", "B"):
+            mine = [h for h in scored if h["winner"] == player]
+            assert game["totals"][player] == sum(h["points"] for h in mine)
+            assert game["boxes"][player] == len(mine)
+        if game["complete"]:
+            winner = game["winner"]
+            assert game["totals"][winner] >= target
+            before_last = game["totals"][winner] - hands[game["hands"][-1] - 1]["points"]
+            assert before_last < target or hands[game["hands"][-1] - 1]["winner"] != winner
+            for player in ("A", "B"):
+                bonus = sum(game["bonuses"][player].values())
+                assert game["finals"][player] == game["totals"][player] + bonus
+    if not hollywood:
+        assert all(g["complete"] for g in sheet["games"][:-1])
+        won = sum(h["points"] for h in hands if not h.get("dead"))
+        assert sum(sum(g["totals"].values()) for g in sheet["games"]) == won

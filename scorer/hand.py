@@ -140,7 +140,12 @@ def _parse_hands(hands: Mapping[str, Iterable[Card | str]]) -> dict[str, list[Ca
     return parsed
 
 
-def _parse_melds(player: str, groups: Any, hand: int) -> tuple[int, ...]:
+def _parse_melds(player: str, groups: Any, hand: int, knocker: bool) -> tuple[int, ...]:
+    """Melds as laid down by a player, validated: real melds, from his hand, disjoint."""
+    error = ImproperKnockError if knocker else InputError
+    consequence = (
+        ": an improper knock is played open (GRA rule 9)" if knocker else " (defender's melds)"
+    )
     if isinstance(groups, str) or not isinstance(groups, Iterable):
         raise InputError(f"melds of {player!r} must be a list of card lists")
     masks: list[int] = []
@@ -153,19 +158,19 @@ def _parse_melds(player: str, groups: Any, hand: int) -> tuple[int, ...]:
         label = " ".join(codes(cards))
         if mask & ~hand:
             stray = codes(mask_to_cards(mask & ~hand))
-            raise ImproperKnockError(
+            raise error(
                 f"meld [{label}] of {player!r} uses cards not in the hand: {', '.join(stray)}",
                 "invalid_meld",
             )
         if mask not in ALL_MELDS:
-            raise ImproperKnockError(
+            raise error(
                 f"[{label}] laid down by {player!r} is not a meld (a set of 3-4 of a rank or a "
-                "run of 3+ of one suit, ace low): an improper knock is played open (GRA rule 9)",
+                f"run of 3+ of one suit, ace low){consequence}",
                 "invalid_meld",
             )
         if mask & used:
             dup = codes(mask_to_cards(mask & used))
-            raise ImproperKnockError(
+            raise error(
                 f"{', '.join(dup)} of {player!r} is in two melds: a card belongs to one meld only",
                 "invalid_meld",
             )
@@ -301,7 +306,7 @@ def score_hand(
 
     # The knocker's side.
     if knocker in melds:
-        k_melds = _parse_melds(knocker, melds[knocker], k_hand)
+        k_melds = _parse_melds(knocker, melds[knocker], k_hand, knocker=True)
         if sum(m.bit_count() for m in k_melds) > HAND_SIZE and not (
             k_big_gin_shape and sum(m.bit_count() for m in k_melds) == k_size
         ):
@@ -347,7 +352,7 @@ def score_hand(
 
     d_fixed = None
     if defender in melds:
-        d_fixed = _parse_melds(defender, melds[defender], d_hand)
+        d_fixed = _parse_melds(defender, melds[defender], d_hand, knocker=False)
 
     # The defender's answer, for each candidate knocker arrangement; keep the knocker's best.
     chosen: tuple[_Side, _Side] | None = None

@@ -391,3 +391,9 @@ def test_properties_of_scored_hands(cards, rnd):
     again = score_hand(rules, up_card=None, knocker="X", hands={"Y": b, "X": a})
     assert (again.outcome, again.points) == (result.outcome, result.points)
     assert again.deadwood == {"X": result.deadwood["A"], "Y": result.deadwood["B"]}
+
+
+def test_invalid_defender_melds_are_bad_input_not_an_improper_knock():
+    with pytest.raises(InputError) as info:
+        score(melds={"B": [["4S", "5S", "KS"]]})
+    assert info.value.code == "invalid_meld" and "defender" in info.value.message

@@ -1,6 +1,6 @@
 """Detector formats for the Raspberry Pi, side by side: ONNX (onnxruntime) against NCNN.
 
-    .venv/bin/python benchmarks/bench_pi_formats.py [--weights models/gintray-cards.pt]
+    .venv/bin/python benchmarks/bench_pi_formats.py [--weights models/gintray-corners.pt]
                                                     [--imgsz 640] [--runs 40] [--threads N]
 
 Exports the ultralytics checkpoint to ONNX and to NCNN (the two formats ultralytics supports on
@@ -25,7 +25,10 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_WEIGHTS = REPO / "models" / "gintray-cards.pt"
+# The detector's YOLO: the one-class corner finder (vision/detector.py), or a 52-class card model.
+DEFAULT_WEIGHTS = next((p for p in (REPO / "models" / "gintray-corners.pt",
+                                    REPO / "models" / "gintray-cards.pt") if p.is_file()),
+                       REPO / "models" / "gintray-corners.pt")
 EXPORT_DIR = REPO / "runs" / "pi_formats"
 
 # Published reference: Ultralytics docs, guides/raspberry-pi.md, "Raspberry Pi 5 YOLO11

@@ -1,0 +1,179 @@
+"""Shared fixtures of the tournament-hall tests: a real PostgreSQL server (started by
+.ci/postgres), a fresh database per test, and hands played through the table app's commands."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webui import commands
+from webui.store import Actor, Store
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYER_A, PLAYER_B = Actor("device:a", 1), Actor("device:b", 2)
+
+# A knocks with 2 (2D) against B's 16 (2H 3D 5C 6S): A wins 14 under the knock card TC.
+KNOCKER_CARDS = ["AS", "2S", "3S", "4H", "5H", "6H", "7C", "7D", "7S", "2D"]
+DEFENDER_CARDS = ["KC", "QC", "JC", "9H", "9D", "9S", "2H", "3D", "5C", "6S"]
+# A gin (AS-4S, 4H-6H, 7s) against 72 loose points: 97 with the gin bonus.
+GIN_CARDS = ["AS", "2S", "3S", "4S", "4H", "5H", "6H", "7C", "7D", "7S"]
+LOOSE_CARDS = ["KC", "QD", "JH", "9C", "9D", "2C", "3D", "5C", "6D", "8H"]
+
+
+def start_postgres() -> str:
+    """The URL of the test cluster (.ci/postgres installs and starts it when needed); skips
+    only when PostgreSQL cannot be installed here, with the reason."""
+    proc = subprocess.run(["bash", str(ROOT / ".ci" / "postgres")], capture_output=True,
+                          text=True, timeout=600)
+    if proc.returncode == 3:
+        pytest.skip(f"PostgreSQL cannot be installed here: {proc.stderr.strip()}")
+    if proc.returncode != 0:
+        raise RuntimeError(f".ci/postgres failed ({proc.returncode}): {proc.stderr.strip()}")
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> str:
+    return start_postgres()
+
+
+def _admin(server_url: str, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(sql)
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    """A fresh, empty event database on the test server (dropped afterwards)."""
+    name = f"hall_{uuid.uuid4().hex[:12]}"
+    _admin(pg_server, f'CREATE DATABASE "{name}"')
+    base = pg_server.rsplit("/", 1)[0]
+    yield f"{base}/{name}"
+    _admin(pg_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def new_table(store: Store, name: str, a: str = "Ann", b: str = "Bob",
+              rules: Any = "tournament") -> int:
+    return store.create_table(name, {"name": name, "players": {"A": a, "B": b},
+                                     "rules": rules, "camera": None}, Actor("director"))
+
+
+def hand_cards(winner: str, gin: bool = False) -> dict[str, Any]:
+    """A proposal body where ``winner`` knocks (or gins) and wins."""
+    win, lose = (GIN_CARDS, LOOSE_CARDS) if gin else (KNOCKER_CARDS, DEFENDER_CARDS)
+    other = "B" if winner == "A" else "A"
+    return {"kind": "score", "knocker": winner, "cards": {winner: win, other: lose}}
+
+
+def play_hand(store: Store, table_id: int, winner: str = "A", gin: bool = False,
+              up_card: str = "TC") -> tuple[int, int]:
+    """Play one hand to both confirmations through the table app's commands (starting the
+    next game when the last one is over); returns (game, hand)."""
+    state = store.state(table_id)
+    hand = state.current_hand()
+    if hand is None:
+        store.execute(table_id, commands.next_game(), Actor("director"))
+        hand = store.state(table_id).current_hand()
+    game, number = hand.game, hand.number
+    store.execute(table_id, commands.set_knock_card(game, number, up_card), PLAYER_A)
+    proposal = commands.parse_proposal(hand_cards(winner, gin))
+    store.execute(table_id, commands.propose(game, number, proposal), PLAYER_A)
+    for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):
+        revision = store.state(table_id).hand(game, number).revision
+        store.execute(table_id, commands.confirm(game, number, player, revision), actor,
+                      request_id=f"c-{uuid.uuid4().hex}")
+    return game, number
+
+
+def confirmed_hands(store: Store, table_id: int) -> list[tuple[int, int, str, int]]:
+    """(game, hand, winner, points) of every confirmed hand of a table."""
+    state = store.state(table_id)
+    out = []
+    for g in state.games:
+        for h in g.confirmed_hands:
+            entry = h.sheet_entry()
+            out.append((g.number, h.number, entry.get("winner"), entry.get("points", 0)))
+    return out
+
+
+def stream(store: Store, table_id: int) -> list[tuple[int, str, Any, str]]:
+    """A table's events as comparable tuples (seq, kind, payload, actor)."""
+    return [(e.seq, e.kind, e.payload, e.actor) for e in store.events(table_id)]
+
+
+class TcpCut:
+    """A TCP relay to the database that the test can cut (every connection dropped, new ones
+    refused) and reconnect: a table's network going away and coming back, for real."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.port = _free_port()
+        self._conns: list[socket.socket] = []
+        self._listener: socket.socket | None = None
+        self._lock = threading.Lock()
+        self.connect()
+
+    def url(self, pg_url: str) -> str:
+        head, tail = pg_url.split("@", 1)
+        return f"{head}@127.0.0.1:{self.port}/{tail.split('/', 1)[1]}"
+
+    def connect(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def cut(self) -> None:
+        with self._lock:
+            if self._listener is not None:
+                with contextlib.suppress(OSError):
+                    self._listener.shutdown(socket.SHUT_RDWR)
+                self._listener.close()
+                self._listener = None
+            for c in self._conns:
+                with contextlib.suppress(OSError):
+                    c.shutdown(socket.SHUT_RDWR)
+                c.close()
+            self._conns.clear()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            with self._lock:
+                self._conns += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=_pump, args=(a, b), daemon=True).start()
+
+
+def _pump(src: socket.socket, dst: socket.socket) -> None:
+    try:
+        while data := src.recv(65536):
+            dst.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -1,0 +1,265 @@
+"""Sync of table databases to a real PostgreSQL event database: idempotent, cut off and
+reconnected, many tables at once, the director correcting while a table confirms."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import hall_helpers
+import pytest
+from hall_helpers import (
+    PLAYER_B,
+    TcpCut,
+    confirmed_hands,
+    new_table,
+    play_hand,
+    stream,
+)
+from sqlalchemy.exc import OperationalError
+
+from webui import commands
+from webui.hall.schema import DirectorRequest
+from webui.hall.sync import SyncConflict, linked_tables, open_store, sync_once
+from webui.store import Actor, Store
+
+pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
+
+
+def local_store(tmp_path: Path, name: str = "table") -> Store:
+    return open_store(f"sqlite:///{tmp_path / f'{name}.sqlite3'}")
+
+
+def mirror_of(central: Store, local: Store, local_id: int) -> int:
+    from webui.hall.sync import origin_of
+
+    origin = origin_of(local)
+    return next(t for t, link in linked_tables(central).items()
+                if link.origin == origin and link.origin_table_id == local_id)
+
+
+def test_sync_uploads_every_event_once_and_again_adds_nothing(tmp_path, pg_url):
+    local = local_store(tmp_path)
+    t1, t2 = new_table(local, "Table 1"), new_table(local, "Table 2", "Cy", "Di")
+    for w in "ABA":
+        play_hand(local, t1, w)
+    play_hand(local, t2, "B")
+    central = open_store(pg_url)
+    first = sync_once(local, central)
+    assert first.tables == 2 and first.uploaded == len(stream(local, t1)) + len(stream(local, t2))
+    again = sync_once(local, central)
+    assert again.uploaded == 0
+    for t in (t1, t2):
+        remote = mirror_of(central, local, t)
+        assert stream(central, remote) == stream(local, t)
+        assert confirmed_hands(central, remote) == confirmed_hands(local, t)
+    assert len(central.tables()) == 2
+
+
+def test_table_cut_off_and_reconnected_loses_and_doubles_nothing(tmp_path, pg_url):
+    host, port = pg_url.split("@", 1)[1].split("/", 1)[0].split(":")
+    relay = TcpCut(host, int(port))
+    local = local_store(tmp_path)
+    table = new_table(local, "Table 7")
+    central = open_store(relay.url(pg_url))
+    play_hand(local, table, "A")
+    sync_once(local, central)
+    relay.cut()  # the network goes away; the table keeps scoring on its own database
+    for w in "BAB":
+        play_hand(local, table, w)
+        with pytest.raises(OperationalError):
+            sync_once(local, central)
+    relay.connect()
+    report = sync_once(local, central)
+    assert report.uploaded > 0
+    remote = mirror_of(central, local, table)
+    assert confirmed_hands(central, remote) == confirmed_hands(local, table)
+    assert [h[1] for h in confirmed_hands(central, remote)] == [1, 2, 3, 4]
+    assert stream(central, remote) == stream(local, table)
+    relay.cut()
+
+
+def test_two_syncs_of_one_table_at_once_store_each_event_once(tmp_path, pg_url):
+    local = local_store(tmp_path)
+    table = new_table(local, "Table 3")
+    for w in "ABAB":
+        play_hand(local, table, w)
+    centrals = [open_store(pg_url) for _ in range(3)]
+    errors: list[BaseException] = []
+
+    def run(c: Store) -> None:
+        try:
+            sync_once(local, c)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in centrals]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(centrals[0].tables()) == 1
+    remote = mirror_of(centrals[0], local, table)
+    assert stream(centrals[0], remote) == stream(local, table)
+
+
+def test_many_tables_confirming_and_syncing_at_once(tmp_path, pg_url):
+    n_tables, n_hands = 6, 4
+    open_store(pg_url)  # the event database's schema, made once
+    locals_ = [local_store(tmp_path, f"t{i}") for i in range(n_tables)]
+    ids = [new_table(s, f"Table {i + 1}", f"P{i}a", f"P{i}b") for i, s in enumerate(locals_)]
+    errors: list[BaseException] = []
+
+    def table_life(i: int) -> None:
+        try:
+            central = open_store(pg_url)
+            for h in range(n_hands):
+                play_hand(locals_[i], ids[i], "AB"[(h + i) % 2])
+                sync_once(locals_[i], central)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=table_life, args=(i,)) for i in range(n_tables)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    central = open_store(pg_url)
+    assert len(central.tables()) == n_tables
+    for s, t in zip(locals_, ids, strict=True):
+        remote = mirror_of(central, s, t)
+        assert len(confirmed_hands(central, remote)) == n_hands
+        assert stream(central, remote) == stream(s, t)
+
+
+def test_tables_on_the_event_database_confirm_at_once(pg_url):
+    """Tables whose app runs on the event database itself (one Store each, as separate
+    table apps would): concurrent confirmations all land, each exactly once."""
+    stores = [open_store(pg_url) for _ in range(5)]
+    ids = [new_table(s, f"Direct {i}") for i, s in enumerate(stores)]
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            for h in range(3):
+                play_hand(stores[i], ids[i], "AB"[h % 2])
+        except BaseException as exc:  # pragma: no cover
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    check = open_store(pg_url)
+    for t in ids:
+        assert [h[:3] for h in confirmed_hands(check, t)] == [(1, 1, "A"), (1, 2, "B"),
+                                                              (1, 3, "A")]
+
+
+def test_director_corrects_a_hand_while_the_table_confirms_the_next(pg_url):
+    """Both on the event database: the director (hall's Store) rewrites hand 1 while the
+    players (table's Store) confirm hand 2; the (table, seq) constraint serialises them."""
+    table_store, hall_store = open_store(pg_url), open_store(pg_url)
+    table = new_table(table_store, "Table 9")
+    for _ in range(5):
+        play_hand(table_store, table, "A")
+    state = table_store.state(table)
+    game, number = 1, len(state.game.hands) + 1
+    table_store.execute(table, commands.set_knock_card(game, number, "TC"), PLAYER_B)
+    proposal = commands.parse_proposal({"kind": "score", "knocker": "B", "cards": {
+        "B": ["AS", "2S", "3S", "4H", "5H", "6H", "7C", "7D", "7S", "2D"],
+        "A": ["KC", "QC", "JC", "9H", "9D", "9S", "2H", "3D", "5C", "6S"]}})
+    table_store.execute(table, commands.propose(game, number, proposal), PLAYER_B)
+    barrier = threading.Barrier(3)
+    errors: list[BaseException] = []
+
+    def director() -> None:
+        barrier.wait()
+        try:
+            for h in (1, 2, 3):
+                fix = commands.parse_proposal({"kind": "manual", "winner": "B", "points": 40 + h,
+                                               "note": "miscount"})
+                hall_store.execute(table, commands.propose(1, h, fix, director=True),
+                                   Actor("director"), request_id=f"fix-{h}")
+        except BaseException as exc:  # pragma: no cover
+            errors.append(exc)
+
+    def player(p: str) -> None:
+        barrier.wait()
+        try:
+            for _attempt in range(50):
+                rev = table_store.state(table).hand(game, number).revision
+                try:
+                    table_store.execute(table, commands.confirm(game, number, p, rev), PLAYER_B)
+                    return
+                except commands.CommandError as exc:
+                    if exc.code not in ("changed",):
+                        raise
+        except BaseException as exc:  # pragma: no cover
+            errors.append(exc)
+
+    threads = [threading.Thread(target=director)] + [
+        threading.Thread(target=player, args=(p,)) for p in "AB"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    hands = confirmed_hands(open_store(pg_url), table)
+    assert hands[:3] == [(1, 1, "B", 41), (1, 2, "B", 42), (1, 3, "B", 43)]
+    assert hands[number - 1] == (1, number, "B", 14)
+    seqs = [e.seq for e in hall_store.events(table)]
+    assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_director_request_reaches_a_synced_table_once(tmp_path, pg_url):
+    """A synced table: the director's correction waits in the event database, the table's
+    sync applies it while the players go on confirming, and both databases agree."""
+    local = local_store(tmp_path)
+    table = new_table(local, "Table 4")
+    play_hand(local, table, "A")
+    central = open_store(pg_url)
+    sync_once(local, central)
+    remote = mirror_of(central, local, table)
+    with central.Session() as s:
+        s.add(DirectorRequest(request_id="hall-fix-1", table_id=remote, kind="correct",
+                              payload={"game": 1, "hand": 1, "proposal": {
+                                  "kind": "manual", "winner": "B", "points": 33}},
+                              actor="director"))
+        s.commit()
+    done = threading.Event()
+
+    def players() -> None:
+        for w in "AB":
+            play_hand(local, table, w)
+        done.set()
+
+    t = threading.Thread(target=players)
+    t.start()
+    reports = [sync_once(local, central)]
+    t.join()
+    reports.append(sync_once(local, central))
+    reports.append(sync_once(local, central))
+    assert sum(len(r.applied) for r in reports) == 1
+    assert confirmed_hands(local, table)[0] == (1, 1, "B", 33)
+    assert stream(central, remote) == stream(local, table)
+    assert [h[1] for h in confirmed_hands(central, remote)] == [1, 2, 3]
+
+
+def test_a_diverged_event_database_is_reported_not_overwritten(tmp_path, pg_url):
+    local = local_store(tmp_path)
+    table = new_table(local, "Table 5")
+    central = open_store(pg_url)
+    sync_once(local, central)
+    remote = mirror_of(central, local, table)
+    # someone wrote into the mirror directly (not through a director request)
+    central.execute(remote, commands.set_knock_card(1, 1, "5H"), Actor("director"))
+    play_hand(local, table, "A")
+    before = stream(central, remote)
+    with pytest.raises(SyncConflict):
+        sync_once(local, central)
+    assert stream(central, remote) == before

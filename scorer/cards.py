@@ -66,6 +66,12 @@ class Card:
         """This card as a one-bit card mask."""
         return self._bit  # type: ignore[attr-defined]
 
+    def __lt__(self, other: object) -> bool:
+        """Display order: by rank, then suit S H D C (so ``sorted(cards)`` works)."""
+        if not isinstance(other, Card):
+            return NotImplemented
+        return (self.rank, self._index) < (other.rank, other._index)  # type: ignore[attr-defined]
+
     def pretty(self) -> str:
         """Human form with a suit symbol, e.g. ``"7♦"``, ``"10♥"``, ``"A♠"``."""
         rank = "10" if self.rank == 10 else RANK_CODES[self.rank - 1]

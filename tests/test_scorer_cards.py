@@ -68,6 +68,11 @@ def test_bad_codes_are_rejected_with_a_clear_error(text):
     assert info.value.to_json() == {"error": {"code": "bad_card", "message": info.value.message}}
 
 
+def test_cards_sort_by_rank_then_suit():
+    cards = parse_cards(["KD", "2C", "2S", "AH", "TD"])
+    assert [c.code for c in sorted(cards)] == ["AH", "2S", "2C", "TD", "KD"]
+
+
 def test_card_constructor_validates():
     with pytest.raises(CardError):
         Card(14, "S")

@@ -128,7 +128,9 @@ def parse_cards(items: Iterable[str | Card]) -> list[Card]:
 
 def hand_mask(items: Iterable[str | Card]) -> int:
     """Card mask of card codes or Cards; raises CardError on a bad code or a duplicate."""
-    if not isinstance(items, (list, tuple)):
+    if isinstance(items, str):
+        items = items.split()
+    elif not isinstance(items, (list, tuple)):
         items = list(items)
     try:
         bits = [card._bit for card in items]  # type: ignore[union-attr]

@@ -140,3 +140,34 @@ def knocker_spread(with_layoff: bool = False) -> list[Detection]:
 def defender_spread() -> list[Detection]:
     return (stack(B_SET, 40, 20) + fan(B_RUN, 300, 40)
             + laid_card("TC", 600, 40) + laid_card("JS", 750, 40) + laid_card("QH", 900, 40))
+
+
+class NoisyLabels:
+    """A stand-in detector with a bad day: returns a demo frame's labelled corners with some
+    dropped, some misnamed, boxes jittered, confidences spread, and stray detections added."""
+
+    CODES = tuple(r + s for r in "A23456789TJQK" for s in "CDHS")
+
+    def __init__(self, frames, drop=0.1, misname=0.02, strays=1, seed=0, size=(960, 540)):
+        import random
+
+        self.frames, self.position = frames, 0
+        self.rng = random.Random(seed)
+        self.drop, self.misname, self.strays, self.size = drop, misname, strays, size
+
+    def detect(self, image):
+        frame = self.frames[self.position]
+        self.position += 1
+        out = []
+        for d in frame["detections"]:
+            if self.rng.random() < self.drop:
+                continue
+            card = self.rng.choice(self.CODES) if self.rng.random() < self.misname else d["card"]
+            box = tuple(v + self.rng.uniform(-2, 2) for v in d["box"])
+            out.append(Detection(card, box, self.rng.uniform(0.5, 0.99)))
+        for _ in range(self.strays):
+            x = self.rng.uniform(0, self.size[0] - 20)
+            y = self.rng.uniform(0, self.size[1] - 30)
+            out.append(Detection(self.rng.choice(self.CODES), (x, y, x + 12, y + 28),
+                                 self.rng.uniform(0.3, 0.6)))
+        return out

@@ -45,6 +45,7 @@ TABLE = "table"  # the single area used when no layout is given
 MIN_SPREAD = 3  # a spread has at least one meld's worth of cards
 HAND_SIZES = {10}  # cards each player owns at the end of a hand
 KNOCKER_SIZES = {10, 11}  # 11 when the knocker goes big gin without discarding
+CLEARED_FRAMES = 2  # frames in a row with an empty slot and empty areas: the table was cleared
 
 
 def split_by_region(
@@ -206,6 +207,7 @@ class TableReader:
         self._placed: TableLayout | None = None
         self._frames_seen = 0
         self._seen_cleared = False  # a cleared table (slot and areas empty) since the last deal
+        self._cleared_streak = 0
         self._reset_hand()
 
     # -- state -------------------------------------------------------------------------------
@@ -215,9 +217,7 @@ class TableReader:
         self.up_card_confidence = 1.0
         self.knocker: str | None = None
         self.knocker_own: frozenset[str] | None = None  # knocker's cards before the layoffs
-        self._slot_history: deque[tuple[str | None, bool, float]] = deque(
-            maxlen=self.stable_frames)
-        self._empty_frames = 0
+        self._slot_history: deque[dict[str, float]] = deque(maxlen=self.window)
         self._defender_frames = 0
         self._knocker_history: deque[frozenset[str]] = deque(maxlen=self.stable_frames + 2)
         self._emitted_spreads: dict[str, SpreadRead] = {}
@@ -243,15 +243,23 @@ class TableReader:
         cards, _ = cards_from_detections(detections, self.min_confidence)
         regions = split_by_region(cards, layout or self.layout)
         votes = {p: self.voters[p].add(regions[p]) for p in self.players}
-        if not any(regions.values()):
-            self._seen_cleared = True  # a cleared table: the next single up card is a deal
+        areas_clear = (not any(regions[p] for p in self.players)
+                       or not any(votes[p].cards for p in self.players))
+        if not regions[UP_CARD] and areas_clear:
+            self._cleared_streak += 1
+            if self._cleared_streak >= CLEARED_FRAMES:  # a cleared table, not a dropout:
+                self._seen_cleared = True  # the next single up card is a deal
+                self._slot_history.clear()  # and only what follows counts
+        else:
+            self._cleared_streak = 0
         events: list[Event] = []
-        if self.phase == "waiting_for_deal":
-            events += self._watch_deal(regions, votes, index)
-        if self.phase in {"playing", "waiting_for_deal"}:
-            self._watch_knock(votes)
         if self.phase == "spreading":
             events += self._watch_spreads(regions, votes)
+        self._slot_history.append({c.card: c.confidence for c in regions[UP_CARD]})
+        if self.phase == "waiting_for_deal":
+            events += self._watch_deal(votes, index)
+        if self.phase in {"playing", "waiting_for_deal"}:
+            self._watch_knock(votes)
         return events
 
     def follow(self, camera: Camera, max_idle: int | None = None) -> Iterator[Event]:
@@ -273,18 +281,24 @@ class TableReader:
         yield from camera.pop_events()
 
     # -- rules -------------------------------------------------------------------------------
-    def _watch_deal(self, regions: dict[str, list[SeenCard]], votes: dict[str, VoteResult],
-                    index: int) -> list[Event]:
-        slot = regions[UP_CARD]
-        areas_empty = all(not regions[p] for p in self.players)
-        single = slot[0].card if len(slot) == 1 else None
-        self._slot_history.append((single, areas_empty, slot[0].confidence if single else 0.0))
-        history = list(self._slot_history)
-        if (self._seen_cleared and len(history) == self.stable_frames and single is not None
-                and all(card == single and empty for card, empty, _ in history)):
+    def _watch_deal(self, votes: dict[str, VoteResult], index: int) -> list[Event]:
+        areas_empty = all(not votes[p].cards for p in self.players)  # voted: one stray misread
+        if not areas_empty:  # in an area must not hide a deal, but spreads on the table do
+            self._slot_history.clear()
+            return []
+        seen: dict[str, list[float]] = {}
+        for reading in self._slot_history:
+            for card, confidence in reading.items():
+                seen.setdefault(card, []).append(confidence)
+        # one card in the slot in most recent frames, and no second card there (a pile)
+        steady = [c for c, confs in seen.items() if len(confs) >= self.stable_frames]
+        others = [c for c, confs in seen.items() if len(confs) >= 2 and c not in steady]
+        if self._seen_cleared and len(steady) == 1 and not others:
+            single = steady[0]
             self.up_card = single
             self._seen_cleared = False
-            self.up_card_confidence = float(np.mean([c for _, _, c in history]))
+            self.up_card_confidence = float(np.mean(seen[single])) * len(seen[single]) / len(
+                self._slot_history)
             self.phase = "playing"
             return [HandDealt(up_card=single, confidence=self.up_card_confidence,
                               frame_index=index)]
@@ -321,11 +335,8 @@ class TableReader:
                        votes: dict[str, VoteResult]) -> list[Event]:
         assert self.knocker is not None
         if all(not v.cards for v in votes.values()):
-            self._empty_frames += 1
-            if self._empty_frames >= self.stable_frames:
-                self._reset_hand()
+            self._reset_hand()  # the votes already smooth a few frames: the table is cleared
             return []
-        self._empty_frames = 0
         defenders = [p for p in self.players if p != self.knocker]
         if self.knocker_own is None:
             self._watch_defender(regions, votes, defenders)

@@ -88,7 +88,6 @@ class Card:
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in SUITS for rank in range(1, 14))
 #: Deadwood value by card index.
 VALUES: tuple[int, ...] = tuple(card.value for card in DECK)
-_BY_CODE = {card.code: card for card in DECK}
 
 
 def parse_card(text: str | Card) -> Card:

@@ -13,7 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scorer.cards import mask_value
-from scorer.melds import _is_long_run, _meldable, _Search, candidate_melds, optimal_arrangements
+from scorer.melds import (
+    DeadwoodSearch,
+    candidate_melds,
+    is_run_mask,
+    optimal_arrangements,
+    union_of,
+)
 
 SUIT_MASK = 0x1FFF
 
@@ -54,7 +60,7 @@ class _Targets:
         self.set_cards: dict[int, int] = {}  # card bit -> meld index
         self.run_patterns = [0, 0, 0, 0]
         for i, meld in enumerate(self.melds):
-            if _is_long_run(meld):
+            if is_run_mask(meld):
                 suit = ((meld & -meld).bit_length() - 1) // 13
                 self.run_patterns[suit] |= (meld >> (13 * suit)) & SUIT_MASK
             elif meld.bit_count() == 3:
@@ -108,7 +114,7 @@ class _Targets:
             if 0 <= k < 13:
                 card = 1 << (13 * suit + k)
                 for i, meld in enumerate(self.melds):
-                    if meld & card and _is_long_run(meld):
+                    if meld & card and is_run_mask(meld):
                         distance = abs(k - rank_index)
                         if best is None or distance < best[1]:
                             best = (i, distance)
@@ -135,7 +141,7 @@ def best_defence(
     """
     targets = _Targets(knocker_melds)
     if fixed_melds is not None:
-        free = hand & ~_meldable(list(fixed_melds))
+        free = hand & ~union_of(fixed_melds)
         best = None
         for laid in _subsets(targets.candidates(free)):
             if targets.legal(laid):
@@ -147,8 +153,8 @@ def best_defence(
         return Defence(count, tuple(fixed_melds), tuple(targets.assign(laid)), free & ~laid)
 
     melds = candidate_melds(hand)
-    search = _Search(melds)
-    cover = _meldable(melds)
+    search = DeadwoodSearch(melds)
+    cover = union_of(melds)
     best = None
     for laid in _subsets(targets.candidates(hand)):
         if not targets.legal(laid):
@@ -163,7 +169,7 @@ def best_defence(
     rest = hand & ~laid
     _, arrangements = optimal_arrangements(rest)
     own = arrangements[0]
-    return Defence(count, own, tuple(targets.assign(laid)), rest & ~_meldable(list(own)))
+    return Defence(count, own, tuple(targets.assign(laid)), rest & ~union_of(own))
 
 
 __all__ = ["Defence", "best_defence"]

@@ -12,7 +12,7 @@ Runs are ace-low only: A-2-3 is a run, Q-K-A and K-A-2 are not (seeds 000-004 ag
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
@@ -106,7 +106,7 @@ def _melds_of(hand: int, s0: int, s1: int, s2: int, s3: int) -> list[int]:
     return melds
 
 
-class _Search:
+class DeadwoodSearch:
     """Minimum deadwood of every sub-hand reachable by the lowest-card branching, memoised."""
 
     __slots__ = ("by_low", "memo")
@@ -168,7 +168,8 @@ class _Search:
         return out
 
 
-def _meldable(melds: Sequence[int]) -> int:
+def union_of(melds: Iterable[int]) -> int:
+    """Card mask of every card in the given melds."""
     cover = 0
     for meld in melds:
         cover |= meld
@@ -200,8 +201,8 @@ def min_deadwood_mask(hand: int) -> int:
         second = mask_value(melds[1])
         both = first + second if not melds[0] & melds[1] else max(first, second)
         return mask_value(hand) - both
-    cover = _meldable(melds)
-    return mask_value(hand & ~cover) + _Search(melds).deadwood(hand & cover)
+    cover = union_of(melds)
+    return mask_value(hand & ~cover) + DeadwoodSearch(melds).deadwood(hand & cover)
 
 
 def min_deadwood(cards: Iterable[Card | str]) -> int:
@@ -222,8 +223,8 @@ def merge_runs(arrangement: Iterable[int]) -> tuple[int, ...]:
     3-4-5 + 6-7-8 and 3-4-5-6-7-8 meld the same cards and take the same layoffs, so they are
     one arrangement.
     """
-    runs = sorted(m for m in arrangement if _is_long_run(m))
-    others = [m for m in arrangement if not _is_long_run(m)]
+    runs = sorted(m for m in arrangement if is_run_mask(m))
+    others = [m for m in arrangement if not is_run_mask(m)]
     merged: list[int] = []
     for run in runs:  # sorted by mask value: within a suit, lower runs come first
         if merged:
@@ -241,11 +242,11 @@ def _meld_sort_key(meld: int) -> tuple[int, int, int]:
     """Display order of melds: by lowest rank, sets before runs, then by card mask."""
     # the lowest bit of a run or a set is a card of its lowest rank
     low_rank_index = ((meld & -meld).bit_length() - 1) % 13
-    return (low_rank_index, 1 if _is_long_run(meld) else 0, meld)
+    return (low_rank_index, 1 if is_run_mask(meld) else 0, meld)
 
 
-def _is_long_run(mask: int) -> bool:
-    """True if mask is one contiguous run of 3+ cards in one suit (any length)."""
+def is_run_mask(mask: int) -> bool:
+    """True if the mask is one contiguous run of 3+ cards in one suit (any length)."""
     low = mask & -mask
     index = low.bit_length() - 1
     shifted = mask >> index
@@ -332,8 +333,8 @@ def optimal_arrangements(hand: int) -> tuple[int, list[tuple[int, ...]]]:
     melds = candidate_melds(hand)
     if not melds:
         return mask_value(hand), [()]
-    search = _Search(melds)
-    cover = _meldable(melds)
+    search = DeadwoodSearch(melds)
+    cover = union_of(melds)
     deadwood = mask_value(hand & ~cover) + search.deadwood(hand & cover)
     seen: dict[tuple[int, ...], None] = {}
     for raw in search.arrangements(hand & cover):
@@ -349,10 +350,6 @@ def _as_cards(arrangement: Iterable[int]) -> list[list[Card]]:
     return [meld_cards(m) for m in arrangement]
 
 
-def _melded(arrangement: Iterable[int]) -> int:
-    return _meldable(list(arrangement))
-
-
 @lru_cache(maxsize=4096)
 def _analyse_mask(hand: int) -> MeldAnalysis:
     cards = sort_cards(mask_to_cards(hand))
@@ -363,13 +360,13 @@ def _analyse_mask(hand: int) -> MeldAnalysis:
         deadwood=deadwood,
         melds=_as_cards(best),
         arrangements=[_as_cards(a) for a in arrangements],
-        deadwood_cards=sort_cards(mask_to_cards(hand & ~_melded(best))),
+        deadwood_cards=sort_cards(mask_to_cards(hand & ~union_of(best))),
     )
     if len(cards) != 11:
         return analysis
     melds = candidate_melds(hand)
-    search = _Search(melds)
-    cover = _meldable(melds)
+    search = DeadwoodSearch(melds)
+    cover = union_of(melds)
     options = []
     for card in cards:
         rest = hand ^ card.bit

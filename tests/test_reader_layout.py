@@ -136,3 +136,27 @@ def test_markers_at_the_very_edge_of_the_picture_are_found():
     found = detect_markers(image)
     assert sorted(found) == [0, 2]
     assert np.allclose(found[0][0], (0, 0), atol=1.5)
+
+
+def test_reader_keeps_the_last_marker_placement_while_markers_are_covered():
+    """After a bump, a frame whose markers are hidden must not fall back to the old layout."""
+    from vision.reader import TableReader
+
+    reference = _table_with_markers()
+    seen = detect_markers(reference)
+    manual = table_layout()
+    layout = TableLayout(manual.up_card_slot, manual.areas, (W, H),
+                         {i: [tuple(map(float, p)) for p in c] for i, c in seen.items()})
+    bumped = cv2.warpPerspective(reference, _bump(), (W, H), borderValue=(40, 110, 40))
+    covered = np.zeros_like(bumped)  # a sleeve over the lens: no marker visible
+
+    class NoCards:
+        def detect(self, image):
+            return []
+
+    reader = TableReader(NoCards(), layout)
+    reader.feed(bumped)
+    after_bump = reader._placed.up_card_slot
+    reader.feed(covered)
+    assert reader._placed.up_card_slot == after_bump
+    assert np.abs(np.asarray(after_bump) - np.asarray(manual.up_card_slot)).max() > 10

@@ -232,7 +232,10 @@ class TableReader:
         image = frame.image if isinstance(frame, Frame) else frame
         index = frame.index if isinstance(frame, Frame) else self._frames_seen
         if self._placed is None or self._frames_seen % self.relocate_every == 0:
-            self._placed = self.layout.locate(image)[0]
+            placed, by_markers = self.layout.locate(image)
+            # markers hidden for a moment (a hand, a sleeve): keep where they were last seen
+            if by_markers or self._placed is None or not self.layout.markers:
+                self._placed = placed
         return self.feed_detections(self.detector.detect(image), index, self._placed)
 
     def feed_detections(self, detections: Iterable[DetectionLike], index: int | None = None,

@@ -63,6 +63,7 @@ class TableCamera:
         self._frame_cond = threading.Condition()
         self._frame_no = 0
         self._stop = threading.Event()
+        self._later_deal = False  # a deal seen while players are still on an earlier hand
         self.thread = threading.Thread(target=self._run, name=f"camera-{table_id}", daemon=True)
 
     # public -------------------------------------------------------------------------------
@@ -185,10 +186,22 @@ class TableCamera:
         elif kind == "camera_back":
             self._set_status("running", "camera back")
         elif kind == "hand_dealt":
-            self._command(lambda st: commands.set_knock_card(
-                _cur(st)[0], _cur(st)[1], ev.up_card, source="camera")(st))
-        elif kind == "table_read":
+            self._dealt(ev.up_card)
+        elif kind == "table_read" and not self._later_deal:
             self._propose(ev)
+
+    def _dealt(self, up_card: str) -> None:
+        """A fresh deal: it is this hand's knock card, unless the players are still on an
+        earlier hand (then its readings wait: they must not overwrite that hand)."""
+        hand = self.store.state(self.table_id).current_hand()
+        if hand is None or (hand.up_card is not None and hand.up_card != up_card):
+            self._later_deal = True
+            log.info("table %s: deal of %s ignored until the current hand is confirmed",
+                     self.table_id, up_card)
+            return
+        self._later_deal = False
+        self._command(lambda st: commands.set_knock_card(
+            _cur(st)[0], _cur(st)[1], up_card, source="camera")(st))
 
     def _propose(self, read: Any) -> None:
         spreads = read.spreads

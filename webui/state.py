@@ -175,6 +175,11 @@ class TableState:
                 "match": self.match_json(), "camera_status": self.camera_status}
 
 
+def has_undo(events: list[Any]) -> bool:
+    """Whether any of ``events`` is an undo (then the state must be folded from scratch)."""
+    return any(ev.kind == "undo" for ev in events)
+
+
 def _undone(events: list[Any]) -> set[int]:
     """Seqs of events cancelled by undo events (an undo of an undo restores its target)."""
     undone: set[int] = set()
@@ -191,17 +196,28 @@ def _undone(events: list[Any]) -> set[int]:
 def fold(table_id: int, events: list[Any]) -> TableState:
     """Fold a table's events (ordered by seq) into its state."""
     state = TableState(table_id=table_id)
-    undone = _undone(events)
+    advance(state, events, _undone(events))
+    return state
+
+
+def advance(state: TableState, events: list[Any], undone: set[int] | None = None) -> None:
+    """Apply events that follow ``state.last_seq`` (none of them an undo of an earlier one)."""
+    undone = undone or set()
     for ev in events:
         state.last_seq = max(state.last_seq, ev.seq)
         if ev.seq in undone or ev.kind == "undo":
             continue
+        hand = None
+        if ev.kind in {"knock_card_set", "proposal_set", "confirmed"}:
+            hand = state.hand(int(ev.payload["game"]), int(ev.payload["hand"]))
+        was_confirmed = hand is not None and hand.confirmed
         _apply(state, ev.kind, ev.payload, ev.seq)
-        if ev.kind in {"knock_card_set", "proposal_set", "confirmed", "signed", "reopened"}:
-            game = state.game_by_number(int(ev.payload.get("game", 0)))
+        if hand is None and ev.kind in {"knock_card_set", "proposal_set"}:
+            hand = state.hand(int(ev.payload["game"]), int(ev.payload["hand"]))
+        if hand is not None and (was_confirmed or hand.confirmed):
+            game = state.game_by_number(hand.game)
             if game is not None:
                 _refresh_sheet(state, game)
-    return state
 
 
 def _refresh_sheet(state: TableState, game: GameState) -> None:
@@ -219,7 +235,9 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
         for game in state.games:
             _refresh_sheet(state, game)
     elif kind == "game_started":
-        state.games.append(GameState(number=int(p["game"]), first_dealer=p["dealer"]))
+        game = GameState(number=int(p["game"]), first_dealer=p["dealer"])
+        state.games.append(game)
+        _refresh_sheet(state, game)
     elif kind == "knock_card_set":
         hand = state.hand(p["game"], p["hand"], create=True)
         if hand is not None:

@@ -8,6 +8,7 @@ killed server) land exactly once. Every command commits before the caller answer
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import secrets
 import threading
@@ -64,6 +65,7 @@ class Store:
         self.engine = make_engine(url)
         self.Session = make_sessionmaker(self.engine)
         self._lock = threading.RLock()
+        self._fold_lock = threading.Lock()
         self._cache: dict[int, tuple[int, state_mod.TableState]] = {}
         self.listeners: list[Callable[[int, int], None]] = []
 
@@ -159,14 +161,22 @@ class Store:
     def state(self, table_id: int) -> state_mod.TableState:
         """The table's state folded from all its events (cached until a new event lands)."""
         last = self.last_seq(table_id)
-        cached = self._cache.get(table_id)
-        if cached and cached[0] == last:
-            return cached[1]
-        folded = state_mod.fold(table_id, self.events(table_id))
-        table = self.table(table_id)
-        folded.name = folded.name or (table.name if table else "")
-        self._cache[table_id] = (folded.last_seq, folded)
-        return folded
+        with self._fold_lock:
+            cached = self._cache.get(table_id)
+            if cached and cached[0] == last:
+                return cached[1]
+            folded = None
+            if cached and cached[0] < last:
+                new = self.events(table_id, after=cached[0])
+                if not state_mod.has_undo(new):
+                    folded = copy.deepcopy(cached[1])  # readers may still hold the old one
+                    state_mod.advance(folded, new)
+            if folded is None:
+                folded = state_mod.fold(table_id, self.events(table_id))
+            table = self.table(table_id)
+            folded.name = folded.name or (table.name if table else "")
+            self._cache[table_id] = (folded.last_seq, folded)
+            return folded
 
     def execute(self, table_id: int, command: Command, actor: Actor,
                 request_id: str | None = None) -> Outcome:

@@ -31,6 +31,7 @@ from webui.security import (
 )
 
 bp = Blueprint("views", __name__)
+NO_CAMERA = "camera unavailable (no camera is set for this table, or no demo footage found)"
 
 
 def table_or_404(table_id: int) -> Any:
@@ -49,7 +50,7 @@ def page_context(table_id: int) -> dict[str, Any]:
     return {"table": table, "state": state, "s": state.to_json(),
             "device": current_device(table_id), "director": is_director(),
             "sheets": [sheetview.game_view(state, g) for g in state.games],
-            "camera": feed.status() if feed else {"state": "off", "message": "no camera"},
+            "camera": feed.status() if feed else {"state": "off", "message": NO_CAMERA},
             "players": state.players}
 
 

@@ -1,0 +1,193 @@
+"""Tournament-hall load benchmark: hands confirmed per second and p95 latency with many tables
+on one PostgreSQL event database, the single-table SQLite baseline beside it, in one run.
+
+Run:  .venv/bin/python benchmarks/bench_hall.py                 (50 tables, 20 s, 2 processes)
+      .venv/bin/python benchmarks/bench_hall.py --tables 50 --seconds 20 --procs 2
+
+PostgreSQL comes from .ci/postgres (a throwaway local cluster; a fresh database per run).
+Each simulated table is a table app of its own (its own ``Store``, engine and connections),
+run as a thread; tables are spread over ``--procs`` worker processes. Every table plays hands
+back to back through the table app's commands (knock card, proposal scored by the engine,
+player A confirms, player B confirms; each command commits before it returns) until the time
+is up: a closed loop with no think time, i.e. far more load than real players make. A hand
+counts when B's confirmation has committed. Latency is per command (one tablet tap: check
+against the state, append, commit), reported for all commands and for confirmations alone.
+
+The baseline is one table on the table app's default SQLite (WAL, synchronous=FULL) on this
+disk, played the same way, measured first in the same run. Then it times ``gintray sync``'s
+upload of every SQLite-recorded hand of a table to PostgreSQL (events per second).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from webui import commands  # noqa: E402
+from webui.store import Actor, Store  # noqa: E402
+
+A, B = Actor("device:a", 1), Actor("device:b", 2)
+KNOCK = {"A": ["AS", "2S", "3S", "4H", "5H", "6H", "7C", "7D", "7S", "2D"],
+         "B": ["KC", "QC", "JC", "9H", "9D", "9S", "2H", "3D", "5C", "6S"]}
+
+
+def timed(store: Store, table: int, command: Any, actor: Actor, out: list[float],
+          request_id: str | None = None) -> None:
+    t0 = time.perf_counter()
+    store.execute(table, command, actor, request_id=request_id)
+    out.append(time.perf_counter() - t0)
+
+
+def play_hand(store: Store, table: int, lat: dict[str, list[float]], n: int) -> None:
+    """One hand from the knock card to both confirmations; winners alternate."""
+    hand = store.state(table).current_hand()
+    if hand is None:
+        timed(store, table, commands.next_game(), Actor("director"), lat["other"])
+        hand = store.state(table).current_hand()
+        if hand is None:  # the match is over: the table starts a new match (new table row)
+            raise StopIteration
+    g, h = hand.game, hand.number
+    winner = "AB"[n % 2]
+    cards = {winner: KNOCK["A"], ("B" if winner == "A" else "A"): KNOCK["B"]}
+    timed(store, table, commands.set_knock_card(g, h, "TC"), A, lat["other"])
+    proposal = commands.parse_proposal({"kind": "score", "knocker": winner, "cards": cards})
+    timed(store, table, commands.propose(g, h, proposal), A, lat["other"])
+    for player, actor in (("A", A), ("B", B)):
+        rev = store.state(table).hand(g, h).revision
+        timed(store, table, commands.confirm(g, h, player, rev), actor, lat["confirm"],
+              request_id=uuid.uuid4().hex)
+
+
+def new_table(store: Store, name: str) -> int:
+    return store.create_table(name, {"name": name, "players": {"A": "Ann", "B": "Bob"},
+                                     "rules": "tournament", "camera": None}, Actor("director"))
+
+
+def run_table(url: str, name: str, deadline: float, result: dict[str, Any]) -> None:
+    store = Store(url)
+    table = new_table(store, name)
+    lat: dict[str, list[float]] = {"confirm": [], "other": []}
+    hands = 0
+    while time.perf_counter() < deadline:
+        try:
+            play_hand(store, table, lat, hands)
+        except StopIteration:
+            table = new_table(store, name)
+            continue
+        hands += 1
+    store.engine.dispose()
+    result.update(hands=hands, lat=lat)
+
+
+def worker(url: str, names: list[str], go: Any, seconds: float, queue: Any) -> None:
+    """One process: its tables as threads, all starting when ``go`` is set."""
+    results: list[dict[str, Any]] = [{} for _ in names]
+    queue.put("ready")
+    go.wait()
+    deadline = time.perf_counter() + seconds
+    threads = [threading.Thread(target=run_table, args=(url, n, deadline, r))
+               for n, r in zip(names, results, strict=True)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    queue.put(results)
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[18] if len(values) >= 20 else max(values)
+
+
+def summary(label: str, results: list[dict[str, Any]], wall: float) -> dict[str, Any]:
+    hands = sum(r["hands"] for r in results)
+    confirm = [x for r in results for x in r["lat"]["confirm"]]
+    every = confirm + [x for r in results for x in r["lat"]["other"]]
+    return {"setup": label, "tables": len(results), "hands": hands, "seconds": wall,
+            "hands_per_s": hands / wall, "p50_ms": statistics.median(every) * 1e3,
+            "p95_ms": p95(every) * 1e3, "confirm_p95_ms": p95(confirm) * 1e3}
+
+
+def baseline(seconds: float, folder: Path) -> tuple[dict[str, Any], str]:
+    url = f"sqlite:///{folder / 'table.sqlite3'}"
+    result: dict[str, Any] = {}
+    t0 = time.perf_counter()
+    run_table(url, "SQLite table", t0 + seconds, result)
+    return summary("SQLite, 1 table (baseline)", [result], time.perf_counter() - t0), url
+
+
+def fresh_pg_database() -> str:
+    server = subprocess.run(["bash", str(ROOT / ".ci" / "postgres")], check=True,
+                            capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    import psycopg
+
+    name = f"bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return f"{server.rsplit('/', 1)[0]}/{name}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--baseline-seconds", type=float, default=10.0)
+    parser.add_argument("--procs", type=int, default=2)
+    args = parser.parse_args(argv)
+
+    from webui.hall.sync import open_store, sync_once
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-hall-"))
+    base, sqlite_url = baseline(args.baseline_seconds, folder)
+
+    url = str(open_store(fresh_pg_database()).engine.url.render_as_string(hide_password=False))
+    names = [f"Table {i + 1}" for i in range(args.tables)]
+    chunks = [names[i::args.procs] for i in range(args.procs)]
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    go = ctx.Event()
+    procs = [ctx.Process(target=worker, args=(url, c, go, args.seconds, queue))
+             for c in chunks if c]
+    for p in procs:
+        p.start()
+    for _ in procs:
+        assert queue.get() == "ready"
+    go.set()  # every process has imported everything: start all tables at once
+    results = [r for _ in procs for r in queue.get()]
+    for p in procs:
+        p.join()
+    pg = summary(f"PostgreSQL, {args.tables} tables", results, args.seconds)
+
+    local = Store(sqlite_url)
+    central = open_store(url)
+    events = local.last_seq(local.tables()[0].id)
+    t0 = time.perf_counter()
+    report = sync_once(local, central)
+    sync_s = time.perf_counter() - t0
+
+    print(f"{'setup':32} {'tables':>6} {'hands':>6} {'hands/s':>8} {'p50 ms':>7} "
+          f"{'p95 ms':>7} {'confirm p95 ms':>15}")
+    for row in (base, pg):
+        print(f"{row['setup']:32} {row['tables']:6d} {row['hands']:6d} {row['hands_per_s']:8.1f} "
+              f"{row['p50_ms']:7.1f} {row['p95_ms']:7.1f} {row['confirm_p95_ms']:15.1f}")
+    print(f"ratio PostgreSQL/SQLite hands per second: {pg['hands_per_s'] / base['hands_per_s']:.2f}"
+          f"; per-table rate: {pg['hands_per_s'] / args.tables:.2f} vs "
+          f"{base['hands_per_s']:.2f} hands/s")
+    print(f"sync of the baseline table to PostgreSQL: {report.uploaded} of {events} events in "
+          f"{sync_s:.2f} s ({report.uploaded / sync_s:.0f} events/s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

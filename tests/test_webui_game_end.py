@@ -177,3 +177,27 @@ def test_director_creates_a_table_and_changes_settings(app):
     assert store.table(2).pin != old_pin or len(old_pin) == 6
     r = director.post("/director/tables", data={"csrf_token": token, "rules": "no-such-rules"})
     assert r.status_code == 400
+
+
+def test_director_corrects_an_earlier_hand_from_the_sheet(app, finished):
+    director = director_client(app)
+    page = director.get("/t/1/sheet").get_data(as_text=True)
+    assert "director: hand 2 is" in page
+    token = csrf_token(director, "/t/1/sheet")
+    r = director.post("/api/t/1/proposal", data={
+        "csrf_token": token, "game": "1", "hand": "2", "kind": "manual", "director": "1",
+        "winner": "B", "points": "40", "note": "miscounted", "next": "/t/1/sheet"})
+    assert r.status_code == 303 and r.headers["Location"].endswith("/t/1/sheet")
+    sheet = finished.state()["games"][0]["sheet"]["hands"]
+    assert [h["points"] for h in sheet] == [130, 40, 130]
+    events = app.extensions["gintray.store"].events(1)
+    assert events[-1].actor == "director" and events[-1].payload["director"] is True
+    # players cannot do that: a tablet's correction of a closed hand is refused
+    r = finished.post("proposal", {"game": 1, "hand": 2, "kind": "manual", "winner": "A",
+                                   "points": 1, "director": True})
+    assert r.status_code == 409
+
+
+def test_next_game_dealer_is_who_won_the_cut(app, finished):
+    assert finished.post("next-game", {"dealer": "B"}).status_code == 200
+    assert finished.state()["current_hand"]["dealer"] == "B"

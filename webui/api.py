@@ -155,7 +155,7 @@ def sign(table_id: int) -> Any:
 
 @bp.post("/next-game")
 def next_game(table_id: int) -> Any:
-    return _answer(table_id, commands.next_game(), "Next game started.")
+    return _answer(table_id, commands.next_game(g.body.get("dealer")), "Next game started.")
 
 
 @bp.post("/reopen")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-DEFAULT_THREADS = 32  # live streams (SSE, MJPEG) each hold a thread
+DEFAULT_THREADS = 64  # live streams (SSE, MJPEG) each hold a thread while open
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -295,8 +295,9 @@ def reopen(game: Any, reason: Any) -> Command:
     return run
 
 
-def next_game() -> Command:
-    """Start the next game once the current one is over."""
+def next_game(dealer: Any = None) -> Command:
+    """Start the next game once the current one is over; ``dealer`` won the cut (default:
+    as the rule set passes the deal on)."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         g = state.game
@@ -304,10 +305,13 @@ def next_game() -> Command:
             raise CommandError("not_over", "the current game is not over", 409)
         if state.match_json()["winner"] and "tournament" in str(state.rules):
             raise CommandError("match_over", "the match is decided", 409)
-        last = g.confirmed_hands[-1]
-        winner = None if last.proposal["kind"] == "dead" else last.proposal["result"]["winner"]
-        dealer = engine.dealer_after(state.rules, last.dealer, winner)
-        return [("game_started", {"game": g.number + 1, "dealer": dealer})]
+        if dealer in PLAYERS:
+            first = dealer
+        else:
+            last = g.confirmed_hands[-1]
+            won = None if last.proposal["kind"] == "dead" else last.proposal["result"]["winner"]
+            first = engine.dealer_after(state.rules, last.dealer, won)
+        return [("game_started", {"game": g.number + 1, "dealer": first})]
 
     return run
 

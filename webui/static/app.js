@@ -94,3 +94,14 @@
   }
   // Forms outside the live panel (sheet page) post normally; nothing else to do here.
 })();
+
+// The MJPEG camera view ends after ten minutes on the server side: reconnect it before that.
+(function () {
+  "use strict";
+  const view = document.getElementById("camera-view");
+  if (!view || !/\.mjpg/.test(view.src)) return;
+  const base = view.src.split("?")[0];
+  const reconnect = () => { view.src = base + "?t=" + Date.now(); };
+  view.addEventListener("error", () => setTimeout(reconnect, 3000));
+  setInterval(reconnect, 9 * 60 * 1000);
+})();

@@ -239,6 +239,15 @@ def test_bundle_holds_every_signed_sheet_with_a_valid_signature(hall):
     sheet = json.loads(zf.read(names[0]))
     assert sheet["game"]["locked"] and sheet["game"]["winner"] == "A"
     assert manifest["standings"][0]["name"] == "Ann"
+    # the director reopens the signed game: it leaves the bundle until it is signed again
+    r = client.post(f"/tables/{t1}/reopen", json={"game": 1}, headers={"X-CSRFToken": client.csrf})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "reason_needed"
+    r = client.post(f"/tables/{t1}/reopen", json={"game": 1, "reason": "hand 2 miscounted"},
+                    headers={"X-CSRFToken": client.csrf})
+    assert r.status_code == 200 and r.get_json()["status"] == "applied"
+    zf = zipfile.ZipFile(io.BytesIO(client.get("/bundle.zip").data))
+    assert json.loads(zf.read("manifest.json"))["files"] == []
+    assert store.events(t1)[-1].payload["reason"] == "hand 2 miscounted"
 
 
 def test_cli_sync_once_and_unreachable_event_database(tmp_path, pg_url, capsys):

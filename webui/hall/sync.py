@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 
 from webui import commands
 from webui.db import EventRow, TableRow
@@ -231,7 +231,7 @@ def sync_loop(local_url: str, central_url: str, every: float,
         try:
             central = central or open_store(central_url)
             log(sync_once(local, central).line())
-        except OperationalError as exc:
+        except (OperationalError, InterfaceError) as exc:
             log(f"event database unreachable, scoring goes on locally: {_first_line(exc)}")
         done += 1
         if passes is None or done < passes:

@@ -164,23 +164,28 @@ def table(table_id: int) -> Any:
 
 
 # acting -----------------------------------------------------------------------------------------
-def correct_hand(table_id: int, body: dict[str, Any]) -> dict[str, Any]:
-    """The director's correction of a hand: checked against the event database's copy, then
-    run at once (table on the event database) or sent to the table's sync (mirrored table)."""
+def director_action(table_id: int, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A director's correction of a hand (``correct``) or reopening of a signed game
+    (``reopen``): checked against the event database's copy, then run at once (a table on the
+    event database) or sent to the table, whose next sync runs it (a mirrored table)."""
     try:
-        game, hand = int(body.get("game")), int(body.get("hand"))
+        game = int(body.get("game"))
+        hand = int(body.get("hand")) if kind == "correct" else None
     except (TypeError, ValueError):
         raise CommandError("bad_hand", "game and hand must be numbers", 400) from None
-    proposal = commands.parse_proposal(body)
-    command = commands.propose(game, hand, proposal, source="director", director=True)
-    state = store().state(table_id)
-    command(state)  # raises CommandError now if it cannot apply to the table as it stands
+    if kind == "correct":
+        command = commands.propose(game, hand, commands.parse_proposal(body),
+                                   source="director", director=True)
+        payload = {"game": game, "hand": hand, "proposal": body}
+    else:
+        command = commands.reopen(game, body.get("reason"))
+        payload = {"game": game, "reason": str(body.get("reason") or "")[:300]}
+    command(store().state(table_id))  # raises CommandError now if it cannot apply
     request_id = f"hall-{uuid.uuid4().hex}"
     if table_id in linked_tables(store()):
         with store().Session() as s:
-            s.add(DirectorRequest(request_id=request_id, table_id=table_id, kind="correct",
-                                  payload={"game": game, "hand": hand, "proposal": body},
-                                  actor="director"))
+            s.add(DirectorRequest(request_id=request_id, table_id=table_id, kind=kind,
+                                  payload=payload, actor="director"))
             s.commit()
         return {"status": "sent", "request_id": request_id,
                 "message": "sent to the table: it applies at its next sync"}
@@ -189,22 +194,24 @@ def correct_hand(table_id: int, body: dict[str, Any]) -> dict[str, Any]:
             "seqs": [e.seq for e in outcome.events]}
 
 
-@bp.post("/tables/<int:table_id>/correct")
+@bp.post("/tables/<int:table_id>/<any(correct, reopen):kind>")
 @director_required
-def correct(table_id: int) -> Any:
+def act(table_id: int, kind: str) -> Any:
+    """Correct a hand or reopen a signed game of one table."""
     if store().table(table_id) is None:
         abort(404, description="no such table in this event")
     body = request.get_json(silent=True) if request.is_json else request.form.to_dict()
     try:
-        result = correct_hand(table_id, body or {})
+        result = director_action(table_id, kind, body or {})
     except CommandError as exc:
         if request.is_json:
             return jsonify(exc.to_json()), exc.status
         flash(exc.message, "error")
-        return redirect(url_for("hall.table", table_id=table_id)), 303
+        return redirect(url_for("hall.table", table_id=table_id), 303)
     if request.is_json:
         return jsonify(result)
-    flash("Correction applied." if result["status"] == "applied" else result["message"])
+    done = "Correction applied." if kind == "correct" else "Game reopened."
+    flash(done if result["status"] == "applied" else result["message"])
     return redirect(url_for("hall.table", table_id=table_id), 303)
 
 

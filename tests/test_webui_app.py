@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -354,3 +355,17 @@ def test_hollywood_sheet_shows_three_columns(tmp_path):
     assert columns == [{"A": 50, "B": 10}, {"A": 20, "B": 0}, {"A": 0, "B": 0}]
     page = tablet.client.get(f"/t/{table}/sheet").get_data(as_text=True)
     assert "Hollywood" in page and "game 3" in page
+
+
+def test_a_confirmation_by_mistake_can_be_undone_from_the_next_hand(app, tablet):
+    tablet.knock_card("9H")
+    tablet.propose_knock()
+    tablet.confirm("A")
+    tablet.confirm("B")
+    assert tablet.hand()["number"] == 2
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    target = int(re.search(r'name="target_seq" value="(\d+)"', panel).group(1))
+    assert "Undo the last change to hand 1" in panel
+    assert tablet.post("undo", {"target_seq": target}).status_code == 200
+    hand = tablet.hand()
+    assert hand["number"] == 1 and hand["confirmed_by"] == ["A"]

@@ -30,12 +30,13 @@ def local_store(tmp_path: Path, name: str = "table") -> Store:
     return open_store(f"sqlite:///{tmp_path / f'{name}.sqlite3'}")
 
 
-def mirror_of(central: Store, local: Store, local_id: int) -> int:
+def mirror_of(central: Store, local: Store, local_id: int) -> int | None:
+    """The event database's id of a local table (None before its first sync)."""
     from webui.hall.sync import origin_of
 
     origin = origin_of(local)
-    return next(t for t, link in linked_tables(central).items()
-                if link.origin == origin and link.origin_table_id == local_id)
+    return next((t for t, link in linked_tables(central).items()
+                 if link.origin == origin and link.origin_table_id == local_id), None)
 
 
 def test_sync_uploads_every_event_once_and_again_adds_nothing(tmp_path, pg_url):
@@ -263,3 +264,82 @@ def test_a_diverged_event_database_is_reported_not_overwritten(tmp_path, pg_url)
     with pytest.raises(SyncConflict):
         sync_once(local, central)
     assert stream(central, remote) == before
+
+
+def test_cut_off_in_the_middle_of_uploads_still_stores_each_event_once(tmp_path, pg_url,
+                                                                       monkeypatch):
+    """The network drops at random moments while batches are being uploaded; sync is simply
+    run again until it gets through."""
+    import random
+
+    from webui.hall import sync as sync_mod
+
+    monkeypatch.setattr(sync_mod, "BATCH", 4)
+    host, port = pg_url.split("@", 1)[1].split("/", 1)[0].split(":")
+    relay = TcpCut(host, int(port))
+    local = local_store(tmp_path)
+    table = new_table(local, "Table 8")
+    for w in "ABABABAB":
+        play_hand(local, table, w)
+    central = open_store(relay.url(pg_url))
+    rng = random.Random(5)
+    failures = 0
+    for _attempt in range(40):
+        timer = threading.Timer(rng.uniform(0.0, 0.08), relay.cut)
+        timer.start()
+        try:
+            sync_once(local, central)
+        except OperationalError:
+            failures += 1
+        timer.join()
+        relay.cut()
+        relay.connect()
+        remote = next(iter(linked_tables(central)), None)
+        if remote and stream(central, remote) == stream(local, table):
+            break
+    assert failures >= 1  # the cut really hit uploads in flight
+    remote = mirror_of(central, local, table)
+    assert stream(central, remote) == stream(local, table)
+    assert [h[1] for h in confirmed_hands(central, remote)] == list(range(1, 9))
+    relay.cut()
+
+
+def test_sync_loop_survives_the_event_database_going_away(tmp_path, pg_url):
+    from webui.hall.sync import sync_loop
+
+    host, port = pg_url.split("@", 1)[1].split("/", 1)[0].split(":")
+    relay = TcpCut(host, int(port))
+    open_store(pg_url)
+    db = tmp_path / "loop.sqlite3"
+    local = open_store(f"sqlite:///{db}")
+    table = new_table(local, "Table 6")
+    lines: list[str] = []
+    stop = threading.Event()
+    loop = threading.Thread(target=sync_loop, args=(f"sqlite:///{db}", relay.url(pg_url), 0.1),
+                            kwargs={"log": lines.append, "stop": stop})
+    loop.start()
+    try:
+        play_hand(local, table, "A")
+        relay.cut()
+        play_hand(local, table, "B")
+        wait_for(lambda: any("unreachable" in line for line in lines))
+        relay.connect()
+        play_hand(local, table, "A")
+        central = open_store(pg_url)
+        wait_for(lambda: mirror_of(central, local, table) and stream(
+            central, mirror_of(central, local, table)) == stream(local, table))
+    finally:
+        stop.set()
+        loop.join()
+        relay.cut()
+    assert loop.is_alive() is False
+    assert len(confirmed_hands(central, mirror_of(central, local, table))) == 3
+
+
+def wait_for(condition, seconds: float = 30.0) -> None:
+    import time
+
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.05)

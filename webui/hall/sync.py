@@ -16,7 +16,7 @@ the result with everything else.
 
 from __future__ import annotations
 
-import time
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -222,12 +222,15 @@ def sync_once(local: Store, central: Store) -> SyncReport:
 
 
 def sync_loop(local_url: str, central_url: str, every: float,
-              log: Callable[[str], None] = print, passes: int | None = None) -> None:
-    """Sync every ``every`` seconds; an unreachable event database is retried, not fatal."""
+              log: Callable[[str], None] = print, passes: int | None = None,
+              stop: threading.Event | None = None) -> None:
+    """Sync every ``every`` seconds (``passes`` times, or until ``stop`` is set); an
+    unreachable event database is retried, not fatal."""
+    stop = stop or threading.Event()
     local = open_store(local_url)
     central: Store | None = None
     done = 0
-    while passes is None or done < passes:
+    while not stop.is_set() and (passes is None or done < passes):
         try:
             central = central or open_store(central_url)
             log(sync_once(local, central).line())
@@ -235,7 +238,7 @@ def sync_loop(local_url: str, central_url: str, every: float,
             log(f"event database unreachable, scoring goes on locally: {_first_line(exc)}")
         done += 1
         if passes is None or done < passes:
-            time.sleep(every)
+            stop.wait(every)
 
 
 def _first_line(exc: Exception) -> str:

@@ -250,7 +250,8 @@ def test_bundle_holds_every_signed_sheet_with_a_valid_signature(hall):
     assert store.events(t1)[-1].payload["reason"] == "hand 2 miscounted"
 
 
-def test_cli_sync_once_and_unreachable_event_database(tmp_path, pg_url, capsys):
+def test_cli_sync_once_and_unreachable_event_database(tmp_path, pg_url, capsys, monkeypatch):
+    monkeypatch.delenv("GINTRAY_EVENT_DATABASE_URL", raising=False)
     local = open_store(f"sqlite:///{tmp_path / 'cli.sqlite3'}")
     play_hand(local, new_table(local, "CLI"), "A")
     src = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
@@ -261,4 +262,7 @@ def test_cli_sync_once_and_unreachable_event_database(tmp_path, pg_url, capsys):
     dead = "postgresql://gintray@127.0.0.1:9/none"
     assert sync_main(["--from", src, "--to", dead]) == 1
     assert "unreachable" in capsys.readouterr().err
-    assert hall_main([]) == 2 or hall_main(["--database-url", ""]) == 2
+    assert sync_main(["--from", src]) == 2
+    assert hall_main([]) == 2
+    assert hall_main(["--database-url", dead, "--data-dir", str(tmp_path / "h")]) == 1
+    assert "cannot start" in capsys.readouterr().err

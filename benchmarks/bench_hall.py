@@ -127,15 +127,16 @@ def baseline(seconds: float, folder: Path) -> tuple[dict[str, Any], str]:
     return summary("SQLite, 1 table (baseline)", [result], time.perf_counter() - t0), url
 
 
-def fresh_pg_database() -> str:
-    server = subprocess.run(["bash", str(ROOT / ".ci" / "postgres")], check=True,
-                            capture_output=True, text=True).stdout.strip().splitlines()[-1]
+def pg_server() -> str:
+    return subprocess.run(["bash", str(ROOT / ".ci" / "postgres")], check=True,
+                          capture_output=True, text=True).stdout.strip().splitlines()[-1]
+
+
+def pg_admin(server: str, sql: str) -> None:
     import psycopg
 
-    name = f"bench_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return f"{server.rsplit('/', 1)[0]}/{name}"
+        conn.execute(sql)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,7 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     base, sqlite_url = baseline(args.baseline_seconds, folder)
 
-    url = str(open_store(fresh_pg_database()).engine.url.render_as_string(hide_password=False))
+    server = pg_server()
+    db_name = f"bench_{uuid.uuid4().hex[:10]}"
+    pg_admin(server, f'CREATE DATABASE "{db_name}"')
+    url = open_store(f"{server.rsplit('/', 1)[0]}/{db_name}").engine.url.render_as_string(
+        hide_password=False)
     names = [f"Table {i + 1}" for i in range(args.tables)]
     chunks = [names[i::args.procs] for i in range(args.procs)]
     ctx = mp.get_context("spawn")
@@ -175,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     report = sync_once(local, central)
     sync_s = time.perf_counter() - t0
+    central.engine.dispose()
+    pg_admin(server, f'DROP DATABASE "{db_name}" WITH (FORCE)')
 
     print(f"{'setup':32} {'tables':>6} {'hands':>6} {'hands/s':>8} {'p50 ms':>7} "
           f"{'p95 ms':>7} {'confirm p95 ms':>15}")

@@ -72,6 +72,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.jinja_env.filters["card"] = lambda code: Markup(card_html(str(code)))
     csrf.init_app(app)
     from webui.api import bp as api_bp
+    from webui.calibration import bp as calibration_bp
     from webui.director import bp as director_bp
     from webui.exports import bp as exports_bp
     from webui.views import bp as views_bp
@@ -80,6 +81,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api_bp)
     app.register_blueprint(director_bp)
     app.register_blueprint(exports_bp)
+    app.register_blueprint(calibration_bp)
     _register_errors(app)
 
     if app.config["DEMO"]:

@@ -60,6 +60,7 @@ class TableCamera:
         self.layout_file = layout
         self._status = {"state": "starting", "message": f"starting {source}"}
         self._jpeg: bytes | None = None
+        self._raw: Any = None  # the latest frame as captured (for calibration)
         self._frame_cond = threading.Condition()
         self._frame_no = 0
         self._stop = threading.Event()
@@ -81,6 +82,10 @@ class TableCamera:
 
     def latest_jpeg(self) -> bytes | None:
         return self._jpeg
+
+    def latest_frame(self) -> Any:
+        """The latest frame as captured (BGR array), without drawings; None before the first."""
+        return self._raw
 
     def mjpeg(self, max_seconds: float = 600.0) -> Iterator[bytes]:
         """A multipart JPEG stream of the annotated frames."""
@@ -170,6 +175,7 @@ class TableCamera:
     def _publish_frame(self, image: Any, detections: list[Any]) -> None:
         import cv2
 
+        self._raw = image
         annotated = draw_detections(image, detections)
         ok, buf = cv2.imencode(".jpg", annotated, [cv2.IMWRITE_JPEG_QUALITY, 75])
         if not ok:

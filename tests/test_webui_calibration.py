@@ -1,0 +1,77 @@
+"""Calibration by the director: areas drawn on the picture, or found from the printed markers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from webui_helpers import Tablet, csrf_token, director_client, make_app
+
+from webui.camera_feed import TableCamera
+
+DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
+
+
+@pytest.fixture
+def app_with_picture(tmp_path):
+    """Table 1's camera has shown the first frames of the demo (all six markers in view)."""
+    pytest.importorskip("vision.layout")
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    footage = tmp_path / "footage"
+    footage.mkdir()
+    for frame in sorted((DEMO / "hand").glob("*.jpg"))[:3]:
+        shutil.copy(frame, footage / frame.name)
+    feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path,
+                       app.extensions["gintray.notifier"].publish)
+    app.extensions["gintray.cameras"][1] = feed
+    feed.start()
+    feed.thread.join(timeout=60)
+    assert feed.latest_frame() is not None
+    return app
+
+
+def test_only_the_director_calibrates(app_with_picture):
+    tablet = Tablet(app_with_picture, remote="192.168.1.9")
+    assert tablet.client.get("/director/tables/1/calibrate/").status_code == 403
+    assert tablet.post("../../../director/tables/1/calibrate/", {}).status_code in (403, 404)
+
+
+def test_layout_drawn_on_the_picture_is_saved_and_recorded(app_with_picture, tmp_path):
+    director = director_client(app_with_picture)
+    page = director.get("/director/tables/1/calibrate/").get_data(as_text=True)
+    assert "Up-card slot" in page
+    frame = director.get("/director/tables/1/calibrate/frame.jpg")
+    assert frame.data[:2] == b"\xff\xd8"
+    token = csrf_token(director, "/director/")
+    body = {"up_card_slot": [[436, 206], [524, 206], [524, 334], [436, 334]],
+            "areas": {"A": [[0, 340], [960, 340], [960, 540], [0, 540]],
+                      "B": [[0, 0], [960, 0], [960, 200], [0, 200]]},
+            "image_size": [960, 540]}
+    r = director.post("/director/tables/1/calibrate/", json=body,
+                      headers={"X-CSRFToken": token})
+    assert r.status_code == 200, r.get_json()
+    saved = json.loads(Path(r.get_json()["path"]).read_text())
+    assert saved["areas"]["A"][0] == [0.0, 340.0]
+    assert saved["markers"]  # the demo table's markers, to find the layout again
+    state = app_with_picture.extensions["gintray.store"].state(1)
+    assert state.layout == r.get_json()["path"]
+    events = app_with_picture.extensions["gintray.store"].events(1)
+    assert events[-1].kind == "settings_changed" and events[-1].actor == "director"
+
+
+def test_layout_from_the_markers_and_bad_layouts(app_with_picture):
+    director = director_client(app_with_picture)
+    token = csrf_token(director, "/director/")
+    r = director.post("/director/tables/1/calibrate/", json={"from_markers": True},
+                      headers={"X-CSRFToken": token})
+    assert r.status_code == 200, r.get_json()
+    assert set(r.get_json()["layout"]["areas"]) == {"A", "B"}
+    r = director.post("/director/tables/1/calibrate/",
+                      json={"up_card_slot": [[1, 1], [2, 2]], "areas": {"A": []}},
+                      headers={"X-CSRFToken": token})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "bad_layout"
+    r = director.post("/director/tables/1/calibrate/", json={"from_markers": True})
+    assert r.status_code == 400  # no CSRF token

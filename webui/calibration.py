@@ -1,0 +1,112 @@
+"""Calibration of a table's camera (director): mark the up-card slot and each player's area on
+the live picture, or compute them from the printed ArUco markers. The layout is saved in the
+data dir and recorded in the table's events; the camera thread restarts with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    render_template,
+    request,
+    url_for,
+)
+
+from webui import commands
+from webui.security import director_required, store
+from webui.store import Actor, CommandError
+from webui.views import page_context
+
+bp = Blueprint("calibration", __name__, url_prefix="/director/tables/<int:table_id>/calibrate")
+
+
+def _feed(table_id: int) -> Any:
+    return current_app.extensions["gintray.cameras"].get(table_id)
+
+
+def layout_file(table_id: int) -> Path:
+    return Path(current_app.config["DATA_DIR"]) / "layouts" / f"table-{table_id}.json"
+
+
+@bp.get("/")
+@director_required
+def page(table_id: int) -> Any:
+    ctx = page_context(table_id)
+    state = ctx["state"]
+    current = None
+    from webui.camera_feed import layout_path_for
+
+    path = layout_path_for(state.camera or "", state.layout)
+    if path is not None and path.is_file():
+        current = path.read_text(encoding="utf-8")
+    feed = _feed(table_id)
+    ctx.update(current_layout=current, has_frame=feed is not None and
+               feed.latest_frame() is not None, layout_path=str(path) if path else None)
+    return render_template("calibrate.html", **ctx)
+
+
+@bp.get("/frame.jpg")
+@director_required
+def frame(table_id: int) -> Response:
+    """The latest camera frame without drawings."""
+    import cv2
+
+    feed = _feed(table_id)
+    image = feed.latest_frame() if feed else None
+    if image is None:
+        abort(404, description="no camera picture yet")
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        abort(500, description="could not encode the picture")
+    return Response(buf.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/")
+@director_required
+def save(table_id: int) -> Any:
+    """Save a layout: ``{"up_card_slot", "areas": {"A", "B"}, "image_size"}`` drawn on the
+    picture, or ``{"from_markers": true}`` to compute it from the six printed markers."""
+    try:
+        from vision.layout import LayoutError, TableLayout, layout_from_markers, save_layout
+        from vision.markers import detect_markers
+    except ImportError as exc:
+        return jsonify({"error": {"code": "no_vision", "message": str(exc)}}), 503
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        abort(400, description="send the layout as a JSON object")
+    feed = _feed(table_id)
+    image = feed.latest_frame() if feed else None
+    try:
+        if body.get("from_markers"):
+            if image is None:
+                raise LayoutError("no camera picture to find the markers in")
+            layout = layout_from_markers(image, name=f"table {table_id}")
+        else:
+            data = {k: body.get(k) for k in ("up_card_slot", "areas", "image_size")}
+            data["name"] = f"table {table_id}"
+            if image is not None:  # remember the markers seen now: they find the layout again
+                seen = detect_markers(image)
+                data["markers"] = {str(i): c.tolist() for i, c in seen.items()}
+            layout = TableLayout.from_json(data)
+    except LayoutError as exc:
+        return jsonify({"error": {"code": "bad_layout", "message": str(exc)}}), 400
+    path = layout_file(table_id)
+    save_layout(layout, path)
+    state = store().state(table_id)
+    try:
+        store().execute(table_id, commands.change_settings(
+            state.name, state.players, state.rules, state.camera, str(path)), Actor("director"))
+    except CommandError as exc:
+        return jsonify(exc.to_json()), exc.status
+    if current_app.config["START_CAMERAS"]:
+        from webui.camera_feed import start_camera
+
+        start_camera(current_app._get_current_object(), table_id)
+    return jsonify({"ok": True, "layout": layout.to_json(), "path": str(path),
+                    "next": url_for("views.table_page", table_id=table_id)})

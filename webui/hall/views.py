@@ -235,6 +235,27 @@ def draw() -> Any:
     return redirect(url_for("hall.index") + "#draw", 303)
 
 
+@bp.post("/draw/seat")
+@director_required
+def seat_draw() -> Any:
+    """Open a table on the event database for every pair of the latest draw (for tables that
+    run on the event database; tables that score locally take the names from the draw)."""
+    latest = _latest_draw()
+    if latest is None:
+        abort(409, description="make a draw first")
+    rules = "partnership" if latest.kind == "partnership" else "tournament"
+    made = 0
+    for pair in latest.pairs:
+        if pair.get("bye"):
+            continue
+        name = f"Table {pair['table']}"
+        store().create_table(name, {"name": name, "players": {"A": pair["A"], "B": pair["B"]},
+                                    "rules": rules, "camera": None}, Actor("director"))
+        made += 1
+    flash(f"{made} table(s) opened for the draw of {latest.created_at:%H:%M}.")
+    return redirect(url_for("hall.index"), 303)
+
+
 @bp.post("/partnerships")
 @director_required
 def new_partnership() -> Any:

@@ -369,3 +369,16 @@ def test_a_confirmation_by_mistake_can_be_undone_from_the_next_hand(app, tablet)
     assert tablet.post("undo", {"target_seq": target}).status_code == 200
     hand = tablet.hand()
     assert hand["number"] == 1 and hand["confirmed_by"] == ["A"]
+
+
+def test_wrong_number_of_cards_is_scored_with_the_penalty_and_shown(app, tablet):
+    tablet.knock_card("9H")
+    nine = " ".join(c for c in KNOCK_B if c != "2D")  # Ben holds nine cards
+    r = tablet.propose(kind="score", knocker="A", cards={"A": "5S", "B": nine},
+                       melds={"A": "2C 3C 4C | 7H 7S 7D | 9D TD JD"})
+    assert r.status_code == 200, r.get_json()
+    result = r.get_json()["state"]["current_hand"]["proposal"]["result"]
+    assert result["penalties"].get("B")
+    assert result["points"] == 7 - 2 + 10  # 2D gone, 10 points for the missing card
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    assert "Wrong number of cards" in panel

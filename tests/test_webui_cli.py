@@ -47,6 +47,11 @@ def test_bad_database_url_is_a_clear_error(tmp_path, capsys):
     assert "cannot start" in capsys.readouterr().err
 
 
+def test_camera_option_belongs_to_the_demo_table(tmp_path, capsys):
+    assert serve_main(["--data-dir", str(tmp_path), "--camera", "usb:0"]) == 2
+    assert "--demo" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_serve_prints_its_addresses_and_answers(tmp_path):
     with socket.socket() as s:

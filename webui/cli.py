@@ -31,6 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
 def serve_main(argv: list[str]) -> int:
     """Entry point of ``gintray serve``."""
     args = build_parser().parse_args(argv)
+    if args.camera and not args.demo:
+        print("gintray serve: --camera sets the demo table's camera (use it with --demo); "
+              "other tables get theirs on the director's page", file=sys.stderr)
+        return 2
     from waitress import serve
 
     from webui import create_app

@@ -27,7 +27,7 @@ import pytest
 from webui_helpers import make_app, pin_of
 
 ROOT = Path(__file__).resolve().parents[1]
-HANDS = 6
+HANDS = 12
 MAX_KILLS = 6  # each restart costs a second or two: enough kills to hit every kind of request
 
 

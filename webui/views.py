@@ -101,8 +101,10 @@ def join(table_id: int) -> Any:
             remember_device(table_id, token)
             flash(f"This tablet joined {table.name}.")
             return redirect(url_for("views.table_page", table_id=table_id))
+    # on the table's own computer the PIN is on its screen anyway: fill it in
+    suggested = request.args.get("pin", "") or (table.pin if may_see_screen() else "")
     return render_template("join.html", table=table, state=state, error=error,
-                           pin=request.args.get("pin", "")), status
+                           pin=suggested), status
 
 
 @bp.get("/t/<int:table_id>/screen")

@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
 from webui import commands
 from webui.db import EventRow, TableRow
@@ -69,7 +69,7 @@ def open_store(url: str) -> Store:
     url = database_url(url)
     try:
         store = Store(url)
-    except IntegrityError:
+    except (IntegrityError, ProgrammingError):  # tables created by another process meanwhile
         store = Store(url)
     ensure_schema(store.engine)
     return store

@@ -129,3 +129,44 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
     tampered = bytearray(pdf)
     tampered[at + 1] = ord("0") if chr(tampered[at + 1]) != "0" else ord("1")
     assert not verify_pdf(bytes(tampered), identity).ok
+
+
+def test_director_marks_the_layout_on_the_picture(served):
+    from playwright.sync_api import expect, sync_playwright
+
+    app, base, table_id, feed, _truth = served
+    feed.start()
+    feed.thread.join(timeout=60)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.set_default_timeout(20_000)
+        page.goto(f"{base}/director/setup")
+        page.fill("input[name=password]", "director-pass")
+        page.fill("input[name=again]", "director-pass")
+        page.click("button.primary")
+        page.goto(f"{base}/director/tables/{table_id}/calibrate/")
+        page.wait_for_function("document.getElementById('calib-image').naturalWidth > 0")
+        box = page.locator("#calib-overlay").bounding_box()
+
+        def tap(points):
+            for fx, fy in points:
+                page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+
+        tap([(0.45, 0.38), (0.55, 0.38), (0.55, 0.62), (0.45, 0.62)])
+        page.click("button[data-region=A]")
+        tap([(0.02, 0.64), (0.98, 0.64), (0.98, 0.98), (0.02, 0.98)])
+        page.click("button[data-region=B]")
+        tap([(0.02, 0.02), (0.98, 0.02), (0.98, 0.36), (0.02, 0.36)])
+        page.click("#save-layout")
+        expect(page.locator("#toast")).to_contain_text("Layout saved")
+        assert page.locator("#calib-overlay polygon").count() == 3
+        browser.close()
+    state = app.extensions["gintray.store"].state(table_id)
+    from vision.layout import load_layout
+
+    layout = load_layout(state.layout)
+    width, height = layout.image_size
+    assert layout.region_of((width / 2, height / 2)) == "up_card"
+    assert layout.region_of((width / 2, height * 0.9)) == "A"
+    assert layout.region_of((width / 2, height * 0.1)) == "B"

@@ -33,6 +33,22 @@ def test_every_demo_hand_is_read_exactly_from_its_labelled_corners():
         assert check.exact, (check.hand, check.differences)
 
 
+def test_a_layout_from_the_six_markers_alone_reads_the_demo_too(tmp_path: Path):
+    """No hand-drawn calibration: the layout computed from the printed markers of frame 0."""
+    import shutil
+
+    import cv2
+
+    from vision.layout import layout_from_markers, save_layout
+
+    save_layout(layout_from_markers(cv2.imread(str(DEMO_FRAMES / "frame_000.jpg"))),
+                tmp_path / "layout.json")
+    shutil.copy(DEMO_DIR / "ground_truth.json", tmp_path / "ground_truth.json")
+    (tmp_path / "hand").symlink_to(DEMO_FRAMES)
+    checks = check_demo(use_truth=True, demo_dir=tmp_path)
+    assert [c.differences for c in checks] == [[], []]
+
+
 @pytest.mark.slow
 def test_demo_hands_survive_a_noisy_detector():
     """10 % of corners lost, 2 % misnamed, a stray detection in every frame: voting, the deal

@@ -230,7 +230,7 @@ def train_classifier(args: argparse.Namespace) -> int:
     step = 0
     ckpt = out / "namer.pt"
     if args.resume and ckpt.exists():
-        state = torch.load(ckpt, map_location="cpu")
+        state = torch.load(ckpt, map_location="cpu", weights_only=False)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         step = state["step"]
@@ -278,5 +278,5 @@ def export_checkpoint(ckpt: Path, onnx_path: Path) -> None:
     import torch
 
     model = build_model()
-    model.load_state_dict(torch.load(ckpt, map_location="cpu")["model"])
+    model.load_state_dict(torch.load(ckpt, map_location="cpu", weights_only=False)["model"])
     export_onnx(model, Path(onnx_path))

@@ -78,7 +78,7 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1024, "height": 768}, accept_downloads=True)
         page.set_default_timeout(20_000)
-        # join with the PIN shown on the table's screen
+        # Ann's tablet joins with the PIN shown on the table's screen (a wrong PIN first)
         page.goto(f"{base}/t/{table_id}/screen")
         pin = page.inner_text("#pin").strip()
         assert pin == pin_of(app, table_id)
@@ -87,32 +87,43 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
         page.click("button.primary")
         expect(page.locator("p.error")).to_contain_text("Wrong PIN")
         page.fill("input[name=pin]", pin)
+        page.check("input[name=seat][value=A]")
         page.click("button.primary")
         expect(page.locator("#panel")).to_contain_text("Waiting for the deal")
-        # the camera starts now: the page follows it live (server-sent events)
+        # Ben's tablet: another browser profile
+        ben = browser.new_context(viewport={"width": 1024, "height": 768}).new_page()
+        ben.set_default_timeout(20_000)
+        ben.goto(f"{base}/t/{table_id}/join")
+        ben.fill("input[name=pin]", pin)
+        ben.check("input[name=seat][value=B]")
+        ben.click("button.primary")
+        expect(ben.locator("#panel")).to_contain_text("Waiting for the deal")
+        # the camera starts now: both pages follow it live (server-sent events)
         feed.start()
-        knock = page.locator("#knock-card")
-        expect(knock).to_have_text(re.compile(r"4\s*♣"))
+        expect(page.locator("#knock-card")).to_have_text(re.compile(r"4\s*♣"))
+        expect(ben.locator("#knock-card")).to_have_text(re.compile(r"4\s*♣"))
         feed.thread.join(timeout=60)  # the footage ends; the reading of the spreads is final
         expect(page.locator("#proposal")).to_contain_text("Ann knocks")
         expect(page.locator("#proposal")).to_contain_text("proposed by the camera")
         assert first["knocker"] == "A"
-        # both players confirm with one tap each
+        # one tap each, on each player's own tablet; each sees the other's tap by itself
+        assert page.locator("button.confirm[data-player=B]").count() == 0
         page.click("button.confirm[data-player=A]")
-        expect(page.locator(".confirmed")).to_contain_text("Ann confirmed")
-        page.click("button.confirm[data-player=B]")
+        expect(ben.locator(".confirmed")).to_contain_text("Ann confirmed")
+        ben.click("button.confirm[data-player=B]")
         expect(page.locator(".game-over")).to_contain_text("Game 1 is over: Ann wins")
         state = app.extensions["gintray.store"].state(table_id)
         hand = state.games[0].hands[0]
         assert hand.confirmed and hand.proposal["source"] == "camera"
-        # both sign on the pads
-        page.click("text=Sign the score sheet")
-        for player in ("A", "B"):
-            section = page.locator(f"section.signature[data-player={player}]")
-            draw_signature(page, section.locator("canvas.pad"))
+        # each signs on the pad of their own tablet
+        for tablet, player in ((page, "A"), (ben, "B")):
+            tablet.goto(f"{base}/t/{table_id}/games/1/sign")
+            section = tablet.locator(f"section.signature[data-player={player}]")
+            draw_signature(tablet, section.locator("canvas.pad"))
             section.locator("button.primary").click()
-            expect(page.locator(f"section.signature[data-player={player}] .confirmed")
+            expect(tablet.locator(f"section.signature[data-player={player}] .confirmed")
                    ).to_contain_text("signed")
+        page.reload()
         expect(page.locator("p.locked")).to_contain_text("locked")
         with page.expect_download() as download:
             page.click("#export-pdf")

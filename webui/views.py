@@ -23,6 +23,7 @@ from webui import sheetview
 from webui.security import (
     current_device,
     is_director,
+    may_act_for,
     may_see_screen,
     pin_limiter,
     remember_device,
@@ -51,7 +52,8 @@ def page_context(table_id: int) -> dict[str, Any]:
             "device": current_device(table_id), "director": is_director(),
             "sheets": [sheetview.game_view(state, g) for g in state.games],
             "camera": feed.status() if feed else {"state": "off", "message": NO_CAMERA},
-            "players": state.players}
+            "players": state.players,
+            "seats": [p for p in ("A", "B") if may_act_for(table_id, p)]}
 
 
 @bp.get("/")

@@ -382,3 +382,33 @@ def test_wrong_number_of_cards_is_scored_with_the_penalty_and_shown(app, tablet)
     assert result["points"] == 7 - 2 + 10  # 2D gone, 10 points for the missing card
     panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
     assert "Wrong number of cards" in panel
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("knock-card", {}),
+    ("knock-card", {"game": "x", "hand": [], "card": None}),
+    ("proposal", {"game": 1, "hand": 1, "kind": "nope"}),
+    ("proposal", {"game": 1, "hand": 1, "kind": "score", "knocker": "C"}),
+    ("proposal", {"game": 1, "hand": 1, "kind": "score", "knocker": "A", "cards": "5S"}),
+    ("proposal", {"game": 1, "hand": 1, "kind": "score", "knocker": "A",
+                  "cards": {"A": [1, 2]}, "melds": {"A": 7}}),
+    ("proposal", {"game": 1, "hand": 1, "kind": "manual", "winner": "A", "points": "lots"}),
+    ("confirm", {"game": 1, "hand": 1, "player": "A", "revision": "x"}),
+    ("confirm", {"game": 1, "hand": 1, "player": None}),
+    ("undo", {"target_seq": "last"}),
+    ("undo", {"target_seq": 999}),
+    ("sign", {"game": "one", "player": "A", "png": 5}),
+    ("next-game", {"dealer": 5}),
+    ("reopen", {"game": 1}),
+])
+def test_malformed_requests_get_a_clear_error_not_a_crash(app, tablet, path, body):
+    tablet.knock_card("9H")
+    r = tablet.post(path, body)
+    assert 400 <= r.status_code < 500, (r.status_code, r.get_data(as_text=True)[:300])
+    assert r.get_json()["error"]["message"]
+
+
+def test_non_object_json_body_is_refused(app, tablet):
+    r = tablet.client.post("/api/t/1/knock-card", json=[1, 2],
+                           headers={"X-CSRFToken": tablet.token})
+    assert r.status_code == 400

@@ -125,6 +125,8 @@ def parse_proposal(body: dict[str, Any]) -> dict[str, Any]:
     melds: dict[str, list[list[str]]] = {}
     raw_cards = body.get("cards") or {}
     raw_melds = body.get("melds") or {}
+    if not isinstance(raw_cards, dict) or not isinstance(raw_melds, dict):
+        raise CommandError("bad_cards", "cards and melds map each player (A, B) to cards", 400)
     for p in PLAYERS:
         groups = _groups(raw_melds.get(p, []), f"melds of {p}")
         loose = _card_list(raw_cards.get(p, []), f"cards of {p}")

@@ -412,3 +412,11 @@ def test_non_object_json_body_is_refused(app, tablet):
     r = tablet.client.post("/api/t/1/knock-card", json=[1, 2],
                            headers={"X-CSRFToken": tablet.token})
     assert r.status_code == 400
+
+
+def test_unknown_tables_games_and_pictures_are_not_found(app, tablet):
+    for path in ("/t/99", "/t/99/join", "/t/1/games/9/export.pdf", "/t/1/games/9/sign",
+                 "/t/1/snapshots/..%2Fkey.pem", "/t/1/snapshots/nope.jpg", "/api/t/99/state",
+                 "/api/t/1/camera.jpg"):
+        assert tablet.client.get(path).status_code == 404, path
+    assert tablet.post("../99/knock-card", {}).status_code == 404

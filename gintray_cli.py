@@ -22,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "read": ("vision.cli", "read_main", "read a table photo (up card, spreads)"),
     "serve": ("webui.cli", "serve_main", "run the table web app"),
     "hall": ("webui.hall.cli", "hall_main", "run the tournament director's page (all tables)"),
-    "sync": ("webui.hall.cli", "sync_main", "upload a table's confirmed hands to the event database"),
+    "sync": ("webui.hall.cli", "sync_main", "upload a table's hands to the event database"),
 }
 
 

@@ -94,6 +94,15 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def database_url(url: str) -> str:
+    """A SQLAlchemy URL for ``url``: plain ``postgresql://`` uses psycopg 3 (the driver the
+    project installs); other URLs are returned unchanged."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
 def make_engine(url: str) -> Engine:
     """Create the engine for ``url``; SQLite gets WAL, full sync and a busy timeout."""
     if url.startswith("sqlite"):
@@ -101,7 +110,7 @@ def make_engine(url: str) -> Engine:
                                json_serializer=lambda o: json.dumps(o, sort_keys=True))
         event.listen(engine, "connect", _sqlite_pragmas)
     else:
-        engine = create_engine(url, pool_pre_ping=True)
+        engine = create_engine(database_url(url), pool_pre_ping=True)
     Base.metadata.create_all(engine)
     return engine
 

@@ -91,12 +91,3 @@ def ensure_schema(engine: Engine) -> None:
         HallBase.metadata.create_all(engine)
     except (IntegrityError, ProgrammingError):  # another process created them at the same time
         HallBase.metadata.create_all(engine)
-
-
-def database_url(url: str) -> str:
-    """A SQLAlchemy URL for ``url``: plain ``postgresql://`` uses psycopg 3 (the driver the
-    project installs); other URLs are returned unchanged."""
-    for prefix in ("postgresql://", "postgres://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix):]
-    return url

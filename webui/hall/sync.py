@@ -28,12 +28,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
 from webui import commands
-from webui.db import EventRow, TableRow
+from webui.db import EventRow, TableRow, database_url
 from webui.hall.schema import (
     DirectorReply,
     DirectorRequest,
     TableLink,
-    database_url,
     ensure_schema,
 )
 from webui.store import Actor, CommandError, Store

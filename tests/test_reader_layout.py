@@ -160,3 +160,17 @@ def test_reader_keeps_the_last_marker_placement_while_markers_are_covered():
     reader.feed(covered)
     assert reader._placed.up_card_slot == after_bump
     assert np.abs(np.asarray(after_bump) - np.asarray(manual.up_card_slot)).max() > 10
+
+
+def test_a_layout_can_ask_for_enlarged_native_scale_detection(tmp_path):
+    from vision.reader import NativeScaleDetector, TableReader
+
+    data = table_layout().to_json() | {"detector_scale": 2.0}
+    (tmp_path / "layout.json").write_text(json.dumps(data))
+    layout = load_layout(tmp_path / "layout.json")
+    assert layout.detector_scale == 2.0
+    reader = TableReader(object(), layout)
+    assert isinstance(reader.detector, NativeScaleDetector) and reader.detector.scale == 2.0
+    (tmp_path / "bad.json").write_text(json.dumps(data | {"detector_scale": "big"}))
+    with pytest.raises(LayoutError, match="detector_scale"):
+        load_layout(tmp_path / "bad.json")

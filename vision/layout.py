@@ -51,6 +51,9 @@ class TableLayout:
     image_size: tuple[int, int] | None = None  # (width, height) of the reference image
     markers: dict[int, list[Point]] = field(default_factory=dict)  # id -> 4 corners
     name: str = ""
+    # enlarge frames by this factor and detect on native-scale tiles, when this camera sees
+    # corner indices smaller than the detector's working size (None: the detector's own policy)
+    detector_scale: float | None = None
 
     def __post_init__(self) -> None:
         _polygon(self.up_card_slot, "up_card_slot")
@@ -119,6 +122,7 @@ class TableLayout:
             "up_card_slot": [list(p) for p in self.up_card_slot],
             "areas": {p: [list(pt) for pt in poly] for p, poly in self.areas.items()},
             "markers": {str(i): [list(pt) for pt in c] for i, c in sorted(self.markers.items())},
+            "detector_scale": self.detector_scale,
         }
 
     @classmethod
@@ -143,7 +147,11 @@ class TableLayout:
             image_size = (int(size[0]), int(size[1])) if size else None
         except (TypeError, ValueError, IndexError) as exc:
             raise LayoutError("'image_size' is [width, height]") from exc
+        scale = data.get("detector_scale")
+        if scale is not None and (not isinstance(scale, int | float) or not 0.25 <= scale <= 4):
+            raise LayoutError("'detector_scale' is a number between 0.25 and 4 (or null)")
         return cls(
+            detector_scale=float(scale) if scale is not None else None,
             up_card_slot=_polygon(data["up_card_slot"], "up_card_slot"),
             areas={str(p): _polygon(poly, f"area {p!r}") for p, poly in data["areas"].items()},
             image_size=image_size,

@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.camera import Camera, Frame
@@ -122,10 +123,12 @@ class NativeScaleDetector:
     the same card boxed twice in the overlap is kept once (the more confident box).
     """
 
-    def __init__(self, detector: Any, tile: int = 640, overlap: float = 0.25) -> None:
+    def __init__(self, detector: Any, tile: int = 640, overlap: float = 0.25,
+                 scale: float = 1.0) -> None:
         self.detector = detector
         self.tile = tile
         self.overlap = overlap
+        self.scale = scale  # enlarge the frame first (small corner indices, low-res camera)
 
     def _starts(self, length: int) -> list[int]:
         if length <= self.tile:
@@ -135,6 +138,9 @@ class NativeScaleDetector:
         return sorted(set(starts))
 
     def detect(self, image: np.ndarray) -> list[Any]:
+        if self.scale != 1.0:
+            image = cv2.resize(image, None, fx=self.scale, fy=self.scale,
+                               interpolation=cv2.INTER_CUBIC if self.scale > 1 else cv2.INTER_AREA)
         h, w = image.shape[:2]
         found: list[Any] = []
         for y0 in self._starts(h):
@@ -152,7 +158,18 @@ class NativeScaleDetector:
         for det in sorted(found, key=lambda d: -d.confidence):
             if all(k.card != det.card or _iou(k.box, det.box) < 0.4 for k in kept):
                 kept.append(det)
+        if self.scale != 1.0:
+            kept = [type(d)(d.card, tuple(v / self.scale for v in d.box), d.confidence)
+                    for d in kept]
         return kept
+
+
+def _with_tiles(detector: Any, layout: TableLayout | None, tile: int | None) -> Any:
+    """The detector, wrapped in native-scale tiles when asked or when the layout says so."""
+    scale = layout.detector_scale if layout is not None else None
+    if detector is None or not (tile or scale):
+        return detector
+    return NativeScaleDetector(detector, tile or 640, scale=scale or 1.0)
 
 
 def _iou(a: Sequence[float], b: Sequence[float]) -> float:
@@ -175,8 +192,7 @@ def read_image(image: np.ndarray, layout: TableLayout | None = None,
         from vision.detector import load_detector
 
         detector = load_detector()
-    if tile:
-        detector = NativeScaleDetector(detector, tile)
+    detector = _with_tiles(detector, layout, tile)
     placed = layout.locate(image)[0] if layout is not None else None
     return read_detections(detector.detect(image), placed)
 
@@ -196,7 +212,7 @@ class TableReader:
         relocate_every: int = 1,
         tile: int | None = None,
     ) -> None:
-        self.detector = NativeScaleDetector(detector, tile) if tile and detector else detector
+        self.detector = _with_tiles(detector, layout, tile)
         self.layout = layout
         self.players = layout.players
         self.window = window

@@ -30,6 +30,7 @@ CARD_W = 80
 SEED = 2026
 DECK = "kde-standard"
 JPEG_QUALITY = 80
+DETECTOR_SCALE = 2.0
 VISIBLE = 0.6  # an index counts as visible when this share of its box is not covered
 
 MARKER = 34
@@ -334,6 +335,9 @@ def build(out: Path) -> dict:
         up_card_slot=SLOT, areas={"A": AREA_A, "B": AREA_B}, image_size=(W, H),
         markers={i: [(float(x), float(y)) for x, y in c] for i, c in markers.items()},
         name="demo table",
+        # this camera sees corner indices about 12 px wide, under the detector's 20 px design
+        # minimum (hardware/mount/optics.py): enlarge twice and read native-scale tiles
+        detector_scale=DETECTOR_SCALE,
     )
     save_layout(layout, out / "layout.json")
     (out / "ground_truth.json").write_text(json.dumps(truth, indent=1) + "\n")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,7 @@ def check_demo(detector: Any = None, *, use_truth: bool = False,
     layout = load_layout(demo_dir / "layout.json")
     if use_truth:
         detector = TruthDetector(truth["frames"])
+        layout = replace(layout, detector_scale=None)  # labels are already in frame pixels
     elif detector is None:
         from vision.detector import load_detector
 

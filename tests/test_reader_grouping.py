@@ -118,3 +118,33 @@ def test_native_scale_tiling_finds_each_corner_once_with_frame_coordinates():
     tiled = NativeScaleDetector(Painted(), tile=400).detect(image)
     assert sorted((d.card, tuple(round(v) for v in d.box)) for d in tiled) == sorted(
         (d.card, tuple(round(v) for v in d.box)) for d in corners)
+
+
+def test_enlarged_tiles_map_boxes_back_to_frame_pixels():
+    import cv2
+    import numpy as np
+
+    from vision.reader import NativeScaleDetector
+
+    class WhiteSquares:
+        """Boxes every white blob of the image it is shown (as card 'AS')."""
+
+        def detect(self, image):
+            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            contours, _ = cv2.findContours((gray > 128).astype(np.uint8), cv2.RETR_EXTERNAL,
+                                           cv2.CHAIN_APPROX_SIMPLE)
+            out = []
+            for c in contours:
+                x, y, w, h = cv2.boundingRect(c)
+                out.append(type(laid_card("AS", 0, 0)[0])("AS", (x, y, x + w, y + h), 0.9))
+            return out
+
+    image = np.zeros((540, 960, 3), np.uint8)
+    squares = [(100, 100, 112, 128), (470, 300, 482, 328), (900, 500, 912, 528)]
+    for x1, y1, x2, y2 in squares:
+        image[y1:y2, x1:x2] = 255
+    found = NativeScaleDetector(WhiteSquares(), tile=400, scale=2.0).detect(image)
+    boxes = sorted(tuple(round(v) for v in d.box) for d in found)
+    assert len(boxes) == 3
+    for got, want in zip(boxes, squares, strict=True):
+        assert max(abs(g - w) for g, w in zip(got, want, strict=True)) <= 1

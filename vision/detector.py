@@ -85,7 +85,7 @@ def _threads() -> int:
 class OnnxCornerFinder:
     """The corner finder's ONNX export run by onnxruntime."""
 
-    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.05, iou: float = 0.5):
+    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.1, iou: float = 0.5):
         import onnxruntime as ort
 
         opts = ort.SessionOptions()
@@ -104,7 +104,7 @@ class OnnxCornerFinder:
 class OpenCVCornerFinder:
     """The same ONNX corner finder run by OpenCV's DNN module."""
 
-    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.05, iou: float = 0.5):
+    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.1, iou: float = 0.5):
         cv2.setNumThreads(_threads())
         self.net = cv2.dnn.readNetFromONNX(str(path))
         self.imgsz, self.conf, self.iou = imgsz, conf, iou
@@ -119,7 +119,7 @@ class OpenCVCornerFinder:
 class UltralyticsCornerFinder:
     """The corner finder's .pt checkpoint run by ultralytics (needs torch)."""
 
-    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.05, iou: float = 0.5):
+    def __init__(self, path: Path, imgsz: int = 640, conf: float = 0.1, iou: float = 0.5):
         os.environ.setdefault("YOLO_OFFLINE", "1")
         try:
             from ultralytics import YOLO
@@ -151,11 +151,20 @@ class Namer:
             opts.intra_op_num_threads = _threads()
             self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
-    def probabilities(self, patches: list[np.ndarray]) -> np.ndarray:
-        """(N, 53) class probabilities, the last column being "not a corner"."""
+    def probabilities(self, patches: list[np.ndarray], turns: int = 4) -> np.ndarray:
+        """(N, 53) class probabilities, the last column being "not a corner".
+
+        A corner index names the same card whichever way it is turned, so the crop is read at
+        `turns` quarter turns (1, 2 or 4) and the probabilities averaged.
+        """
         if not patches:
             return np.zeros((0, len(NAMER_CLASSES)), np.float32)
-        x = to_tensor_layout(patches)
+        step = {1: 4, 2: 2, 4: 1}[turns]
+        turned = [np.rot90(p, k) for k in range(0, 4, step) for p in patches]
+        probs = self._run(to_tensor_layout(turned))
+        return probs.reshape(turns, len(patches), -1).mean(axis=0)
+
+    def _run(self, x: np.ndarray) -> np.ndarray:
         if self.engine == "opencv":
             out = []
             for i in range(len(x)):  # OpenCV DNN with a fixed batch of 1
@@ -176,6 +185,8 @@ class CardDetector:
         work_side: int = 640,
         tile_above: int = 1600,
         tile_side: int = 1280,
+        max_corners: int = 120,
+        turns: int = 2,
     ) -> None:
         self.finder = finder
         self.namer = namer
@@ -183,6 +194,8 @@ class CardDetector:
         self.work_side = work_side
         self.tile_above = tile_above
         self.tile_side = tile_side
+        self.max_corners = max_corners
+        self.turns = turns
 
     def _corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Corner boxes in `image` pixels, at the working scale (tiled for big photos)."""
@@ -227,8 +240,11 @@ class CardDetector:
             raise ValueError("detect() wants an H x W x 3 BGR image")
         threshold = self.min_confidence if min_confidence is None else min_confidence
         boxes, scores = self._corners(image_bgr)
+        if len(scores) > self.max_corners:
+            top = np.argsort(-scores)[: self.max_corners]
+            boxes, scores = boxes[top], scores[top]
         patches = [crop_corner(image_bgr, tuple(b)) for b in boxes]
-        probs = self.namer.probabilities(patches)
+        probs = self.namer.probabilities(patches, self.turns)
         found = []
         for box, score, p in zip(boxes, scores, probs, strict=True):
             k = int(p[:-1].argmax())

@@ -5,7 +5,8 @@ files) or `"ultralytics"` (the .pt corner finder through ultralytics/torch). The
 a one-class YOLO that boxes every corner index; the namer is a small CNN that reads each box's
 crop and names the card (or rejects it). Frames are brought to the model's working scale (corner
 indices some 15-60 px): small frames run whole, big photos are cut into overlapping tiles whose
-results are merged with non-maximum suppression (supervision's InferenceSlicer).
+results are merged with non-maximum suppression (supervision's InferenceSlicer) together with
+a whole-frame pass.
 """
 
 from __future__ import annotations
@@ -54,8 +55,25 @@ def _letterbox(image: np.ndarray, imgsz: int, square: bool) -> tuple[np.ndarray,
     return padded, r
 
 
+def _resize(image: np.ndarray, scale: float) -> np.ndarray:
+    if scale == 1.0:
+        return image
+    h, w = image.shape[:2]
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=interp)
+
+
 def _blob(image: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(image[:, :, ::-1].transpose(2, 0, 1)[None], np.float32) / 255.0
+
+
+def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float = 0.5):
+    """Non-maximum suppression of x1, y1, x2, y2 boxes; returns the kept boxes and scores."""
+    if len(scores) == 0:
+        return boxes.reshape(-1, 4).astype(np.float32), scores.astype(np.float32)
+    xywh = [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes]
+    idx = np.array(cv2.dnn.NMSBoxes(xywh, scores.tolist(), 0.0, iou), dtype=int).reshape(-1)
+    return boxes[idx].astype(np.float32), scores[idx].astype(np.float32)
 
 
 def _decode_yolo(out: np.ndarray, conf: float, iou: float, ratio: float):
@@ -68,14 +86,7 @@ def _decode_yolo(out: np.ndarray, conf: float, iou: float, ratio: float):
     cx, cy, w, h = pred[:4, keep]
     scores = scores[keep]
     boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1) / ratio
-    idx = cv2.dnn.NMSBoxes(
-        [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
-        scores.tolist(),
-        conf,
-        iou,
-    )
-    idx = np.array(idx, dtype=int).reshape(-1)
-    return boxes[idx].astype(np.float32), scores[idx].astype(np.float32)
+    return _nms(boxes, scores, iou)
 
 
 def _threads() -> int:
@@ -184,7 +195,6 @@ class CardDetector:
         min_confidence: float = 0.25,
         work_side: int = 640,
         tile_above: int = 1600,
-        tile_side: int = 1280,
         max_corners: int = 120,
         turns: int = 2,
     ) -> None:
@@ -193,31 +203,30 @@ class CardDetector:
         self.min_confidence = min_confidence
         self.work_side = work_side
         self.tile_above = tile_above
-        self.tile_side = tile_side
         self.max_corners = max_corners
         self.turns = turns
 
     def _corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Corner boxes in `image` pixels, at the working scale (tiled for big photos)."""
-        h, w = image.shape[:2]
-        longest = max(h, w)
-        if longest <= self.tile_above:
-            scale = min(1.0, self.work_side / longest)
-            small = (
-                image
-                if scale == 1.0
-                else cv2.resize(
-                    image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
-                )
-            )
-            boxes, scores = self.finder.find(small)
-            return boxes / scale, scores
-        import supervision as sv
+        """Corner boxes in `image` pixels and their scores.
 
-        scale = self.tile_side / longest
-        small = cv2.resize(
-            image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA
-        )
+        Frames up to `tile_above` pixels: one pass with the long side at `work_side` (a
+        1280x720 webcam frame runs once at 640x360). Bigger photos get a second pass at twice
+        that resolution (at most native), cut into overlapping `work_side` tiles, so that
+        corners which are too small in the whole-frame pass are seen at the model's scale;
+        the two passes are merged with non-maximum suppression.
+        """
+        h, w = image.shape[:2]
+        scale = min(1.0, self.work_side / max(h, w))
+        boxes, scores = self.finder.find(_resize(image, scale))
+        boxes = boxes / scale
+        if max(h, w) <= self.tile_above:
+            return boxes, scores
+        fine_boxes, fine_scores = self._tiled(image, min(1.0, 2 * scale))
+        return _nms(np.concatenate([boxes, fine_boxes]), np.concatenate([scores, fine_scores]))
+
+    def _tiled(self, image: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+        """Corners found in overlapping tiles of the image at `scale`, merged with NMS."""
+        import supervision as sv
 
         def callback(tile: np.ndarray) -> sv.Detections:
             boxes, scores = self.finder.find(tile)
@@ -231,7 +240,7 @@ class CardDetector:
             overlap_wh=self.work_side // 5,
             iou_threshold=0.5,
         )
-        det = slicer(small)
+        det = slicer(_resize(image, scale))
         return det.xyxy.astype(np.float32) / scale, det.confidence.astype(np.float32)
 
     def detect(self, image_bgr: np.ndarray, min_confidence: float | None = None) -> list[Detection]:

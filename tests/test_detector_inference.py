@@ -1,0 +1,79 @@
+"""Real inference with the committed models on real overhead photos from shared/ (dev set).
+
+Thresholds sit below what the committed model measured on these frames (see
+models/MODEL_CARD.md), so a regression in the model or the pipeline fails them.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from detector_helpers import DEV, dev_or_skip, model_or_skip
+
+from vision.evaluate import _class_names, iou, load_truth
+
+FRAMES = (0, 10, 20, 30)  # spread over the dev folder's scenes
+
+
+@pytest.fixture(scope="module")
+def detector():
+    model_or_skip()
+    dev_or_skip()
+    from vision.detector import load_detector
+
+    return load_detector("onnx")
+
+
+def frames_with_truth():
+    names = _class_names(DEV)
+    paths = sorted((DEV / "images").glob("*.jpg"))
+    for i in FRAMES:
+        image = cv2.imread(str(paths[i]))
+        yield image, load_truth(DEV, paths[i], image.shape[:2], names)
+
+
+@pytest.mark.slow
+def test_labelled_cards_come_out_of_real_spreads(detector):
+    true_pos = predicted = labelled = 0
+    for image, truth in frames_with_truth():
+        cards = {d.card for d in detector.detect(image)}
+        true_pos += len(cards & truth.cards)
+        predicted += len(cards)
+        labelled += len(truth.cards)
+    assert labelled > 20
+    assert true_pos / labelled >= 0.5, f"recall {true_pos}/{labelled}"
+    assert true_pos / predicted >= 0.5, f"precision {true_pos}/{predicted}"
+
+
+@pytest.mark.slow
+def test_corners_are_found_where_they_are_labelled(detector):
+    found = total = 0
+    for image, truth in frames_with_truth():
+        boxes = [d.box for d in detector.detect(image, min_confidence=0.05)]
+        for _, box in truth.boxes:
+            total += 1
+            found += any(iou(box, b) >= 0.5 for b in boxes)
+    assert found / total >= 0.8, f"{found}/{total} labelled corners boxed"
+
+
+@pytest.mark.slow
+def test_big_close_photo_runs_whole_and_boxes_come_back_in_its_pixels(detector):
+    image, truth = next(frames_with_truth())
+    big = cv2.resize(image, (3200, 3200), interpolation=cv2.INTER_CUBIC)  # 10 megapixels
+    boxes = [np.array(d.box) / 5.0 for d in detector.detect(big, min_confidence=0.05)]
+    hits = sum(any(iou(box, b) >= 0.5 for b in boxes) for _, box in truth.boxes)
+    assert hits / len(truth.boxes) >= 0.7
+
+
+@pytest.mark.slow
+def test_wide_photo_with_small_cards_is_read_in_tiles_at_native_scale(detector):
+    image, truth = next(frames_with_truth())
+    wide = np.full((2400, 3000, 3), 90, np.uint8)  # the spread fills a small part of the photo
+    wide[1000:1640, 1500:2140] = image
+    boxes = [
+        np.array(d.box) - (1500, 1000, 1500, 1000)
+        for d in detector.detect(wide, min_confidence=0.05)
+    ]
+    hits = sum(any(iou(box, b) >= 0.5 for b in boxes) for _, box in truth.boxes)
+    assert hits / len(truth.boxes) >= 0.7

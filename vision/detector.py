@@ -249,6 +249,8 @@ class CardDetector:
             raise ValueError("detect() wants an H x W x 3 BGR image")
         threshold = self.min_confidence if min_confidence is None else min_confidence
         boxes, scores = self._corners(image_bgr)
+        h, w = image_bgr.shape[:2]
+        boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
         if len(scores) > self.max_corners:
             top = np.argsort(-scores)[: self.max_corners]
             boxes, scores = boxes[top], scores[top]

@@ -235,6 +235,7 @@ def train_classifier(args: argparse.Namespace) -> int:
         opt.load_state_dict(state["opt"])
         step = state["step"]
     budget = args.minutes * 60
+    first_step = step
     start = time.time()
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     suit_loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.02)
@@ -262,7 +263,7 @@ def train_classifier(args: argparse.Namespace) -> int:
         if step % 50 == 0:
             lo, ac = np.mean(running, axis=0)
             running = []
-            rate = step * args.batch / max(time.time() - start, 1e-6)
+            rate = (step - first_step) * args.batch / max(time.time() - start, 1e-6)
             with log.open("a") as fh:
                 fh.write(json.dumps({"step": step, "loss": lo, "acc": ac, "crops_s": rate}) + "\n")
         if step % 200 == 0:

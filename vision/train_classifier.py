@@ -25,7 +25,11 @@ N_RANK_OUT = 14  # 13 ranks + "not a corner"
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     """Command-line options of `gintray train classifier`."""
     ap.add_argument("--synth", nargs="*", default=["data/synth-v1"])
-    ap.add_argument("--real", default="data/train-work/real-train", help="real YOLO folder")
+    ap.add_argument(
+        "--real",
+        default=str(Path(__file__).resolve().parents[2] / "shared/data/real-cards/train"),
+        help="real YOLO folder (backs and jokers are skipped); '' for none",
+    )
     ap.add_argument("--minutes", type=float, default=40.0, help="training time budget")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=0.003)

@@ -47,9 +47,17 @@ def test_bad_database_url_is_a_clear_error(tmp_path, capsys):
     assert "cannot start" in capsys.readouterr().err
 
 
-def test_camera_option_belongs_to_the_demo_table(tmp_path, capsys):
-    assert serve_main(["--data-dir", str(tmp_path), "--camera", "usb:0"]) == 2
-    assert "--demo" in capsys.readouterr().err
+def test_camera_option_opens_this_machines_table(tmp_path, capsys):
+    # The port is taken, so serve stops after setting up: the table must be there all the same.
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        status = serve_main(["--data-dir", str(tmp_path), "--camera", "usb:7", "--no-camera",
+                             "--table-name", "Table 3", "--port", str(port)])
+    out = capsys.readouterr()
+    assert status == 1 and "cannot listen" in out.err
+    assert "table 1 'Table 3'" in out.out
 
 
 @pytest.mark.slow

@@ -25,7 +25,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The table web app.
 
     Config keys: ``DATA_DIR`` (default ./instance), ``DATABASE_URL`` (default SQLite in the data
-    dir), ``DEMO`` (create the demo table), ``CAMERA`` (camera source of the demo table),
+    dir), ``DEMO`` (create the demo table), ``CAMERA`` (camera source of the demo table, or
+    without ``DEMO`` of the table named ``TABLE_NAME``, created on first start),
     ``START_CAMERAS`` (read each table's camera in a background thread; default True),
     ``PUBLIC_URL`` (base address put in join QR codes), plus any Flask setting.
     """
@@ -38,6 +39,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         DATABASE_URL=f"sqlite:///{data_dir / 'gintray.sqlite3'}",
         DEMO=False,
         CAMERA=None,
+        TABLE_NAME="Table 1",
         START_CAMERAS=True,
         PUBLIC_URL=None,
         SESSION_COOKIE_HTTPONLY=True,
@@ -88,6 +90,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         from webui.demo import ensure_demo_table
 
         ensure_demo_table(store, app.config["CAMERA"])
+    elif app.config["CAMERA"]:
+        from webui.demo import ensure_table
+
+        ensure_table(store, app.config["TABLE_NAME"], {"A": "Player A", "B": "Player B"},
+                     app.config["CAMERA"])
     if app.config["START_CAMERAS"]:
         from webui.camera_feed import start_cameras
 

@@ -19,7 +19,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--data-dir", default="instance",
                         help="folder for the database, signing key, snapshots (default ./instance)")
     parser.add_argument("--camera", metavar="SOURCE",
-                        help="camera of the demo table: usb:0, replay:FOLDER, rtsp://...")
+                        help="camera of this machine's table (the demo table with --demo, else "
+                             "--table-name, created on first start): usb:0, picamera:0, "
+                             "replay:FOLDER, rtsp://...")
+    parser.add_argument("--table-name", default="Table 1",
+                        help="name of the table that --camera belongs to (default: Table 1)")
     parser.add_argument("--database-url",
                         help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
                         "(default: SQLite in the data dir)")
@@ -31,10 +35,6 @@ def build_parser() -> argparse.ArgumentParser:
 def serve_main(argv: list[str]) -> int:
     """Entry point of ``gintray serve``."""
     args = build_parser().parse_args(argv)
-    if args.camera and not args.demo:
-        print("gintray serve: --camera sets the demo table's camera (use it with --demo); "
-              "other tables get theirs on the director's page", file=sys.stderr)
-        return 2
     from waitress import serve
 
     from webui import create_app
@@ -42,6 +42,7 @@ def serve_main(argv: list[str]) -> int:
     from webui.views import lan_address
 
     config = {"DATA_DIR": args.data_dir, "DEMO": args.demo, "CAMERA": args.camera,
+              "TABLE_NAME": args.table_name,
               "START_CAMERAS": not args.no_camera}
     if args.database_url:
         config["DATABASE_URL"] = args.database_url

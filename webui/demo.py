@@ -33,9 +33,13 @@ def demo_camera() -> str | None:
 
 def ensure_demo_table(store: Store, camera: str | None = None) -> int:
     """Create the demo table once (tournament rules, Ann v Ben, the demo footage)."""
-    camera = camera or demo_camera()
+    return ensure_table(store, DEMO_NAME, DEMO_PLAYERS, camera or demo_camera())
+
+
+def ensure_table(store: Store, name: str, players: dict[str, str], camera: str | None) -> int:
+    """The table called ``name``, created once (tournament rules); its camera set to ``camera``."""
     for table in store.tables():
-        if table.name == DEMO_NAME:
+        if table.name == name:
             state = store.state(table.id)
             if camera and state.camera != camera:
                 from webui.commands import change_settings
@@ -43,6 +47,6 @@ def ensure_demo_table(store: Store, camera: str | None = None) -> int:
                 store.execute(table.id, change_settings(state.name, state.players, state.rules,
                                                         camera), Actor("system"))
             return table.id
-    return store.create_table(DEMO_NAME, {"name": DEMO_NAME, "players": DEMO_PLAYERS,
-                                          "rules": "tournament", "camera": camera},
+    return store.create_table(name, {"name": name, "players": players,
+                                     "rules": "tournament", "camera": camera},
                               Actor("system"))

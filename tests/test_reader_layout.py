@@ -174,3 +174,23 @@ def test_a_layout_can_ask_for_enlarged_native_scale_detection(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(data | {"detector_scale": "big"}))
     with pytest.raises(LayoutError, match="detector_scale"):
         load_layout(tmp_path / "bad.json")
+
+
+def test_a_marker_read_as_a_card_is_ignored():
+    """Detectors sometimes name a marker's squares as a card: it must not fill the slot."""
+    from reader_helpers import Detection
+
+    from vision.reader import read_detections
+
+    reference = _table_with_markers()
+    seen = detect_markers(reference)
+    manual = table_layout()
+    wide_slot = [(440, 320), (720, 320), (720, 560), (440, 560)]  # reaches over marker 4
+    layout = TableLayout(wide_slot, manual.areas, (W, H),
+                         {i: [tuple(map(float, p)) for p in c] for i, c in seen.items()})
+    x, y = PLACES[4]
+    on_marker = Detection("8C", (x + 20, y + 20, x + 40, y + 50), 0.4)
+    in_slot = Detection("7D", (600, 380, 616, 416), 0.9)
+    assert read_detections([on_marker, in_slot], layout).up_card == "7D"
+    unmarked = TableLayout(wide_slot, manual.areas, (W, H))
+    assert read_detections([on_marker, in_slot], unmarked).up_card is None  # 2 cards in slot

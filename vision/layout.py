@@ -51,7 +51,7 @@ class TableLayout:
     image_size: tuple[int, int] | None = None  # (width, height) of the reference image
     markers: dict[int, list[Point]] = field(default_factory=dict)  # id -> 4 corners
     name: str = ""
-    # enlarge frames by this factor and detect on native-scale tiles, when this camera sees
+    # detect on native-scale tiles, enlarged by this factor (1.0: native), when this camera sees
     # corner indices smaller than the detector's working size (None: the detector's own policy)
     detector_scale: float | None = None
 
@@ -74,6 +74,17 @@ class TableLayout:
             if _inside(polygon, point):
                 return player
         return None
+
+    def on_marker(self, point: Point, margin: float = 0.25) -> bool:
+        """True when ``point`` lies on a printed marker (grown by ``margin`` of its side):
+        a marker's black and white squares are never a card, whatever a detector says."""
+        for quad in self.markers.values():
+            q = np.asarray(quad, np.float32)
+            center = q.mean(axis=0)
+            grown = center + (q - center) * (1 + 2 * margin)
+            if _inside([tuple(map(float, p)) for p in grown], point):
+                return True
+        return False
 
     def transformed(self, matrix: np.ndarray, image_size: tuple[int, int] | None) -> TableLayout:
         """The same layout mapped through a 3x3 homography."""

@@ -57,6 +57,9 @@ def split_by_region(
         return {TABLE: list(cards)}
     regions: dict[str, list[SeenCard]] = {UP_CARD: [], **{p: [] for p in layout.players}}
     for card in cards:
+        if layout.markers and all(layout.on_marker(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2))
+                                  for b in card.boxes):
+            continue  # a printed marker read as a card
         region = layout.region_of(card.center)
         if region is None:  # a card whose center is outside: use any of its corners
             region = next((r for b in card.boxes
@@ -85,7 +88,7 @@ def _spread(player: str, cards: Sequence[SeenCard], confidence: float,
 def read_detections(
     detections: Iterable[DetectionLike],
     layout: TableLayout | None = None,
-    min_confidence: float = 0.3,
+    min_confidence: float = 0.25,
 ) -> TableRead:
     """Read one frame from its detections (no history): up card, each area's groups, problems."""
     cards, problems = cards_from_detections(detections, min_confidence)
@@ -208,7 +211,7 @@ class TableReader:
         window: int = 5,
         stable_frames: int = 3,
         min_share: float = 0.6,
-        min_confidence: float = 0.3,
+        min_confidence: float = 0.25,
         relocate_every: int = 1,
         tile: int | None = None,
     ) -> None:

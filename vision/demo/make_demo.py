@@ -30,7 +30,9 @@ CARD_W = 80
 SEED = 2026
 DECK = "kde-standard"
 JPEG_QUALITY = 80
-DETECTOR_SCALE = 2.0
+DETECTOR_SCALE = 1.0
+FAN_STEP = 24.0  # a run fanned to the right shows each card's index strip
+STACK_STEP = 40.0  # a set stacked downwards shows each card's whole index (rank and suit)
 VISIBLE = 0.6  # an index counts as visible when this share of its box is not covered
 
 MARKER = 34
@@ -219,7 +221,7 @@ def _spread_cards(spread: dict, top: bool, rng: np.random.Generator, card_h: int
     Runs are fanned to the right, sets are stacked downwards.
     """
     angle = 180.0 if top else 0.0
-    y0 = 24 + card_h / 2 if top else 352 + card_h / 2
+    y0 = 14 + card_h / 2 if top else 350 + card_h / 2
     x = 60.0
     laid: list[list[Placed]] = []
     for g, group in enumerate(spread["groups"]):
@@ -227,11 +229,11 @@ def _spread_cards(spread: dict, top: bool, rng: np.random.Generator, card_h: int
         cards = list(group) + (layoffs or [] if g == layoff_group else [])
         placed = []
         for i, code in enumerate(cards):
-            dx, dy = (0.0, 26.0 * i) if is_set else (24.0 * i, 0.0)
+            dx, dy = (0.0, STACK_STEP * i) if is_set else (FAN_STEP * i, 0.0)
             placed.append(Placed(code, x + CARD_W / 2 + dx + _jitter(rng, 1.5),
                                  y0 + dy + _jitter(rng, 1.5), angle + _jitter(rng, 2.5)))
         laid.append(placed)
-        width = CARD_W + (0 if is_set else 24 * (len(group) + 1))
+        width = CARD_W + (0 if is_set else FAN_STEP * (len(group) + 1))
         x += width + 46
     loose = []
     x += 20
@@ -315,7 +317,7 @@ def build(out: Path) -> dict:
         _, group_no = hand["layoff_on"]
         meld = k_parts[group_no]
         last = meld[-1]
-        lay = [Placed(code, last.cx + 24.0 * (i + 1),
+        lay = [Placed(code, last.cx + FAN_STEP * (i + 1),
                       last.cy + _jitter(rng, 1.0), last.angle) for i, code in
                enumerate(spreads[defender]["layoffs"])]
         for _ in range(6):
@@ -335,8 +337,8 @@ def build(out: Path) -> dict:
         up_card_slot=SLOT, areas={"A": AREA_A, "B": AREA_B}, image_size=(W, H),
         markers={i: [(float(x), float(y)) for x, y in c] for i, c in markers.items()},
         name="demo table",
-        # this camera sees corner indices about 12 px wide, under the detector's 20 px design
-        # minimum (hardware/mount/optics.py): enlarge twice and read native-scale tiles
+        # this camera sees corner indices about 12 px wide; the detector would shrink the
+        # 960 px frame to 640 and make them 8 px: read native-scale tiles instead
         detector_scale=DETECTOR_SCALE,
     )
     save_layout(layout, out / "layout.json")

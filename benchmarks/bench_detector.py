@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import cv2  # noqa: E402
+import cv2
 
-from vision.detector import BACKENDS, DetectorUnavailable, load_detector  # noqa: E402
+from vision.detector import BACKENDS, DetectorUnavailable, load_detector
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-cards" / "dev" / "images"
 
@@ -36,10 +36,10 @@ def frames(n: int) -> list:
     ]
 
 
-def time_backend(name: str, images: list, rounds: int) -> dict | None:
+def time_backend(name: str, images: list, rounds: int, turns: int) -> dict | None:
     """Latencies (ms) of detect() and of the corner finder alone for one backend."""
     try:
-        det = load_detector(name)
+        det = load_detector(name, turns=turns)
     except DetectorUnavailable as exc:
         print(f"  {name:<12} unavailable: {exc}")
         return None
@@ -69,16 +69,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
+    ap.add_argument("--turns", type=int, default=2, choices=[1, 2, 4], help="namer quarter turns")
     args = ap.parse_args(argv)
     images = frames(args.frames)
     if not images:
         print(f"no frames found in {DEV}", file=sys.stderr)
         return 2
-    print(f"{len(images)} frames 1280x720 x {args.rounds} rounds")
-    results = {b: time_backend(b, images, args.rounds) for b in args.backends}
+    print(f"{len(images)} frames 1280x720 x {args.rounds} rounds, namer turns {args.turns}")
+    results = {b: time_backend(b, images, args.rounds, args.turns) for b in args.backends}
     ref = (results.get("ultralytics") or {}).get("median")
     print(
-        f"  {'backend':<12} {'median ms':>10} {'p90 ms':>8} {'finder ms':>10} {'vs ultralytics':>15}"
+        f"  {'backend':<12} {'median ms':>10} {'p90 ms':>8} {'finder ms':>10}"
+        f" {'vs ultralytics':>15}"
     )
     for name, r in results.items():
         if r is None:

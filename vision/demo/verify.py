@@ -86,12 +86,18 @@ def compare(final: TableRead | None, dealt: list[str], truth: dict[str, Any]) ->
 
 
 def check_demo(detector: Any = None, *, use_truth: bool = False,
-               demo_dir: Path = DEMO_DIR, tile: int | None = None) -> list[HandCheck]:
-    """Feed every demo frame to a TableReader; one HandCheck per hand of the ground truth."""
+               demo_dir: Path = DEMO_DIR, tile: int | None = None,
+               frame_level: bool = False) -> list[HandCheck]:
+    """Feed every demo frame to a TableReader; one HandCheck per hand of the ground truth.
+
+    ``frame_level``: the detector answers for whole frames in frame pixels (labelled corners,
+    test doubles), so the layout's native-scale tiling is not applied.
+    """
     truth = json.loads((demo_dir / "ground_truth.json").read_text())
     layout = load_layout(demo_dir / "layout.json")
     if use_truth:
         detector = TruthDetector(truth["frames"])
+    if use_truth or frame_level:
         layout = replace(layout, detector_scale=None)  # labels are already in frame pixels
     elif detector is None:
         from vision.detector import load_detector

@@ -7,13 +7,9 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 
 from webui import commands, engine
+from webui.director_auth import login_page, setup_page
 from webui.security import (
-    check_director_password,
-    director_password_set,
     director_required,
-    is_local,
-    login_director,
-    set_director_password,
     store,
 )
 from webui.store import Actor, CommandError
@@ -21,42 +17,18 @@ from webui.views import table_or_404
 
 bp = Blueprint("director", __name__, url_prefix="/director")
 
-MIN_PASSWORD = 8
-
 
 @bp.route("/setup", methods=["GET", "POST"])
 def setup() -> Any:
     """First run: choose the director password (only on this machine, only once)."""
-    if director_password_set():
-        return redirect(url_for("director.login"))
-    if not is_local():
-        abort(403, description="set the director password on the table's own computer")
-    error = None
-    if request.method == "POST":
-        password = request.form.get("password", "")
-        if len(password) < MIN_PASSWORD:
-            error = f"Use at least {MIN_PASSWORD} characters."
-        elif password != request.form.get("again", ""):
-            error = "The two passwords differ."
-        else:
-            set_director_password(password)
-            login_director()
-            flash("Director password set.")
-            return redirect(url_for("director.dashboard"))
-    return render_template("director_setup.html", error=error), (400 if error else 200)
+    return setup_page(template="director_setup.html", login_endpoint="director.login",
+                      home_endpoint="director.dashboard", place="table")
 
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
-    if not director_password_set():
-        return redirect(url_for("director.setup"))
-    error = None
-    if request.method == "POST":
-        if check_director_password(request.form.get("password", "")):
-            login_director()
-            return redirect(url_for("director.dashboard"))
-        error = "Wrong password."
-    return render_template("director_login.html", error=error), (403 if error else 200)
+    return login_page(template="director_login.html", setup_endpoint="director.setup",
+                      home_endpoint="director.dashboard")
 
 
 @bp.post("/logout")

@@ -22,6 +22,7 @@ from flask import (
 from sqlalchemy import select
 
 from webui import commands
+from webui.director_auth import login_page, setup_page
 from webui.hall import event as event_mod
 from webui.hall.bundle import build_bundle
 from webui.hall.draw import DrawError, blind_draw
@@ -29,53 +30,26 @@ from webui.hall.partnership import PartnershipError, check_teams, partnership_vi
 from webui.hall.schema import DirectorReply, DirectorRequest, Draw, Partnership
 from webui.hall.sync import linked_tables
 from webui.security import (
-    check_director_password,
-    director_password_set,
     director_required,
-    is_local,
-    login_director,
-    set_director_password,
     store,
 )
 from webui.store import Actor, CommandError
 
 bp = Blueprint("hall", __name__)
-MIN_PASSWORD = 8
 
 
 # the director ----------------------------------------------------------------------------------
 @bp.route("/setup", methods=["GET", "POST"])
 def setup() -> Any:
     """First run: the director password of the event (only on this machine, only once)."""
-    if director_password_set():
-        return redirect(url_for("hall.login"))
-    if not is_local():
-        abort(403, description="set the director password on the hall's own computer")
-    error = None
-    if request.method == "POST":
-        password = request.form.get("password", "")
-        if len(password) < MIN_PASSWORD:
-            error = f"Use at least {MIN_PASSWORD} characters."
-        elif password != request.form.get("again", ""):
-            error = "The two passwords differ."
-        else:
-            set_director_password(password)
-            login_director()
-            return redirect(url_for("hall.index"))
-    return render_template("hall/setup.html", error=error), (400 if error else 200)
+    return setup_page(template="hall/setup.html", login_endpoint="hall.login",
+                      home_endpoint="hall.index", place="hall")
 
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
-    if not director_password_set():
-        return redirect(url_for("hall.setup"))
-    error = None
-    if request.method == "POST":
-        if check_director_password(request.form.get("password", "")):
-            login_director()
-            return redirect(url_for("hall.index"))
-        error = "Wrong password."
-    return render_template("hall/login.html", error=error), (403 if error else 200)
+    return login_page(template="hall/login.html", setup_endpoint="hall.setup",
+                      home_endpoint="hall.index")
 
 
 @bp.post("/logout")

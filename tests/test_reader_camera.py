@@ -166,3 +166,13 @@ def test_camera_vanishing_mid_hand_is_reported_and_the_hand_is_still_read(tmp_pa
     final = [e for e in events if isinstance(e, TableRead)][-1]
     assert final.up_card == "7D" and final.knocker == "A"
     assert len(final.spreads["A"].cards) == 10
+
+
+def test_an_absent_webcam_or_stream_is_reported_not_raised():
+    for source in ("usb:7", "rtsp://127.0.0.1:9/none"):
+        camera = open_camera(source, first_retry=0.01)
+        assert camera.read() is None and not camera.finished
+        events = camera.pop_events()
+        assert [e.kind for e in events] == ["camera_lost"]
+        assert "cannot open camera" in events[0].reason
+        camera.close()

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, r in results.items():
         if r is None:
             continue
-        ratio = f"{ref / r['median']:.2f}x faster" if ref else "n/a"
+        ratio = f"{ref / r['median']:.2f}x speed" if ref else "n/a"
         print(f"  {name:<12} {r['median']:10.1f} {r['p90']:8.1f} {r['finder']:10.1f} {ratio:>15}")
     return 0
 

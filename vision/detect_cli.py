@@ -44,10 +44,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--backend", default="onnx", choices=BACKENDS)
     ap.add_argument("--weights", help="corner finder weights (default models/gintray-corners.*)")
     ap.add_argument("--namer", help="namer weights (default models/gintray-namer.onnx)")
+    ap.add_argument("--turns", type=int, default=2, choices=[1, 2, 4], help="namer quarter turns")
     ap.add_argument("--conf", type=float, default=0.25, help="minimum score")
     args = ap.parse_args(argv)
     try:
-        detector = load_detector(args.backend, args.weights, args.namer, min_confidence=args.conf)
+        detector = load_detector(
+            args.backend, args.weights, args.namer, min_confidence=args.conf, turns=args.turns
+        )
     except DetectorUnavailable as exc:
         print(f"gintray detect: {exc}", file=sys.stderr)
         return 2

@@ -201,6 +201,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--backend", default="onnx", choices=["onnx", "opencv", "ultralytics"])
     ap.add_argument("--weights", help="corner finder weights (default models/gintray-corners.*)")
     ap.add_argument("--namer", help="namer weights (default models/gintray-namer.onnx)")
+    ap.add_argument("--turns", type=int, default=2, choices=[1, 2, 4], help="namer quarter turns")
     ap.add_argument("--conf", type=float, default=0.25, help="card-level score threshold")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     args = ap.parse_args(argv)
@@ -210,7 +211,7 @@ def main(argv: list[str]) -> int:
     from vision.detector import DetectorUnavailable, load_detector
 
     try:
-        detector = load_detector(args.backend, args.weights, args.namer)
+        detector = load_detector(args.backend, args.weights, args.namer, turns=args.turns)
     except DetectorUnavailable as exc:
         print(f"gintray eval-detector: {exc}", file=sys.stderr)
         return 2

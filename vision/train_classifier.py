@@ -39,6 +39,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--real-share", type=float, default=0.35)
     ap.add_argument("--none-share", type=float, default=0.12)
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--blur-max", type=float, default=1.2, help="largest blur sigma (pixels)")
 
 
 def build_model():  # -> torch.nn.Module
@@ -125,7 +126,9 @@ def _iou(a, b) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def _augment(rng: np.random.Generator, img: np.ndarray, box, real: bool) -> np.ndarray:
+def _augment(
+    rng: np.random.Generator, img: np.ndarray, box, real: bool, blur_max: float = 1.2
+) -> np.ndarray:
     x1, y1, x2, y2 = box
     bw, bh = x2 - x1, y2 - y1
     j = 0.12
@@ -145,8 +148,8 @@ def _augment(rng: np.random.Generator, img: np.ndarray, box, real: bool) -> np.n
     patch = patch.astype(np.float32)
     patch = patch * rng.uniform(0.75, 1.25) + rng.uniform(-20, 20)
     patch = patch * rng.uniform(0.85, 1.15, 3)
-    if rng.random() < 0.3:
-        patch = cv2.GaussianBlur(patch, (0, 0), rng.uniform(0.4, 1.2))
+    if rng.random() < (0.5 if real and blur_max > 1.2 else 0.3):  # webcam focus blur
+        patch = cv2.GaussianBlur(patch, (0, 0), rng.uniform(0.4, blur_max))
     patch += rng.normal(0, rng.uniform(0, 8), patch.shape)
     return np.clip(patch, 0, 255).astype(np.uint8)
 
@@ -184,7 +187,7 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
         use_real = real is not None and r < args.none_share + args.real_share
         src = real if use_real else synth[int(rng.integers(len(synth)))]
         i, box, label = src.boxes[int(rng.integers(len(src.boxes)))]
-        patches.append(_augment(rng, src.images[i], box, real=use_real))
+        patches.append(_augment(rng, src.images[i], box, use_real, args.blur_max))
         labels.append(label)
     return to_tensor_layout(patches), np.array(labels, np.int64)
 

@@ -152,7 +152,12 @@ def usable_codes(deck: str, deck_dir: str | Path | None = None) -> tuple[str, ..
 
 
 def available_decks(deck_dir: str | Path | None = None, min_cards: int = 30) -> list[str]:
-    """Decks rendered in the cache with at least `min_cards` usable faces."""
+    """Decks with at least `min_cards` usable faces, unpacking and rendering them first if needed.
+
+    Rendering first matters: `usable_codes` is cached per process, so asking before the faces
+    exist would remember every deck as empty.
+    """
+    ensure_decks(Path(deck_dir) if deck_dir else None)
     return [d for d in DECK_FILES if len(usable_codes(d, deck_dir)) >= min_cards]
 
 

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from webui_helpers import make_app, pin_of
+from webui_helpers import frame_level_demo_layout, make_app, pin_of
 
 from webui.camera_feed import TableCamera
 from webui.signing import verify_pdf
@@ -45,6 +45,7 @@ def served(tmp_path):
     truth = json.loads((DEMO / "ground_truth.json").read_text())
     feed = TableCamera(store, table_id, f"replay:{DEMO / 'hand'}?fps=16", tmp_path,
                        app.extensions["gintray.notifier"].publish,
+                       layout=frame_level_demo_layout(tmp_path),
                        detector=verify.TruthDetector(truth["frames"]))
     app.extensions["gintray.cameras"][table_id] = feed
     server = waitress.create_server(app, host="127.0.0.1", port=0, threads=16)

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from webui_helpers import Tablet, make_app
+from webui_helpers import Tablet, frame_level_demo_layout, make_app
 
 from webui.camera_feed import TableCamera
 
@@ -54,6 +54,7 @@ def test_camera_feed_proposes_and_never_confirms(tmp_path):
     store = app.extensions["gintray.store"]
     feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=0", tmp_path,
                        app.extensions["gintray.notifier"].publish,
+                       layout=frame_level_demo_layout(tmp_path),
                        detector=verify.TruthDetector(truth["frames"]))
     app.extensions["gintray.cameras"][1] = feed
     feed.start()

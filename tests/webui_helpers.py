@@ -141,3 +141,19 @@ def director_client(app: Flask, password: str = "director-pass") -> FlaskClient:
         r = client.post("/director/login", data={"csrf_token": token, "password": password})
         assert r.status_code == 302
     return client
+
+
+def frame_level_demo_layout(tmp_path: Path) -> str:
+    """The demo's layout without native-scale tiling, for feeds driven by the demo's labels.
+
+    `vision.demo.verify.TruthDetector` answers one whole frame per call, so the reader must not
+    cut frames into tiles (the bundled layout asks for tiles, which the real model needs).
+    """
+    from dataclasses import replace
+
+    from vision.layout import load_layout, save_layout
+
+    demo = Path(__file__).resolve().parents[1] / "vision" / "demo"
+    path = tmp_path / "frame-level-layout.json"
+    save_layout(replace(load_layout(demo / "layout.json"), detector_scale=None), path)
+    return str(path)

@@ -231,8 +231,10 @@ class CardDetector:
 
         def callback(tile: np.ndarray) -> sv.Detections:
             boxes, scores = self.finder.find(tile)
+            th, tw = tile.shape[:2]
+            boxes = np.clip(boxes.reshape(-1, 4), 0, [tw, th, tw, th])  # boxes end at the tile
             return sv.Detections(
-                xyxy=boxes.reshape(-1, 4), confidence=scores, class_id=np.zeros(len(scores), int)
+                xyxy=boxes, confidence=scores, class_id=np.zeros(len(scores), int)
             )
 
         slicer = sv.InferenceSlicer(

@@ -123,14 +123,19 @@ def proposal(table_id: int) -> Any:
                    "Result proposed: both players confirm it.")
 
 
-@bp.post("/confirm")
-def confirm(table_id: int) -> Any:
-    b = g.body
-    player = b.get("player")
+def _require_player_tablet(table_id: int, player: Any) -> None:
+    """404 for an unknown table, 403 unless this tablet is joined and may act for ``player``."""
     table_or_404(table_id)
     actor_for(table_id)
     if not may_act_for(table_id, player):
         abort(403, description="this tablet is not joined for that player")
+
+
+@bp.post("/confirm")
+def confirm(table_id: int) -> Any:
+    b = g.body
+    player = b.get("player")
+    _require_player_tablet(table_id, player)
     return _answer(table_id, commands.confirm(b.get("game"), b.get("hand"), player,
                                               b.get("revision")), "Confirmed.")
 
@@ -146,10 +151,7 @@ def undo(table_id: int) -> Any:
 def sign(table_id: int) -> Any:
     b = g.body
     player = b.get("player")
-    table_or_404(table_id)
-    actor_for(table_id)
-    if not may_act_for(table_id, player):
-        abort(403, description="this tablet is not joined for that player")
+    _require_player_tablet(table_id, player)
     return _answer(table_id, commands.sign(b.get("game"), player, b.get("png")), "Signed.")
 
 

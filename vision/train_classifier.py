@@ -40,6 +40,14 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--none-share", type=float, default=0.12)
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--blur-max", type=float, default=1.2, help="largest blur sigma (pixels)")
+    ap.add_argument(
+        "--tilt-share",
+        type=float,
+        default=0.0,
+        help="share of real crops turned by any angle (boxed again axis-aligned, like labels "
+        "of cards lying askew), with JPEG at webcam scale",
+    )
+    ap.add_argument("--init", default="", help="start from this namer.pt's weights (new optimiser)")
 
 
 def build_model():  # -> torch.nn.Module
@@ -126,9 +134,38 @@ def _iou(a, b) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def tilt_about_box(
+    img: np.ndarray, box: tuple[float, float, float, float], angle: float
+) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+    """A window of `img` turned by `angle` degrees about the box's centre, and the box's new
+    axis-aligned bounds in that window (as a labeller boxes a corner index lying askew)."""
+    x1, y1, x2, y2 = box
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    r = int(0.9 * np.hypot(x2 - x1, y2 - y1)) + 4
+    m = cv2.getRotationMatrix2D((cx, cy), angle, 1.0)
+    m[:, 2] -= (cx - r, cy - r)
+    window = cv2.warpAffine(img, m, (2 * r, 2 * r), borderMode=cv2.BORDER_REPLICATE)
+    corners = np.array([[x1, y1, 1], [x2, y1, 1], [x2, y2, 1], [x1, y2, 1]], np.float64) @ m.T
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    return window, (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+
+
+def _jpeg(patch: np.ndarray, quality: int) -> np.ndarray:
+    ok, buf = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else patch
+
+
 def _augment(
-    rng: np.random.Generator, img: np.ndarray, box, real: bool, blur_max: float = 1.2
+    rng: np.random.Generator,
+    img: np.ndarray,
+    box,
+    real: bool,
+    blur_max: float = 1.2,
+    tilt_share: float = 0.0,
 ) -> np.ndarray:
+    webcam = real and rng.random() < tilt_share
+    if webcam:
+        img, box = tilt_about_box(img, box, float(rng.uniform(-180, 180)))
     x1, y1, x2, y2 = box
     bw, bh = x2 - x1, y2 - y1
     j = 0.12
@@ -137,10 +174,12 @@ def _augment(
     y1 += rng.uniform(-j, j) * bh
     y2 += rng.uniform(-j, j) * bh
     patch = crop_corner(img, (x1, y1, x2, y2))
-    if rng.random() < (0.6 if real else 0.3):  # lower the resolution towards ~22 px corners
-        side = int(rng.uniform(22, 48))
+    if webcam or rng.random() < (0.6 if real else 0.3):  # lower the resolution (~22 px corners)
+        side = int(rng.uniform(18, 48))
         aspect = rng.uniform(0.55, 1.0) if rng.random() < 0.5 else 1.0
         small = cv2.resize(patch, (max(6, int(side * aspect)), side), interpolation=cv2.INTER_AREA)
+        if webcam and rng.random() < 0.6:
+            small = _jpeg(small, int(rng.integers(35, 90)))
         patch = cv2.resize(small, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
     patch = np.rot90(patch, int(rng.integers(4))) if real else patch
     if not real and rng.random() < 0.5:
@@ -187,7 +226,7 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
         use_real = real is not None and r < args.none_share + args.real_share
         src = real if use_real else synth[int(rng.integers(len(synth)))]
         i, box, label = src.boxes[int(rng.integers(len(src.boxes)))]
-        patches.append(_augment(rng, src.images[i], box, use_real, args.blur_max))
+        patches.append(_augment(rng, src.images[i], box, use_real, args.blur_max, args.tilt_share))
         labels.append(label)
     return to_tensor_layout(patches), np.array(labels, np.int64)
 
@@ -236,6 +275,9 @@ def train_classifier(args: argparse.Namespace) -> int:
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     ckpt = out / "namer.pt"
+    if args.init and not (args.resume and ckpt.exists()):
+        start_state = torch.load(args.init, map_location="cpu", weights_only=False)
+        model.load_state_dict(start_state["model"])
     if args.resume and ckpt.exists():
         state = torch.load(ckpt, map_location="cpu", weights_only=False)
         model.load_state_dict(state["model"])

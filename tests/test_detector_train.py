@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from detector_helpers import decks_or_skip
@@ -67,3 +69,46 @@ def test_tiny_detector_and_namer_training_produce_usable_weights(tmp_path):
     probs = session.run(None, {"crops": np.zeros((2, 3, 48, 48), np.float32)})[0]
     assert probs.shape == (2, 53)
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+
+
+@pytest.mark.slow
+def test_int8_finder_finds_the_same_corners_as_the_float_export(tmp_path):
+    """`gintray train export` ships the finder quantised: it must keep the float model's boxes."""
+    import os
+    import shutil
+
+    import cv2
+    from detector_helpers import MODELS, SHARED, dev_or_skip
+
+    dev_or_skip()
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from ultralytics import YOLO
+
+    from vision.detector import OnnxCornerFinder
+    from vision.quantize import quantize_finder
+
+    pt = tmp_path / "finder.pt"
+    shutil.copyfile(MODELS / "gintray-corners.pt", pt)
+    float_onnx = YOLO(str(pt)).export(format="onnx", dynamic=True, opset=17, device="cpu")
+    train_images = SHARED / "data" / "real-cards" / "train" / "images"
+    int8 = quantize_finder(Path(float_onnx), tmp_path / "int8.onnx", train_images, every=60)
+    assert int8.stat().st_size < Path(float_onnx).stat().st_size / 2.5
+
+    float_finder, int8_finder = OnnxCornerFinder(Path(float_onnx)), OnnxCornerFinder(int8)
+    matched = total = 0
+    for path in sorted((SHARED / "data" / "real-cards" / "dev" / "images").glob("*.jpg"))[:4]:
+        image = cv2.imread(str(path))
+        ref_boxes, ref_scores = float_finder.find(image)
+        boxes, _ = int8_finder.find(image)
+        for ref in ref_boxes[ref_scores > 0.5]:
+            total += 1
+            matched += any(_iou(ref, b) > 0.7 for b in boxes)
+    assert total >= 20
+    assert matched / total >= 0.9
+
+
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)

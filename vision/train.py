@@ -124,9 +124,18 @@ def export_models(args: argparse.Namespace) -> int:
     pt = out / "gintray-corners.pt"
     shutil.copyfile(args.corners, pt)
     strip_optimizer(str(pt))
-    onnx = YOLO(str(pt)).export(
-        format="onnx", imgsz=args.imgsz, dynamic=True, simplify=True, opset=17, device="cpu"
+    onnx = Path(
+        YOLO(str(pt)).export(
+            format="onnx", imgsz=args.imgsz, dynamic=True, simplify=True, opset=17, device="cpu"
+        )
     )
+    if args.calibration:
+        from vision.quantize import quantize_finder
+
+        float_onnx = onnx.with_suffix(".float.onnx")
+        onnx.replace(float_onnx)
+        quantize_finder(float_onnx, onnx, Path(args.calibration))
+        float_onnx.unlink()
     print(f"corner finder: {pt} and {onnx}")
     export_checkpoint(Path(args.namer), out / "gintray-namer.onnx")
     print(f"namer: {out / 'gintray-namer.onnx'}")
@@ -160,6 +169,11 @@ def main(argv: list[str]) -> int:
     exp.add_argument("--namer", default="runs/namer-v1/namer.pt")
     exp.add_argument("--imgsz", type=int, default=640)
     exp.add_argument("--out", default=str(REPO_ROOT / "models"))
+    exp.add_argument(
+        "--calibration",
+        default=str(DEFAULT_REAL / "images"),
+        help="images to calibrate the int8 ONNX finder on ('' keeps it in float)",
+    )
     cls = sub.add_parser("classifier", help="train the corner-crop CNN that names the card")
     from vision.train_classifier import add_arguments
 

@@ -15,7 +15,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, to_tensor_layout
+from vision.corner_crops import (
+    CROP_SIZE,
+    NAMER_CLASSES,
+    crop_corner,
+    tilt_about_box,
+    to_tensor_layout,
+)
+from vision.synth.index_glyphs import sample_index
 from vision.synth.scene import CLASS_NAMES, class_name_to_code
 
 NONE_INDEX = len(NAMER_CLASSES) - 1
@@ -46,6 +53,12 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         default=0.0,
         help="share of real crops turned by any angle (boxed again axis-aligned, like labels "
         "of cards lying askew), with JPEG at webcam scale",
+    )
+    ap.add_argument(
+        "--glyph-share",
+        type=float,
+        default=0.0,
+        help="share of procedural indices (vision/synth/index_glyphs.py) in each batch",
     )
     ap.add_argument("--init", default="", help="start from this namer.pt's weights (new optimiser)")
 
@@ -134,22 +147,6 @@ def _iou(a, b) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def tilt_about_box(
-    img: np.ndarray, box: tuple[float, float, float, float], angle: float
-) -> tuple[np.ndarray, tuple[float, float, float, float]]:
-    """A window of `img` turned by `angle` degrees about the box's centre, and the box's new
-    axis-aligned bounds in that window (as a labeller boxes a corner index lying askew)."""
-    x1, y1, x2, y2 = box
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    r = int(0.9 * np.hypot(x2 - x1, y2 - y1)) + 4
-    m = cv2.getRotationMatrix2D((cx, cy), angle, 1.0)
-    m[:, 2] -= (cx - r, cy - r)
-    window = cv2.warpAffine(img, m, (2 * r, 2 * r), borderMode=cv2.BORDER_REPLICATE)
-    corners = np.array([[x1, y1, 1], [x2, y1, 1], [x2, y2, 1], [x1, y2, 1]], np.float64) @ m.T
-    lo, hi = corners.min(axis=0), corners.max(axis=0)
-    return window, (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
-
-
 def _jpeg(patch: np.ndarray, quality: int) -> np.ndarray:
     ok, buf = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else patch
@@ -162,10 +159,11 @@ def _augment(
     real: bool,
     blur_max: float = 1.2,
     tilt_share: float = 0.0,
+    webcam: bool = False,
 ) -> np.ndarray:
-    webcam = real and rng.random() < tilt_share
-    if webcam:
+    if real and rng.random() < tilt_share:
         img, box = tilt_about_box(img, box, float(rng.uniform(-180, 180)))
+        webcam = True
     x1, y1, x2, y2 = box
     bw, bh = x2 - x1, y2 - y1
     j = 0.12
@@ -222,6 +220,12 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
             i, box = _none_box(rng, src)
             patches.append(_augment(rng, src.images[i], box, real=False))
             labels.append(NONE_INDEX)
+            continue
+        if r > 1 - args.glyph_share:  # a procedural index, seen as a webcam sees it
+            label = int(rng.integers(NONE_INDEX))
+            img, box = sample_index(rng, NAMER_CLASSES[label])
+            patches.append(_augment(rng, img, box, True, args.blur_max, webcam=True))
+            labels.append(label)
             continue
         use_real = real is not None and r < args.none_share + args.real_share
         src = real if use_real else synth[int(rng.integers(len(synth)))]

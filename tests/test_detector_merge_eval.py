@@ -50,3 +50,35 @@ def test_map50_and_card_scores_count_a_misread_as_a_confusion():
     scores = card_scores([(truth, preds)], threshold=0.25)
     assert scores["card_precision"] == 0.5 and scores["card_recall"] == 0.5
     assert scores["top_confusions"] == [{"labelled": "6S", "read_as": "9S", "count": 1}]
+
+
+def test_namer_alone_on_labelled_boxes_counts_which_suit_is_read_as_which(tmp_path):
+    """A namer that calls every black card a spade: clubs show up as read as spades."""
+    import cv2
+    import numpy as np
+
+    from vision.corner_crops import NAMER_CLASSES
+    from vision.evaluate import namer_on_labelled_boxes
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.jpg"), np.full((100, 100, 3), 200, np.uint8))
+    # data.yaml-less folder: class ids follow the shared real-cards naming (see CLASS_NAMES)
+    from vision.synth.scene import CLASS_NAMES
+
+    ids = {name: i for i, name in enumerate(CLASS_NAMES)}
+    lines = [f"{ids[n]} 0.3 0.3 0.1 0.1" for n in ("7C", "7S", "10C")]
+    (tmp_path / "labels" / "a.txt").write_text("\n".join(lines) + "\n")
+
+    class SpadesOnly:
+        def probabilities(self, patches, turns):
+            out = np.zeros((len(patches), len(NAMER_CLASSES)), np.float32)
+            out[:, NAMER_CLASSES.index("7S")] = 1.0
+            return out
+
+    report = namer_on_labelled_boxes(tmp_path, SpadesOnly())
+    assert report["boxes"] == 3
+    assert report["card_accuracy"] == pytest.approx(1 / 3, abs=1e-3)
+    assert report["rank_accuracy"] == pytest.approx(2 / 3, abs=1e-3)
+    assert report["suits_read_as"]["C"] == {"S": 2}
+    assert report["suits_read_as"]["S"] == {"S": 1}

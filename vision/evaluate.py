@@ -194,6 +194,39 @@ def evaluate_folder(folder: Path, detector, threshold: float = 0.25) -> dict:
     return report
 
 
+def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
+    """The namer alone on every labelled corner box: card, rank and per-suit accuracy.
+
+    Isolates naming from finding: each labelled box is cropped as the detector would crop a
+    found box and named; the suits' counts show which suit is read as which.
+    """
+    import cv2
+
+    from vision.corner_crops import NAMER_CLASSES, crop_corner
+
+    names = _class_names(folder)
+    codes, patches = [], []
+    for image in sorted((folder / "images").iterdir()):
+        frame = cv2.imread(str(image))
+        if frame is None:
+            continue
+        for code, box in load_truth(folder, image, frame.shape[:2], names).boxes:
+            codes.append(code)
+            patches.append(crop_corner(frame, box))
+    read = [NAMER_CLASSES[int(i)] for i in namer.probabilities(patches, turns).argmax(axis=1)]
+    pairs = list(zip(codes, read, strict=True))
+    suits: dict[str, Counter] = {s: Counter() for s in "CDHS"}
+    for code, got in pairs:
+        suits[code[1]][got[1] if got != "none" else "none"] += 1
+    n = max(len(pairs), 1)
+    return {
+        "boxes": len(pairs),
+        "card_accuracy": round(sum(c == g for c, g in pairs) / n, 4),
+        "rank_accuracy": round(sum(c[0] == g[0] and g != "none" for c, g in pairs) / n, 4),
+        "suits_read_as": {s: dict(counter.most_common()) for s, counter in suits.items()},
+    }
+
+
 def main(argv: list[str]) -> int:
     """`gintray eval-detector DIR [--backend onnx] [--conf 0.25] [--json]`."""
     ap = argparse.ArgumentParser(prog="gintray eval-detector", description=__doc__)
@@ -204,6 +237,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--turns", type=int, default=2, choices=[1, 2, 4], help="namer quarter turns")
     ap.add_argument("--conf", type=float, default=0.25, help="card-level score threshold")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
+    ap.add_argument(
+        "--labelled-boxes",
+        action="store_true",
+        help="also name every labelled box with the namer alone (naming without finding)",
+    )
     args = ap.parse_args(argv)
     if not (args.folder / "images").is_dir():
         print(f"gintray eval-detector: {args.folder}/images is not a folder", file=sys.stderr)
@@ -216,6 +254,10 @@ def main(argv: list[str]) -> int:
         print(f"gintray eval-detector: {exc}", file=sys.stderr)
         return 2
     report = evaluate_folder(args.folder, detector, args.conf)
+    if args.labelled_boxes:
+        report["namer_on_labelled_boxes"] = namer_on_labelled_boxes(
+            args.folder, detector.namer, args.turns
+        )
     if args.json:
         print(json.dumps(report))
         return 0
@@ -227,6 +269,14 @@ def main(argv: list[str]) -> int:
     )
     for c in report["top_confusions"]:
         print(f"  {c['labelled']} read as {c['read_as']}: {c['count']}")
+    if "namer_on_labelled_boxes" in report:
+        alone = report["namer_on_labelled_boxes"]
+        print(
+            f"namer alone on {alone['boxes']} labelled boxes: card {alone['card_accuracy']:.3f}"
+            f"  rank {alone['rank_accuracy']:.3f}"
+        )
+        for suit, read in alone["suits_read_as"].items():
+            print(f"  {suit} read as " + ", ".join(f"{k} {v}" for k, v in read.items()))
     for bad in report.get("unreadable_images", []):
         print(f"  unreadable image: {bad}", file=sys.stderr)
     return 0

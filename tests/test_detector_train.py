@@ -57,6 +57,10 @@ def test_tiny_detector_and_namer_training_produce_usable_weights(tmp_path):
                 "0.05",
                 "--batch",
                 "8",
+                "--glyph-share",
+                "0.3",
+                "--ema",
+                "0.9",
                 "--out",
                 str(namer),
             ]

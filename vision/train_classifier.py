@@ -8,6 +8,7 @@ squash, blur, noise and colour changes; "none" samples are random boxes away fro
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import time
 from pathlib import Path
@@ -59,6 +60,13 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         type=float,
         default=0.0,
         help="share of procedural indices (vision/synth/index_glyphs.py) in each batch",
+    )
+    ap.add_argument(
+        "--ema",
+        type=float,
+        default=0.0,
+        help="keep an exponential moving average of the weights with this decay (e.g. 0.998) "
+        "and export it instead of the last step's weights",
     )
     ap.add_argument("--init", default="", help="start from this namer.pt's weights (new optimiser)")
 
@@ -279,14 +287,26 @@ def train_classifier(args: argparse.Namespace) -> int:
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     ckpt = out / "namer.pt"
+    ema = None
     if args.init and not (args.resume and ckpt.exists()):
         start_state = torch.load(args.init, map_location="cpu", weights_only=False)
-        model.load_state_dict(start_state["model"])
+        model.load_state_dict(start_state.get("ema") or start_state["model"])
+    if args.ema:
+        ema = copy.deepcopy(model).eval()
     if args.resume and ckpt.exists():
         state = torch.load(ckpt, map_location="cpu", weights_only=False)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         step = state["step"]
+        if ema is not None:
+            ema.load_state_dict(state.get("ema") or state["model"])
+
+    def save() -> None:
+        state = {"model": model.state_dict(), "opt": opt.state_dict(), "step": step}
+        if ema is not None:
+            state["ema"] = ema.state_dict()
+        torch.save(state, ckpt)
+
     budget = args.minutes * 60
     first_step = step
     start = time.time()
@@ -311,6 +331,9 @@ def train_classifier(args: argparse.Namespace) -> int:
         loss.backward()
         opt.step()
         step += 1
+        if ema is not None:
+            done = step - first_step
+            _update_ema(ema, model, min(args.ema, (1 + done) / (10 + done)))
         acc = float((card_probabilities(logits.detach()).argmax(1) == target).float().mean())
         running.append((float(loss.detach()), acc))
         if step % 50 == 0:
@@ -320,17 +343,33 @@ def train_classifier(args: argparse.Namespace) -> int:
             with log.open("a") as fh:
                 fh.write(json.dumps({"step": step, "loss": lo, "acc": ac, "crops_s": rate}) + "\n")
         if step % 200 == 0:
-            torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
-    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step}, ckpt)
-    export_onnx(model, out / "namer.onnx")
+            save()
+    save()
+    export_onnx(ema if ema is not None else model, out / "namer.onnx")
     print(f"trained {step} steps; wrote {ckpt} and {out / 'namer.onnx'}")
     return 0
 
 
+def _update_ema(ema, model, decay: float) -> None:
+    """ema <- decay * ema + (1 - decay) * model, for weights and batch-norm statistics."""
+    import torch
+
+    with torch.no_grad():
+        for e, m in zip(ema.state_dict().values(), model.state_dict().values(), strict=True):
+            if e.dtype.is_floating_point:
+                e.mul_(decay).add_(m, alpha=1 - decay)
+            else:
+                e.copy_(m)
+
+
 def export_checkpoint(ckpt: Path, onnx_path: Path) -> None:
-    """Export a saved namer checkpoint (namer.pt) to ONNX, e.g. while training goes on."""
+    """Export a saved namer checkpoint (namer.pt) to ONNX, e.g. while training goes on.
+
+    The weights' moving average is exported when the checkpoint has one (`--ema`).
+    """
     import torch
 
     model = build_model()
-    model.load_state_dict(torch.load(ckpt, map_location="cpu", weights_only=False)["model"])
+    state = torch.load(ckpt, map_location="cpu", weights_only=False)
+    model.load_state_dict(state.get("ema") or state["model"])
     export_onnx(model, Path(onnx_path))

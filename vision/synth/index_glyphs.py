@@ -95,7 +95,7 @@ def suit_mask(rng: np.random.Generator, suit: str, size: int = 96) -> np.ndarray
     c = s / 2
     if suit == "C":
         r = s * rng.uniform(0.17, 0.23)
-        spread = r * rng.uniform(0.95, 1.35)
+        spread = r * rng.uniform(0.8, 1.35)  # lobes overlapping to nearly apart
         top_y = s * rng.uniform(0.24, 0.32)
         side_y = top_y + spread * rng.uniform(0.9, 1.3)
         for x, y in ((c, top_y), (c - spread, side_y), (c + spread, side_y)):

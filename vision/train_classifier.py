@@ -68,6 +68,13 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         help="keep an exponential moving average of the weights with this decay (e.g. 0.998) "
         "and export it instead of the last step's weights",
     )
+    ap.add_argument(
+        "--squash-share",
+        type=float,
+        default=0.0,
+        help="share of tilted real and procedural crops squeezed sideways after the tilt "
+        "(16:9 frames stretched to squares, like the shared photos)",
+    )
     ap.add_argument("--init", default="", help="start from this namer.pt's weights (new optimiser)")
 
 
@@ -168,10 +175,15 @@ def _augment(
     blur_max: float = 1.2,
     tilt_share: float = 0.0,
     webcam: bool = False,
+    squash_share: float = 0.0,
 ) -> np.ndarray:
     if real and rng.random() < tilt_share:
         img, box = tilt_about_box(img, box, float(rng.uniform(-180, 180)))
         webcam = True
+    if webcam and rng.random() < squash_share:  # a 16:9 frame stretched to a square, after
+        fx = rng.uniform(0.5, 0.7)  # the card's tilt: a shear in the index's own axes
+        img = cv2.resize(img, None, fx=fx, fy=1.0, interpolation=cv2.INTER_AREA)
+        box = (box[0] * fx, box[1], box[2] * fx, box[3])
     x1, y1, x2, y2 = box
     bw, bh = x2 - x1, y2 - y1
     j = 0.12
@@ -232,13 +244,27 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
         if r > 1 - args.glyph_share:  # a procedural index, seen as a webcam sees it
             label = int(rng.integers(NONE_INDEX))
             img, box = sample_index(rng, NAMER_CLASSES[label])
-            patches.append(_augment(rng, img, box, True, args.blur_max, webcam=True))
+            patches.append(
+                _augment(
+                    rng, img, box, True, args.blur_max, webcam=True, squash_share=args.squash_share
+                )
+            )
             labels.append(label)
             continue
         use_real = real is not None and r < args.none_share + args.real_share
         src = real if use_real else synth[int(rng.integers(len(synth)))]
         i, box, label = src.boxes[int(rng.integers(len(src.boxes)))]
-        patches.append(_augment(rng, src.images[i], box, use_real, args.blur_max, args.tilt_share))
+        patches.append(
+            _augment(
+                rng,
+                src.images[i],
+                box,
+                use_real,
+                args.blur_max,
+                args.tilt_share,
+                squash_share=args.squash_share,
+            )
+        )
         labels.append(label)
     return to_tensor_layout(patches), np.array(labels, np.int64)
 

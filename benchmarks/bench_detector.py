@@ -6,8 +6,10 @@ Run:  .venv/bin/python benchmarks/bench_detector.py                 (10 frames x
 Frames are the shared dev photos (640x640, squeezed from 16:9 webcam frames) resized back to
 1280x720, so each is a webcam-sized frame of a real spread. Every backend runs the whole
 pipeline (`CardDetector.detect`: scale policy, corner finder, crops, namer) on the same frames
-in the same process after one warm-up pass; the script prints the median and 90th-percentile
-latency per frame, the ratio to the ultralytics backend, and the corner finder's share. Set
+in the same process after one warm-up pass, interleaved frame by frame; the script prints the
+median and 90th-percentile latency per frame, the ratio to the ultralytics backend, and the
+corner finder's share. `--float-onnx` adds the finder's float ONNX export (the shipped one is
+int8) as a row of its own. Set
 GINTRAY_THREADS to pin the thread count (default: all cores).
 """
 
@@ -36,32 +38,37 @@ def frames(n: int) -> list:
     ]
 
 
-def time_backend(name: str, images: list, rounds: int, turns: int) -> dict | None:
-    """Latencies (ms) of detect() and of the corner finder alone for one backend."""
-    try:
-        det = load_detector(name, turns=turns)
-    except DetectorUnavailable as exc:
-        print(f"  {name:<12} unavailable: {exc}")
-        return None
-    for img in images[:2]:  # warm-up
-        det.detect(img)
-    total, finder = [], []
+def time_backends(detectors: dict, images: list, rounds: int) -> dict:
+    """Latencies (ms) of detect() and of the corner finder alone, backends interleaved.
+
+    Each round runs every backend on every frame in turn, so the machine's other load weighs on
+    all of them alike.
+    """
+    for det in detectors.values():
+        for img in images[:2]:  # warm-up
+            det.detect(img)
+    total: dict[str, list[float]] = {name: [] for name in detectors}
+    finder: dict[str, list[float]] = {name: [] for name in detectors}
     for _ in range(rounds):
         for img in images:
-            t0 = time.perf_counter()
-            det.detect(img)
-            total.append((time.perf_counter() - t0) * 1000)
             small = cv2.resize(img, (640, 360), interpolation=cv2.INTER_AREA)
-            t0 = time.perf_counter()
-            det.finder.find(small)
-            finder.append((time.perf_counter() - t0) * 1000)
-    total.sort()
-    return {
-        "median": statistics.median(total),
-        "p90": total[int(0.9 * (len(total) - 1))],
-        "finder": statistics.median(finder),
-        "cards": sum(len(det.detect(img)) for img in images[:3]),
-    }
+            for name, det in detectors.items():
+                t0 = time.perf_counter()
+                det.detect(img)
+                total[name].append((time.perf_counter() - t0) * 1000)
+                t0 = time.perf_counter()
+                det.finder.find(small)
+                finder[name].append((time.perf_counter() - t0) * 1000)
+    results = {}
+    for name, det in detectors.items():
+        times = sorted(total[name])
+        results[name] = {
+            "median": statistics.median(times),
+            "p90": times[int(0.9 * (len(times) - 1))],
+            "finder": statistics.median(finder[name]),
+            "cards": sum(len(det.detect(img)) for img in images[:3]),
+        }
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,21 +77,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
     ap.add_argument("--turns", type=int, default=2, choices=[1, 2, 4], help="namer quarter turns")
+    ap.add_argument(
+        "--float-onnx",
+        type=Path,
+        help="also time the onnx backend with this float export of the finder (row onnx-float; "
+        "make one with ultralytics: YOLO('models/gintray-corners.pt').export(format='onnx', "
+        "dynamic=True, opset=17))",
+    )
     args = ap.parse_args(argv)
     images = frames(args.frames)
     if not images:
         print(f"no frames found in {DEV}", file=sys.stderr)
         return 2
     print(f"{len(images)} frames 1280x720 x {args.rounds} rounds, namer turns {args.turns}")
-    results = {b: time_backend(b, images, args.rounds, args.turns) for b in args.backends}
+    detectors = {}
+    for name in args.backends:
+        try:
+            detectors[name] = load_detector(name, turns=args.turns)
+        except DetectorUnavailable as exc:
+            print(f"  {name:<12} unavailable: {exc}")
+    if args.float_onnx:
+        detectors["onnx-float"] = load_detector("onnx", args.float_onnx, turns=args.turns)
+    results = time_backends(detectors, images, args.rounds)
     ref = (results.get("ultralytics") or {}).get("median")
     print(
         f"  {'backend':<12} {'median ms':>10} {'p90 ms':>8} {'finder ms':>10}"
         f" {'vs ultralytics':>15}"
     )
     for name, r in results.items():
-        if r is None:
-            continue
         ratio = f"{ref / r['median']:.2f}x speed" if ref else "n/a"
         print(f"  {name:<12} {r['median']:10.1f} {r['p90']:8.1f} {r['finder']:10.1f} {ratio:>15}")
     return 0

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2
 
-from vision.detector import BACKENDS, DetectorUnavailable, load_detector
+from vision.detector import BACKENDS, DEFAULT_TURNS, DetectorUnavailable, load_detector
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-cards" / "dev" / "images"
 
@@ -76,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--frames", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
-    ap.add_argument("--turns", type=int, default=2, choices=[1, 2, 4], help="namer quarter turns")
+    ap.add_argument(
+        "--turns", type=int, default=DEFAULT_TURNS, choices=[1, 2, 4], help="namer quarter turns"
+    )
     ap.add_argument(
         "--float-onnx",
         type=Path,

@@ -11,6 +11,7 @@ import cv2
 
 from vision.detector import (
     BACKENDS,
+    DEFAULT_TURNS,
     DetectorUnavailable,
     duplicate_cards,
     load_detector,
@@ -44,7 +45,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--backend", default="onnx", choices=BACKENDS)
     ap.add_argument("--weights", help="corner finder weights (default models/gintray-corners.*)")
     ap.add_argument("--namer", help="namer weights (default models/gintray-namer.onnx)")
-    ap.add_argument("--turns", type=int, default=2, choices=[1, 2, 4], help="namer quarter turns")
+    ap.add_argument(
+        "--turns", type=int, default=DEFAULT_TURNS, choices=[1, 2, 4], help="namer quarter turns"
+    )
     ap.add_argument("--conf", type=float, default=0.25, help="minimum score")
     args = ap.parse_args(argv)
     try:

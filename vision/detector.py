@@ -28,6 +28,7 @@ DEFAULT_CORNERS_ONNX = MODELS_DIR / "gintray-corners.onnx"
 DEFAULT_CORNERS_PT = MODELS_DIR / "gintray-corners.pt"
 DEFAULT_NAMER_ONNX = MODELS_DIR / "gintray-namer.onnx"
 BACKENDS = ("onnx", "opencv", "ultralytics")
+DEFAULT_TURNS = 2  # quarter turns at which the namer reads each crop (1, 2 or 4)
 
 
 class DetectorUnavailable(RuntimeError):
@@ -197,7 +198,7 @@ class CardDetector:
         work_side: int = 640,
         tile_above: int = 1600,
         max_corners: int = 120,
-        turns: int = 2,
+        turns: int = DEFAULT_TURNS,
     ) -> None:
         self.finder = finder
         self.namer = namer

@@ -229,12 +229,16 @@ def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
 
 def main(argv: list[str]) -> int:
     """`gintray eval-detector DIR [--backend onnx] [--conf 0.25] [--json]`."""
+    from vision.detector import DEFAULT_TURNS
+
     ap = argparse.ArgumentParser(prog="gintray eval-detector", description=__doc__)
     ap.add_argument("folder", type=Path, help="YOLO folder with images/ and labels/")
     ap.add_argument("--backend", default="onnx", choices=["onnx", "opencv", "ultralytics"])
     ap.add_argument("--weights", help="corner finder weights (default models/gintray-corners.*)")
     ap.add_argument("--namer", help="namer weights (default models/gintray-namer.onnx)")
-    ap.add_argument("--turns", type=int, default=2, choices=[1, 2, 4], help="namer quarter turns")
+    ap.add_argument(
+        "--turns", type=int, default=DEFAULT_TURNS, choices=[1, 2, 4], help="namer quarter turns"
+    )
     ap.add_argument("--conf", type=float, default=0.25, help="card-level score threshold")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument(

@@ -156,6 +156,10 @@ class TcpCut:
                 return
             upstream = socket.create_connection(self.target)
             with self._lock:
+                if self._listener is not listener:  # cut while this one was being accepted
+                    client.close()
+                    upstream.close()
+                    return
                 self._conns += [client, upstream]
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=_pump, args=(a, b), daemon=True).start()

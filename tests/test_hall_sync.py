@@ -347,3 +347,21 @@ def wait_for(condition, seconds: float = 30.0) -> None:
     while not condition():
         assert time.monotonic() < end, "timed out"
         time.sleep(0.05)
+
+
+def test_a_session_dropped_mid_transaction_cannot_hold_the_events_locked_for_long(pg_url):
+    """A table whose network dies inside a transaction leaves a session on the server: the
+    server ends it after 30 s idle, and a write waiting on its locks gives up after 15 s, so
+    the next sync is not stuck behind it for hours (TCP's own timeout)."""
+    from sqlalchemy import text
+
+    from webui.db import make_engine
+
+    engine = make_engine(pg_url)
+    with engine.connect() as conn:
+        idle = conn.execute(text("SHOW idle_in_transaction_session_timeout")).scalar()
+        lock = conn.execute(text("SHOW lock_timeout")).scalar()
+        keepalive = conn.execute(text("SHOW tcp_keepalives_idle")).scalar()
+    engine.dispose()
+    assert (idle, lock) == ("30s", "15s")
+    assert keepalive in ("10", "10s", "0")  # 0: a Unix socket, where keepalives do not apply

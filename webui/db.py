@@ -103,6 +103,23 @@ def database_url(url: str) -> str:
     return url
 
 
+# A table's network can drop in the middle of a transaction. The server would keep that dead
+# session open, holding its row locks, until TCP notices (hours), and the table's next upload
+# of the same events would wait on those locks for as long. So: TCP keepalives (both ends)
+# find a dead peer within ~25 s, the server ends a session idle inside a transaction after
+# 30 s, and a statement waiting on a lock gives up after 15 s (the sync loop tries again).
+POSTGRES_CONNECT_ARGS = {
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "options": (
+        "-c idle_in_transaction_session_timeout=30000 -c lock_timeout=15000"
+        " -c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3"
+    ),
+}
+
+
 def make_engine(url: str) -> Engine:
     """Create the engine for ``url``; SQLite gets WAL, full sync and a busy timeout."""
     if url.startswith("sqlite"):
@@ -110,7 +127,8 @@ def make_engine(url: str) -> Engine:
                                json_serializer=lambda o: json.dumps(o, sort_keys=True))
         event.listen(engine, "connect", _sqlite_pragmas)
     else:
-        engine = create_engine(database_url(url), pool_pre_ping=True)
+        engine = create_engine(database_url(url), pool_pre_ping=True,
+                               connect_args=POSTGRES_CONNECT_ARGS)
     Base.metadata.create_all(engine)
     return engine
 

@@ -28,7 +28,7 @@ DEFAULT_CORNERS_ONNX = MODELS_DIR / "gintray-corners.onnx"
 DEFAULT_CORNERS_PT = MODELS_DIR / "gintray-corners.pt"
 DEFAULT_NAMER_ONNX = MODELS_DIR / "gintray-namer.onnx"
 BACKENDS = ("onnx", "opencv", "ultralytics")
-DEFAULT_TURNS = 2  # quarter turns at which the namer reads each crop (1, 2 or 4)
+DEFAULT_TURNS = 4  # quarter turns at which the namer reads each crop (1, 2 or 4)
 
 
 class DetectorUnavailable(RuntimeError):

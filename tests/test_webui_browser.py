@@ -55,9 +55,17 @@ def served(tmp_path):
     try:
         yield app, base, table_id, feed, truth
     finally:
-        feed.stop()
+        feed.stop()  # ends the MJPEG streams
         app.extensions["gintray.notifier"].close()
-        server.close()
+        # Let the worker threads finish their responses before anything is closed: a worker that
+        # pulls the server's trigger after close() writes into a closed descriptor, which the
+        # next test may already have reopened as its SQLite file (seen as "file is not a
+        # database" in CI). Then close every channel, which ends the server's loop.
+        server.task_dispatcher.shutdown(timeout=15)
+        from waitress import wasyncore
+
+        wasyncore.close_all(server._map)
+        thread.join(timeout=15)
 
 
 def draw_signature(page, canvas) -> None:

@@ -89,6 +89,7 @@ def test_int8_finder_finds_the_same_corners_as_the_float_export(tmp_path):
     from ultralytics import YOLO
 
     from vision.detector import OnnxCornerFinder
+    from vision.evaluate import iou
     from vision.quantize import quantize_finder
 
     pt = tmp_path / "finder.pt"
@@ -106,13 +107,6 @@ def test_int8_finder_finds_the_same_corners_as_the_float_export(tmp_path):
         boxes, _ = int8_finder.find(image)
         for ref in ref_boxes[ref_scores > 0.5]:
             total += 1
-            matched += any(_iou(ref, b) > 0.7 for b in boxes)
+            matched += any(iou(ref, b) > 0.7 for b in boxes)
     assert total >= 20
     assert matched / total >= 0.9
-
-
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)

@@ -163,21 +163,39 @@ def card_scores(results, threshold: float) -> dict:
     }
 
 
-def evaluate_folder(folder: Path, detector, threshold: float = 0.25) -> dict:
-    """Run the detector on every image of a YOLO folder and score it."""
+def labelled_frames(folder: Path):
+    """(image path, BGR frame or None when unreadable, its labels) for every image of a folder."""
     import cv2
 
     names = _class_names(folder)
-    results = []
-    errors = []
-    started = time.perf_counter()
     for image in sorted((folder / "images").iterdir()):
         frame = cv2.imread(str(image))
+        truth = load_truth(folder, image, frame.shape[:2], names) if frame is not None else None
+        yield image, frame, truth
+
+
+def evaluate_folder(
+    folder: Path, detector, threshold: float = 0.25, labelled_boxes: bool = False
+) -> dict:
+    """Run the detector on every image of a YOLO folder and score it.
+
+    With `labelled_boxes`, the report also has the namer alone on every labelled box
+    (`namer_on_labelled_boxes`), from the same pass over the images.
+    """
+    from vision.corner_crops import crop_corner
+
+    results = []
+    errors = []
+    codes, patches = [], []
+    started = time.perf_counter()
+    for image, frame, truth in labelled_frames(folder):
         if frame is None:
             errors.append(str(image))
             continue
-        truth = load_truth(folder, image, frame.shape[:2], names)
         results.append((truth, detector.detect(frame, min_confidence=0.001)))
+        if labelled_boxes:
+            codes += [code for code, _ in truth.boxes]
+            patches += [crop_corner(frame, box) for _, box in truth.boxes]
     elapsed = time.perf_counter() - started
     report = {
         "folder": str(folder),
@@ -189,6 +207,10 @@ def evaluate_folder(folder: Path, detector, threshold: float = 0.25) -> dict:
         **card_scores(results, threshold),
         "seconds_per_image": round(elapsed / max(len(results), 1), 3),
     }
+    if labelled_boxes:
+        report["namer_on_labelled_boxes"] = _naming_report(
+            codes, patches, detector.namer, detector.turns
+        )
     if errors:
         report["unreadable_images"] = errors
     return report
@@ -200,19 +222,19 @@ def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
     Isolates naming from finding: each labelled box is cropped as the detector would crop a
     found box and named; the suits' counts show which suit is read as which.
     """
-    import cv2
+    from vision.corner_crops import crop_corner
 
-    from vision.corner_crops import NAMER_CLASSES, crop_corner
-
-    names = _class_names(folder)
     codes, patches = [], []
-    for image in sorted((folder / "images").iterdir()):
-        frame = cv2.imread(str(image))
-        if frame is None:
-            continue
-        for code, box in load_truth(folder, image, frame.shape[:2], names).boxes:
-            codes.append(code)
-            patches.append(crop_corner(frame, box))
+    for _, frame, truth in labelled_frames(folder):
+        if frame is not None:
+            codes += [code for code, _ in truth.boxes]
+            patches += [crop_corner(frame, box) for _, box in truth.boxes]
+    return _naming_report(codes, patches, namer, turns)
+
+
+def _naming_report(codes: list[str], patches: list, namer, turns: int) -> dict:
+    from vision.corner_crops import NAMER_CLASSES
+
     read = [NAMER_CLASSES[int(i)] for i in namer.probabilities(patches, turns).argmax(axis=1)]
     pairs = list(zip(codes, read, strict=True))
     suits: dict[str, Counter] = {s: Counter() for s in "CDHS"}
@@ -257,11 +279,7 @@ def main(argv: list[str]) -> int:
     except DetectorUnavailable as exc:
         print(f"gintray eval-detector: {exc}", file=sys.stderr)
         return 2
-    report = evaluate_folder(args.folder, detector, args.conf)
-    if args.labelled_boxes:
-        report["namer_on_labelled_boxes"] = namer_on_labelled_boxes(
-            args.folder, detector.namer, args.turns
-        )
+    report = evaluate_folder(args.folder, detector, args.conf, args.labelled_boxes)
     if args.json:
         print(json.dumps(report))
         return 0

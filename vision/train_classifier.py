@@ -23,6 +23,7 @@ from vision.corner_crops import (
     tilt_about_box,
     to_tensor_layout,
 )
+from vision.evaluate import iou
 from vision.synth.index_glyphs import sample_index
 from vision.synth.scene import CLASS_NAMES, class_name_to_code
 
@@ -154,14 +155,6 @@ class CornerSource:
             self.by_image.setdefault(i, []).append(box)
 
 
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def _jpeg(patch: np.ndarray, quality: int) -> np.ndarray:
     ok, buf = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else patch
@@ -222,7 +215,7 @@ def _none_box(rng: np.random.Generator, src: CornerSource) -> tuple[int, tuple]:
         )
         x1, y1 = rng.uniform(0, max(1, w - bw)), rng.uniform(0, max(1, h - bh))
         box = (x1, y1, x1 + bw, y1 + bh)
-        if all(_iou(box, b) < 0.15 for b in src.by_image.get(i, [])):
+        if all(iou(box, b) < 0.15 for b in src.by_image.get(i, [])):
             return i, box
 
 

@@ -197,8 +197,10 @@ def draw_index(
     if rng.random() < 0.6:  # the card's own edge with the table beyond it
         table = rng.uniform(40, 200, 3)
         edge = int(margin * rng.uniform(0.2, 0.8))
-        canvas[:edge] = table if rng.random() < 0.5 else canvas[:edge]
-        canvas[:, :edge] = table if rng.random() < 0.5 else canvas[:, :edge]
+        if rng.random() < 0.5:
+            canvas[:edge] = table
+        if rng.random() < 0.5:
+            canvas[:, :edge] = table
     return canvas, box
 
 

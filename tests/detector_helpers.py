@@ -34,3 +34,11 @@ def dev_or_skip() -> None:
     """Skip when the shared dev photos are not mounted."""
     if not (DEV / "images").is_dir():
         pytest.skip("shared dev photos not available")
+
+
+def pretrained_or_skip() -> None:
+    """Skip when the shared COCO-pretrained YOLO weights (training's start) are not mounted."""
+    from vision.train import DEFAULT_START
+
+    if not Path(DEFAULT_START).exists():
+        pytest.skip(f"pretrained start weights not available: {DEFAULT_START}")

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from detector_helpers import decks_or_skip
+from detector_helpers import decks_or_skip, pretrained_or_skip
 
 
 @pytest.mark.slow
 def test_tiny_detector_and_namer_training_produce_usable_weights(tmp_path):
     decks_or_skip()
+    pretrained_or_skip()
     from vision.cli import synth_main, train_main
 
     synth = tmp_path / "synth"

@@ -76,6 +76,12 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         help="share of tilted real and procedural crops squeezed sideways after the tilt "
         "(16:9 frames stretched to squares, like the shared photos)",
     )
+    ap.add_argument(
+        "--sharpen-share",
+        type=float,
+        default=0.0,
+        help="share of webcam-scale crops sharpened (unsharp mask, as webcams do) before JPEG",
+    )
     ap.add_argument("--init", default="", help="start from this namer.pt's weights (new optimiser)")
 
 
@@ -160,6 +166,12 @@ def _jpeg(patch: np.ndarray, quality: int) -> np.ndarray:
     return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else patch
 
 
+def _sharpen(patch: np.ndarray, sigma: float, amount: float) -> np.ndarray:
+    """Unsharp mask: the halo a webcam's sharpening draws round dark strokes."""
+    soft = cv2.GaussianBlur(patch, (0, 0), sigma)
+    return cv2.addWeighted(patch, 1 + amount, soft, -amount, 0)
+
+
 def _augment(
     rng: np.random.Generator,
     img: np.ndarray,
@@ -169,6 +181,7 @@ def _augment(
     tilt_share: float = 0.0,
     webcam: bool = False,
     squash_share: float = 0.0,
+    sharpen_share: float = 0.0,
 ) -> np.ndarray:
     if real and rng.random() < tilt_share:
         img, box = tilt_about_box(img, box, float(rng.uniform(-180, 180)))
@@ -189,6 +202,8 @@ def _augment(
         side = int(rng.uniform(18, 48))
         aspect = rng.uniform(0.55, 1.0) if rng.random() < 0.5 else 1.0
         small = cv2.resize(patch, (max(6, int(side * aspect)), side), interpolation=cv2.INTER_AREA)
+        if webcam and rng.random() < sharpen_share:
+            small = _sharpen(small, float(rng.uniform(0.5, 1.5)), float(rng.uniform(0.5, 1.5)))
         if webcam and rng.random() < 0.6:
             small = _jpeg(small, int(rng.integers(35, 90)))
         patch = cv2.resize(small, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
@@ -239,7 +254,14 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
             img, box = sample_index(rng, NAMER_CLASSES[label])
             patches.append(
                 _augment(
-                    rng, img, box, True, args.blur_max, webcam=True, squash_share=args.squash_share
+                    rng,
+                    img,
+                    box,
+                    True,
+                    args.blur_max,
+                    webcam=True,
+                    squash_share=args.squash_share,
+                    sharpen_share=args.sharpen_share,
                 )
             )
             labels.append(label)
@@ -256,6 +278,7 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
                 args.blur_max,
                 args.tilt_share,
                 squash_share=args.squash_share,
+                sharpen_share=args.sharpen_share,
             )
         )
         labels.append(label)

@@ -48,11 +48,19 @@ def main(argv: list[str]) -> int:
     ap.add_argument(
         "--turns", type=int, default=DEFAULT_TURNS, choices=[1, 2, 4], help="namer quarter turns"
     )
+    ap.add_argument(
+        "--no-pair-vote", action="store_true", help="name each corner alone (no corner-pair vote)"
+    )
     ap.add_argument("--conf", type=float, default=0.25, help="minimum score")
     args = ap.parse_args(argv)
     try:
         detector = load_detector(
-            args.backend, args.weights, args.namer, min_confidence=args.conf, turns=args.turns
+            args.backend,
+            args.weights,
+            args.namer,
+            min_confidence=args.conf,
+            turns=args.turns,
+            pair_vote=not args.no_pair_vote,
         )
     except DetectorUnavailable as exc:
         print(f"gintray detect: {exc}", file=sys.stderr)

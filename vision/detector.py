@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.corner_crops import NAMER_CLASSES, crop_corner, to_tensor_layout
+from vision.corner_pairing import vote_pairs
 from vision.detection import CardSighting, Detection
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -199,6 +200,7 @@ class CardDetector:
         tile_above: int = 1600,
         max_corners: int = 120,
         turns: int = DEFAULT_TURNS,
+        pair_vote: bool = True,
     ) -> None:
         self.finder = finder
         self.namer = namer
@@ -207,6 +209,7 @@ class CardDetector:
         self.tile_above = tile_above
         self.max_corners = max_corners
         self.turns = turns
+        self.pair_vote = pair_vote
 
     def _corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Corner boxes in `image` pixels and their scores.
@@ -248,7 +251,11 @@ class CardDetector:
         return det.xyxy.astype(np.float32) / scale, det.confidence.astype(np.float32)
 
     def detect(self, image_bgr: np.ndarray, min_confidence: float | None = None) -> list[Detection]:
-        """Every named corner index in a BGR frame, best first (score = found x named)."""
+        """Every named corner index in a BGR frame, best first (score = found x named).
+
+        With `pair_vote`, two found corners that look like the two indices of one card are
+        named together (`vision.corner_pairing.vote_pairs`).
+        """
         if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
             raise ValueError("detect() wants an H x W x 3 BGR image")
         threshold = self.min_confidence if min_confidence is None else min_confidence
@@ -260,6 +267,8 @@ class CardDetector:
             boxes, scores = boxes[top], scores[top]
         patches = [crop_corner(image_bgr, tuple(b)) for b in boxes]
         probs = self.namer.probabilities(patches, self.turns)
+        if self.pair_vote:  # a card's two indices vote on its name (vision/corner_pairing.py)
+            probs = vote_pairs(boxes, probs)
         found = []
         for box, score, p in zip(boxes, scores, probs, strict=True):
             k = int(p[:-1].argmax())

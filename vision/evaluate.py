@@ -182,11 +182,9 @@ def evaluate_folder(
     With `labelled_boxes`, the report also has the namer alone on every labelled box
     (`namer_on_labelled_boxes`), from the same pass over the images.
     """
-    from vision.corner_crops import crop_corner
-
     results = []
     errors = []
-    codes, patches = [], []
+    labelled: list[tuple[list[str], list, list]] = []
     started = time.perf_counter()
     for image, frame, truth in labelled_frames(folder):
         if frame is None:
@@ -194,8 +192,7 @@ def evaluate_folder(
             continue
         results.append((truth, detector.detect(frame, min_confidence=0.001)))
         if labelled_boxes:
-            codes += [code for code, _ in truth.boxes]
-            patches += [crop_corner(frame, box) for _, box in truth.boxes]
+            labelled.append(_labelled_crops(frame, truth))
     elapsed = time.perf_counter() - started
     report = {
         "folder": str(folder),
@@ -209,34 +206,52 @@ def evaluate_folder(
     }
     if labelled_boxes:
         report["namer_on_labelled_boxes"] = _naming_report(
-            codes, patches, detector.namer, detector.turns
+            labelled, detector.namer, detector.turns
         )
     if errors:
         report["unreadable_images"] = errors
     return report
 
 
+def _labelled_crops(frame, truth: ImageTruth) -> tuple[list[str], list, list]:
+    from vision.corner_crops import crop_corner
+
+    boxes = [box for _, box in truth.boxes]
+    return [code for code, _ in truth.boxes], boxes, [crop_corner(frame, b) for b in boxes]
+
+
 def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
     """The namer alone on every labelled corner box: card, rank and per-suit accuracy.
 
     Isolates naming from finding: each labelled box is cropped as the detector would crop a
-    found box and named; the suits' counts show which suit is read as which.
+    found box and named; the suits' counts show which suit is read as which. The card accuracy
+    is also given after the corner-pair vote (`vision.corner_pairing`) within each frame.
     """
-    from vision.corner_crops import crop_corner
-
-    codes, patches = [], []
-    for _, frame, truth in labelled_frames(folder):
-        if frame is not None:
-            codes += [code for code, _ in truth.boxes]
-            patches += [crop_corner(frame, box) for _, box in truth.boxes]
-    return _naming_report(codes, patches, namer, turns)
+    labelled = [
+        _labelled_crops(frame, truth)
+        for _, frame, truth in labelled_frames(folder)
+        if frame is not None
+    ]
+    return _naming_report(labelled, namer, turns)
 
 
-def _naming_report(codes: list[str], patches: list, namer, turns: int) -> dict:
+def _naming_report(labelled: list[tuple[list[str], list, list]], namer, turns: int) -> dict:
+    """Naming scores over frames given as (codes, boxes, crops)."""
+    import numpy as np
+
     from vision.corner_crops import NAMER_CLASSES
+    from vision.corner_pairing import vote_pairs
 
-    read = [NAMER_CLASSES[int(i)] for i in namer.probabilities(patches, turns).argmax(axis=1)]
-    pairs = list(zip(codes, read, strict=True))
+    pairs, voted_right = [], 0
+    for codes, boxes, patches in labelled:
+        if not codes:
+            continue
+        probs = namer.probabilities(patches, turns)
+        pairs += zip(codes, [NAMER_CLASSES[int(i)] for i in probs.argmax(axis=1)], strict=True)
+        voted = vote_pairs(np.array(boxes, np.float32), probs).argmax(axis=1)
+        voted_right += sum(
+            code == NAMER_CLASSES[int(i)] for code, i in zip(codes, voted, strict=True)
+        )
     suits: dict[str, Counter] = {s: Counter() for s in "CDHS"}
     for code, got in pairs:
         suits[code[1]][got[1] if got != "none" else "none"] += 1
@@ -244,6 +259,7 @@ def _naming_report(codes: list[str], patches: list, namer, turns: int) -> dict:
     return {
         "boxes": len(pairs),
         "card_accuracy": round(sum(c == g for c, g in pairs) / n, 4),
+        "card_accuracy_pair_vote": round(voted_right / n, 4),
         "rank_accuracy": round(sum(c[0] == g[0] and g != "none" for c, g in pairs) / n, 4),
         "suits_read_as": {s: dict(counter.most_common()) for s, counter in suits.items()},
     }
@@ -261,6 +277,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument(
         "--turns", type=int, default=DEFAULT_TURNS, choices=[1, 2, 4], help="namer quarter turns"
     )
+    ap.add_argument(
+        "--no-pair-vote", action="store_true", help="name each corner alone (no corner-pair vote)"
+    )
     ap.add_argument("--conf", type=float, default=0.25, help="card-level score threshold")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument(
@@ -275,7 +294,13 @@ def main(argv: list[str]) -> int:
     from vision.detector import DetectorUnavailable, load_detector
 
     try:
-        detector = load_detector(args.backend, args.weights, args.namer, turns=args.turns)
+        detector = load_detector(
+            args.backend,
+            args.weights,
+            args.namer,
+            turns=args.turns,
+            pair_vote=not args.no_pair_vote,
+        )
     except DetectorUnavailable as exc:
         print(f"gintray eval-detector: {exc}", file=sys.stderr)
         return 2
@@ -296,6 +321,7 @@ def main(argv: list[str]) -> int:
         print(
             f"namer alone on {alone['boxes']} labelled boxes: card {alone['card_accuracy']:.3f}"
             f"  rank {alone['rank_accuracy']:.3f}"
+            f"  card with the corner-pair vote {alone['card_accuracy_pair_vote']:.3f}"
         )
         for suit, read in alone["suits_read_as"].items():
             print(f"  {suit} read as " + ", ".join(f"{k} {v}" for k, v in read.items()))

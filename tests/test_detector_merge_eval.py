@@ -5,31 +5,34 @@ from __future__ import annotations
 import pytest
 
 from vision.detection import Detection
-from vision.detector import duplicate_cards, merge_corners
 from vision.evaluate import ImageTruth, average_precision, card_scores, map50
+from vision.grouping import cards_from_detections, seen_twice
 
 
 def corner(card: str, x: float, y: float, size: float = 20, conf: float = 0.9) -> Detection:
     return Detection(card, (x, y, x + size * 0.6, y + size), conf)
 
 
-def test_two_corners_of_one_card_merge_into_one_sighting():
-    sightings = merge_corners([corner("7D", 100, 100), corner("7D", 180, 220, conf=0.8)])
-    assert len(sightings) == 1
-    assert sightings[0].card == "7D" and len(sightings[0].boxes) == 2
-    assert sightings[0].confidence == pytest.approx(0.9)
-    assert duplicate_cards(sightings) == []
+def test_two_corners_of_one_card_merge_into_one_card():
+    cards, problems = cards_from_detections(
+        [corner("7D", 100, 100), corner("7D", 160, 200, conf=0.8)]  # 7.5 index sizes apart
+    )
+    assert len(cards) == 1
+    assert cards[0].card == "7D" and len(cards[0].boxes) == 2
+    assert cards[0].confidence == pytest.approx(0.9)
+    assert seen_twice(cards) == [] and problems == []
 
 
-def test_same_card_far_apart_is_reported_as_duplicate():
-    sightings = merge_corners([corner("7D", 10, 10), corner("7D", 1500, 900)])
-    assert len(sightings) == 2
-    assert duplicate_cards(sightings) == ["7D"]
+def test_same_card_far_apart_is_reported_as_seen_twice():
+    cards, problems = cards_from_detections([corner("7D", 10, 10), corner("7D", 1500, 900)])
+    assert len(cards) == 2
+    assert seen_twice(cards) == ["7D"]
+    assert problems == ["duplicate_card: 7D is seen 2 times"]
 
 
 def test_different_cards_side_by_side_stay_apart():
-    sightings = merge_corners([corner("6S", 100, 100), corner("9S", 110, 100)])
-    assert sorted(s.card for s in sightings) == ["6S", "9S"]
+    cards, _ = cards_from_detections([corner("6S", 100, 100), corner("9S", 110, 100)])
+    assert sorted(c.card for c in cards) == ["6S", "9S"]
 
 
 def test_average_precision_perfect_and_with_a_false_positive_first():

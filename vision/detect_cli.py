@@ -9,14 +9,8 @@ from pathlib import Path
 
 import cv2
 
-from vision.detector import (
-    BACKENDS,
-    DEFAULT_TURNS,
-    DetectorUnavailable,
-    duplicate_cards,
-    load_detector,
-    merge_corners,
-)
+from vision.detector import BACKENDS, DEFAULT_TURNS, DetectorUnavailable, load_detector
+from vision.grouping import cards_from_detections, seen_twice
 
 
 def detect_image(detector, path: Path) -> dict:
@@ -27,13 +21,12 @@ def detect_image(detector, path: Path) -> dict:
     if frame is None:
         return {"image": str(path), "error": "not a readable image (corrupt or unknown format)"}
     detections = detector.detect(frame)
-    sightings = merge_corners(detections)
     cards = sorted({d.card for d in detections})
     return {
         "image": str(path),
         "detections": [d.to_json() for d in detections],
         "cards": cards,
-        "duplicates": duplicate_cards(sightings),
+        "duplicates": seen_twice(cards_from_detections(detections)[0]),
     }
 
 

@@ -1,4 +1,4 @@
-"""What the card detector reports: corner detections and the cards they add up to."""
+"""What the card detector reports: one named corner index per detection."""
 
 from __future__ import annotations
 
@@ -26,13 +26,3 @@ class Detection:
             "box": [round(float(v), 1) for v in self.box],
             "confidence": round(float(self.confidence), 3),
         }
-
-
-@dataclass(frozen=True)
-class CardSighting:
-    """One physical card: its corner boxes (one or two), best score and centre in pixels."""
-
-    card: str
-    boxes: tuple[tuple[float, float, float, float], ...]
-    confidence: float
-    center: tuple[float, float]

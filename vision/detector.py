@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.corner_crops import NAMER_CLASSES, crop_corner, to_tensor_layout
 from vision.corner_pairing import vote_pairs
-from vision.detection import CardSighting, Detection
+from vision.detection import Detection
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MODELS_DIR = REPO_ROOT / "models"
@@ -277,42 +277,6 @@ class CardDetector:
                 x1, y1, x2, y2 = (float(v) for v in box)
                 found.append(Detection(NAMER_CLASSES[k], (x1, y1, x2, y2), conf))
         return sorted(found, key=lambda d: -d.confidence)
-
-
-def merge_corners(detections: list[Detection], reach: float = 9.0) -> list[CardSighting]:
-    """Merge the corners of one physical card: same card code, within `reach` box sizes.
-
-    Two detections of the same card farther apart than that stay separate sightings, so a card
-    seen twice (two decks, or a misread) is reported, not hidden (see `duplicate_cards`).
-    """
-    groups: list[list[Detection]] = []
-    for det in sorted(detections, key=lambda d: -d.confidence):
-        size = max(det.box[2] - det.box[0], det.box[3] - det.box[1])
-        for group in groups:
-            if group[0].card != det.card:
-                continue
-            gx, gy = group[0].center
-            if math.dist((gx, gy), det.center) <= reach * size and len(group) < 4:
-                group.append(det)
-                break
-        else:
-            groups.append([det])
-    sightings = []
-    for group in groups:
-        cx = sum(d.center[0] for d in group) / len(group)
-        cy = sum(d.center[1] for d in group) / len(group)
-        sightings.append(
-            CardSighting(group[0].card, tuple(d.box for d in group), group[0].confidence, (cx, cy))
-        )
-    return sightings
-
-
-def duplicate_cards(sightings: list[CardSighting]) -> list[str]:
-    """Cards that appear as more than one sighting (seen twice, far apart)."""
-    seen: dict[str, int] = {}
-    for s in sightings:
-        seen[s.card] = seen.get(s.card, 0) + 1
-    return sorted(card for card, n in seen.items() if n > 1)
 
 
 def load_detector(

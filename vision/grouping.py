@@ -15,6 +15,7 @@ Works on :class:`vision.detection.Detection`-like objects (anything with ``card`
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -116,6 +117,12 @@ def cards_from_detections(
         if len(clusters) > 1:
             problems.append(f"duplicate_card: {code} is seen {len(clusters)} times")
     return cards, problems
+
+
+def seen_twice(cards: Iterable[SeenCard]) -> list[str]:
+    """Codes that appear as more than one card (seen twice far apart), sorted."""
+    counts = Counter(card.card for card in cards)
+    return sorted(code for code, n in counts.items() if n > 1)
 
 
 def _cluster(points: Sequence[np.ndarray], reach: float) -> list[list[int]]:

@@ -38,3 +38,20 @@ def test_club_has_three_lobes_and_spade_one_point():
             width = mask.sum(axis=1)
             top_band = width[rows[0] : rows[0] + max(2, len(rows) // 12)].mean()
             assert (top_band < 0.15 * width.max()) == narrow_top, suit
+
+
+def test_black_glyph_share_draws_only_clubs_and_spades_with_every_rank():
+    """`--black-glyph-share 1` makes every procedural index in a batch a club or a spade."""
+    import argparse
+
+    from vision.corner_crops import CROP_SIZE, NAMER_CLASSES
+    from vision.train_classifier import add_arguments, sample_batch
+
+    ap = argparse.ArgumentParser()
+    add_arguments(ap)
+    args = ap.parse_args(["--glyph-share", "1", "--none-share", "0", "--black-glyph-share", "1"])
+    x, y = sample_batch(np.random.default_rng(0), [], None, 300, args)
+    assert x.shape == (300, 3, CROP_SIZE, CROP_SIZE)
+    cards = [NAMER_CLASSES[i] for i in y]
+    assert {c[1] for c in cards} == {"C", "S"}
+    assert len({c[0] for c in cards}) == 13

@@ -63,6 +63,13 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         help="share of procedural indices (vision/synth/index_glyphs.py) in each batch",
     )
     ap.add_argument(
+        "--black-glyph-share",
+        type=float,
+        default=0.0,
+        help="share of procedural indices drawn as clubs or spades (the pair a blurred webcam "
+        "index confuses most); the rest are any of the 52 cards",
+    )
+    ap.add_argument(
         "--ema",
         type=float,
         default=0.0,
@@ -251,6 +258,8 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
             continue
         if r > 1 - args.glyph_share:  # a procedural index, seen as a webcam sees it
             label = int(rng.integers(NONE_INDEX))
+            if rng.random() < args.black_glyph_share:
+                label = NAMER_CLASSES.index(NAMER_CLASSES[label][0] + "CS"[int(rng.integers(2))])
             img, box = sample_index(rng, NAMER_CLASSES[label])
             patches.append(
                 _augment(

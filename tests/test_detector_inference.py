@@ -55,6 +55,7 @@ def test_clubs_on_the_dev_webcam_deck_are_read_as_clubs(detector):
     clubs = report["suits_read_as"]["C"]
     assert clubs.get("C", 0) / sum(clubs.values()) >= 0.6, clubs
     assert report["card_accuracy"] >= 0.85
+    assert report["card_accuracy_pair_vote"] >= report["card_accuracy"]
 
 
 @pytest.mark.slow

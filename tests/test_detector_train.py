@@ -111,3 +111,32 @@ def test_int8_finder_finds_the_same_corners_as_the_float_export(tmp_path):
             matched += any(iou(ref, b) > 0.7 for b in boxes)
     assert total >= 20
     assert matched / total >= 0.9
+
+
+@pytest.mark.slow
+def test_int8_namer_is_smaller_reads_in_both_engines_and_gives_the_float_probabilities(tmp_path):
+    """`gintray train export` ships the namer with an int8 trunk; the fully connected layers and
+    the rank x suit product stay float, so probabilities sum to one and follow the float model,
+    in onnxruntime and in OpenCV's DNN module (the opencv backend reads the same file)."""
+    import torch
+    from detector_helpers import DEV, SHARED, dev_or_skip
+
+    dev_or_skip()
+    from vision.detector import Namer
+    from vision.quantize import calibration_crops, quantize_namer
+    from vision.train_classifier import build_model, export_onnx
+
+    torch.manual_seed(0)
+    float_onnx = tmp_path / "namer.onnx"
+    export_onnx(build_model(), float_onnx)
+    train = SHARED / "data" / "real-cards" / "train"
+    int8 = quantize_namer(float_onnx, tmp_path / "int8.onnx", train, every=60)
+    assert int8.stat().st_size < float_onnx.stat().st_size / 1.5
+
+    crops = next(calibration_crops(DEV, every=5, batch=64))
+    reference = Namer(float_onnx)._run(crops)
+    quantised = Namer(int8)._run(crops)
+    assert quantised.shape == (64, 53)
+    np.testing.assert_allclose(quantised.sum(axis=1), 1.0, atol=1e-4)
+    np.testing.assert_allclose(quantised, reference, atol=1e-3)
+    np.testing.assert_allclose(Namer(int8, "opencv")._run(crops), reference, atol=1e-3)

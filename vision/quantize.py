@@ -1,15 +1,17 @@
-"""Quantise the corner finder's ONNX export to 8-bit integers (static, QDQ, per channel).
+"""Quantise the ONNX models to 8-bit integers (static, QDQ, per channel).
 
 The int8 finder is a quarter of the float file and faster on a CPU; the detection head's last
 layers (box decoding, the class logits and the output concat, which mixes pixel coordinates
-with 0-1 scores) stay in float, since one shared 8-bit scale cannot hold both. Calibration
-frames are real training photos, never the dev set that the model is measured on.
+with 0-1 scores) stay in float, since one shared 8-bit scale cannot hold both. The int8 namer
+keeps its fully connected layers and the rank x suit probabilities in float. Calibration uses
+real training photos (frames for the finder, their labelled corner crops for the namer), never
+the dev set that the models are measured on.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import cv2
@@ -39,8 +41,27 @@ def _keep_in_float(node_name: str) -> bool:
     return not in_branch or node_name.endswith(".2/Conv")
 
 
-def quantize_finder(src: Path, dst: Path, calibration: Path, every: int = 10) -> Path:
-    """Write an int8 copy of the float ONNX finder `src` to `dst`, calibrated on `calibration`."""
+def calibration_crops(
+    folder: Path, every: int = 3, batch: int = 32
+) -> Iterator[np.ndarray]:
+    """Namer input batches: the labelled corner crops of every `every`-th image of `folder`
+    (a YOLO folder with images/ and labels/)."""
+    from vision.corner_crops import crop_corner, to_tensor_layout
+    from vision.evaluate import labelled_frames
+
+    crops = []
+    for i, (_, frame, truth) in enumerate(labelled_frames(folder)):
+        if i % every == 0 and frame is not None:
+            crops += [crop_corner(frame, box) for _, box in truth.boxes]
+    for start in range(0, len(crops), batch):
+        yield to_tensor_layout(crops[start : start + batch])
+
+
+def _quantize(
+    src: Path, dst: Path, inputs: Iterator[np.ndarray], float_nodes: Callable[[list], list[str]]
+) -> Path:
+    """Static QDQ int8 copy of `src` calibrated on `inputs`; the nodes named by
+    `float_nodes(nodes of the prepared graph)` stay float."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -50,24 +71,23 @@ def quantize_finder(src: Path, dst: Path, calibration: Path, every: int = 10) ->
     )
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    class Frames(CalibrationDataReader):
+    class Inputs(CalibrationDataReader):
         def __init__(self, name: str) -> None:
-            self.frames = calibration_frames(calibration, every)
             self.name = name
 
         def get_next(self) -> dict | None:
-            blob = next(self.frames, None)
+            blob = next(inputs, None)
             return None if blob is None else {self.name: blob}
 
     with tempfile.TemporaryDirectory() as tmp:
         prepared = Path(tmp) / "prepared.onnx"
         quant_pre_process(str(src), str(prepared), skip_symbolic_shape=True)
         model = onnx.load(str(prepared))
-        keep = [n.name for n in model.graph.node if _keep_in_float(n.name)]
+        keep = float_nodes(list(model.graph.node))
         quantize_static(
             str(prepared),
             str(dst),
-            Frames(model.graph.input[0].name),
+            Inputs(model.graph.input[0].name),
             quant_format=QuantFormat.QDQ,
             per_channel=True,
             activation_type=QuantType.QUInt8,
@@ -75,3 +95,26 @@ def quantize_finder(src: Path, dst: Path, calibration: Path, every: int = 10) ->
             nodes_to_exclude=keep,
         )
     return dst
+
+
+def quantize_finder(src: Path, dst: Path, calibration: Path, every: int = 10) -> Path:
+    """Write an int8 copy of the float ONNX finder `src` to `dst`, calibrated on `calibration`."""
+    frames = calibration_frames(calibration, every)
+    return _quantize(
+        src, dst, frames, lambda nodes: [n.name for n in nodes if _keep_in_float(n.name)]
+    )
+
+
+def quantize_namer(src: Path, dst: Path, calibration: Path, every: int = 3) -> Path:
+    """Write an int8 copy of the float ONNX namer `src` to `dst`.
+
+    Calibrated on the labelled corner crops of the YOLO folder `calibration`. The convolutional
+    trunk is int8; from the Flatten on (fully connected layers, softmax, rank x suit product)
+    stays float, which is also what OpenCV's DNN module can read.
+    """
+
+    def from_flatten(nodes: list) -> list[str]:
+        first = next(i for i, n in enumerate(nodes) if n.op_type == "Flatten")
+        return [n.name for n in nodes[first:]]
+
+    return _quantize(src, dst, calibration_crops(calibration, every), from_flatten)

@@ -137,8 +137,17 @@ def export_models(args: argparse.Namespace) -> int:
         quantize_finder(float_onnx, onnx, Path(args.calibration))
         float_onnx.unlink()
     print(f"corner finder: {pt} and {onnx}")
-    export_checkpoint(Path(args.namer), out / "gintray-namer.onnx")
-    print(f"namer: {out / 'gintray-namer.onnx'}")
+    namer = out / "gintray-namer.onnx"
+    if args.calibration:
+        from vision.quantize import quantize_namer
+
+        float_namer = namer.with_suffix(".float.onnx")
+        export_checkpoint(Path(args.namer), float_namer)
+        quantize_namer(float_namer, namer, Path(args.calibration).parent)
+        float_namer.unlink()
+    else:
+        export_checkpoint(Path(args.namer), namer)
+    print(f"namer: {namer}")
     return 0
 
 
@@ -172,7 +181,8 @@ def main(argv: list[str]) -> int:
     exp.add_argument(
         "--calibration",
         default=str(DEFAULT_REAL / "images"),
-        help="images to calibrate the int8 ONNX finder on ('' keeps it in float)",
+        help="images (of a YOLO folder with labels/ beside them) to calibrate the int8 ONNX "
+        "finder and namer on ('' keeps both in float)",
     )
     cls = sub.add_parser("classifier", help="train the corner-crop CNN that names the card")
     from vision.train_classifier import add_arguments

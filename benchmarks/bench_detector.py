@@ -8,8 +8,8 @@ Frames are the shared dev photos (640x640, squeezed from 16:9 webcam frames) res
 pipeline (`CardDetector.detect`: scale policy, corner finder, crops, namer) on the same frames
 in the same process after one warm-up pass, interleaved frame by frame; the script prints the
 median and 90th-percentile latency per frame, the ratio to the ultralytics backend, and the
-corner finder's share. `--float-onnx` adds the finder's float ONNX export (the shipped one is
-int8) as a row of its own. Set
+corner finder's share. `--float-onnx` and `--float-namer` add a row "onnx-float" that runs
+the float ONNX exports of the finder and/or the namer (the shipped ones are int8). Set
 GINTRAY_THREADS to pin the thread count (default: all cores).
 """
 
@@ -86,6 +86,12 @@ def main(argv: list[str] | None = None) -> int:
         "make one with ultralytics: YOLO('models/gintray-corners.pt').export(format='onnx', "
         "dynamic=True, opset=17))",
     )
+    ap.add_argument(
+        "--float-namer",
+        type=Path,
+        help="the namer's float ONNX for the onnx-float row (gintray train export --calibration '' "
+        "writes one)",
+    )
     args = ap.parse_args(argv)
     images = frames(args.frames)
     if not images:
@@ -98,8 +104,10 @@ def main(argv: list[str] | None = None) -> int:
             detectors[name] = load_detector(name, turns=args.turns)
         except DetectorUnavailable as exc:
             print(f"  {name:<12} unavailable: {exc}")
-    if args.float_onnx:
-        detectors["onnx-float"] = load_detector("onnx", args.float_onnx, turns=args.turns)
+    if args.float_onnx or args.float_namer:
+        detectors["onnx-float"] = load_detector(
+            "onnx", args.float_onnx, args.float_namer, turns=args.turns
+        )
     results = time_backends(detectors, images, args.rounds)
     ref = (results.get("ultralytics") or {}).get("median")
     print(

@@ -60,12 +60,14 @@ def served(tmp_path):
         # Let the worker threads finish their responses before anything is closed: a worker that
         # pulls the server's trigger after close() writes into a closed descriptor, which the
         # next test may already have reopened as its SQLite file (seen as "file is not a
-        # database" in CI). Then close every channel, which ends the server's loop.
+        # database" in CI). Then close every channel from the server's own loop (a close from
+        # this thread would pull the descriptors from under its select()), which ends the loop.
         server.task_dispatcher.shutdown(timeout=15)
         from waitress import wasyncore
 
-        wasyncore.close_all(server._map)
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
         thread.join(timeout=15)
+        assert not thread.is_alive(), "the test server did not stop"
 
 
 def draw_signature(page, canvas) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.detection import Detection
+from vision.detection import Detection, iou
 
 CARD_CLASS_NAMES_FALLBACK = None  # resolved lazily from vision.synth.scene
 
@@ -75,15 +75,6 @@ def load_truth(folder: Path, image: Path, shape: tuple[int, int], names: list[st
         box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
         truth.boxes.append((code, box))
     return truth
-
-
-def iou(a, b) -> float:
-    """Intersection over union of two x1, y1, x2, y2 boxes."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def average_precision(scored: list[tuple[float, bool]], n_truth: int) -> float:

@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.camera import Camera, Frame
+from vision.detection import iou
 from vision.events import CameraBack, CameraLost, Event, HandDealt, SpreadRead, TableRead
 from vision.grouping import (
     DetectionLike,
@@ -159,7 +160,7 @@ class NativeScaleDetector:
                                            det.confidence))
         kept: list[Any] = []
         for det in sorted(found, key=lambda d: -d.confidence):
-            if all(k.card != det.card or _iou(k.box, det.box) < 0.4 for k in kept):
+            if all(k.card != det.card or iou(k.box, det.box) < 0.4 for k in kept):
                 kept.append(det)
         if self.scale != 1.0:
             kept = [type(d)(d.card, tuple(v / self.scale for v in d.box), d.confidence)
@@ -173,14 +174,6 @@ def _with_tiles(detector: Any, layout: TableLayout | None, tile: int | None) -> 
     if detector is None or not (tile or scale):
         return detector
     return NativeScaleDetector(detector, tile or 640, scale=scale or 1.0)
-
-
-def _iou(a: Sequence[float], b: Sequence[float]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def read_image(image: np.ndarray, layout: TableLayout | None = None,

@@ -11,6 +11,7 @@ import argparse
 import copy
 import json
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -179,21 +180,36 @@ def _sharpen(patch: np.ndarray, sigma: float, amount: float) -> np.ndarray:
     return cv2.addWeighted(patch, 1 + amount, soft, -amount, 0)
 
 
+@dataclass(frozen=True)
+class CropAugmentation:
+    """How training crops are degraded; the shares are the command-line options of the same
+    names (`add_arguments`)."""
+
+    blur_max: float = 1.2
+    tilt_share: float = 0.0
+    squash_share: float = 0.0
+    sharpen_share: float = 0.0
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> CropAugmentation:
+        """The policy the training options ask for."""
+        return cls(args.blur_max, args.tilt_share, args.squash_share, args.sharpen_share)
+
+
 def _augment(
     rng: np.random.Generator,
     img: np.ndarray,
     box,
+    policy: CropAugmentation,
     real: bool,
-    blur_max: float = 1.2,
-    tilt_share: float = 0.0,
     webcam: bool = False,
-    squash_share: float = 0.0,
-    sharpen_share: float = 0.0,
 ) -> np.ndarray:
-    if real and rng.random() < tilt_share:
+    """A training crop of `box` in `img`: real crops may be tilted, webcam-like ones squeezed,
+    downscaled, sharpened and JPEG-compressed; then box jitter, turns, colour, blur, noise."""
+    if real and rng.random() < policy.tilt_share:
         img, box = tilt_about_box(img, box, float(rng.uniform(-180, 180)))
         webcam = True
-    if webcam and rng.random() < squash_share:  # a 16:9 frame stretched to a square, after
+    if webcam and rng.random() < policy.squash_share:  # a 16:9 frame stretched to a square, after
         fx = rng.uniform(0.5, 0.7)  # the card's tilt: a shear in the index's own axes
         img = cv2.resize(img, None, fx=fx, fy=1.0, interpolation=cv2.INTER_AREA)
         box = (box[0] * fx, box[1], box[2] * fx, box[3])
@@ -209,7 +225,7 @@ def _augment(
         side = int(rng.uniform(18, 48))
         aspect = rng.uniform(0.55, 1.0) if rng.random() < 0.5 else 1.0
         small = cv2.resize(patch, (max(6, int(side * aspect)), side), interpolation=cv2.INTER_AREA)
-        if webcam and rng.random() < sharpen_share:
+        if webcam and rng.random() < policy.sharpen_share:
             small = _sharpen(small, float(rng.uniform(0.5, 1.5)), float(rng.uniform(0.5, 1.5)))
         if webcam and rng.random() < 0.6:
             small = _jpeg(small, int(rng.integers(35, 90)))
@@ -220,8 +236,8 @@ def _augment(
     patch = patch.astype(np.float32)
     patch = patch * rng.uniform(0.75, 1.25) + rng.uniform(-20, 20)
     patch = patch * rng.uniform(0.85, 1.15, 3)
-    if rng.random() < (0.5 if real and blur_max > 1.2 else 0.3):  # webcam focus blur
-        patch = cv2.GaussianBlur(patch, (0, 0), rng.uniform(0.4, blur_max))
+    if rng.random() < (0.5 if real and policy.blur_max > 1.2 else 0.3):  # webcam focus blur
+        patch = cv2.GaussianBlur(patch, (0, 0), rng.uniform(0.4, policy.blur_max))
     patch += rng.normal(0, rng.uniform(0, 8), patch.shape)
     return np.clip(patch, 0, 255).astype(np.uint8)
 
@@ -243,6 +259,8 @@ def _none_box(rng: np.random.Generator, src: CornerSource) -> tuple[int, tuple]:
 
 def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: int, args):
     """A batch of (patch, namer index) pairs drawn from synthetic, real and "none" samples."""
+    policy = CropAugmentation.from_args(args)
+    glyph_policy = replace(policy, tilt_share=0.0)  # drawn at any angle already
     patches, labels = [], []
     for _ in range(n):
         r = rng.random()
@@ -253,7 +271,7 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
                 else real
             )
             i, box = _none_box(rng, src)
-            patches.append(_augment(rng, src.images[i], box, real=False))
+            patches.append(_augment(rng, src.images[i], box, CropAugmentation(), real=False))
             labels.append(NONE_INDEX)
             continue
         if r > 1 - args.glyph_share:  # a procedural index, seen as a webcam sees it
@@ -261,35 +279,13 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
             if rng.random() < args.black_glyph_share:
                 label = NAMER_CLASSES.index(NAMER_CLASSES[label][0] + "CS"[int(rng.integers(2))])
             img, box = sample_index(rng, NAMER_CLASSES[label])
-            patches.append(
-                _augment(
-                    rng,
-                    img,
-                    box,
-                    True,
-                    args.blur_max,
-                    webcam=True,
-                    squash_share=args.squash_share,
-                    sharpen_share=args.sharpen_share,
-                )
-            )
+            patches.append(_augment(rng, img, box, glyph_policy, real=True, webcam=True))
             labels.append(label)
             continue
         use_real = real is not None and r < args.none_share + args.real_share
         src = real if use_real else synth[int(rng.integers(len(synth)))]
         i, box, label = src.boxes[int(rng.integers(len(src.boxes)))]
-        patches.append(
-            _augment(
-                rng,
-                src.images[i],
-                box,
-                use_real,
-                args.blur_max,
-                args.tilt_share,
-                squash_share=args.squash_share,
-                sharpen_share=args.sharpen_share,
-            )
-        )
+        patches.append(_augment(rng, src.images[i], box, policy, real=use_real))
         labels.append(label)
     return to_tensor_layout(patches), np.array(labels, np.int64)
 

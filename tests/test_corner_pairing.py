@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from vision.corner_crops import NAMER_CLASSES
-from vision.corner_pairing import index_size, pair_corners, vote_pairs
+from vision.corner_pairing import pair_corners, vote_pairs
+from vision.grouping import index_unit
 
 SIZE = 20.0  # index box side in pixels
 
@@ -73,5 +74,5 @@ def test_a_false_corner_is_not_paired_and_keeps_its_not_a_corner_reading():
 
 
 def test_index_size_is_the_median_box_side():
-    assert index_size([[0, 0, 10, 10], [0, 0, 20, 20], [0, 0, 40, 40]]) == pytest.approx(20)
-    assert index_size([]) == 1.0
+    assert index_unit([[0, 0, 10, 10], [0, 0, 20, 20], [0, 0, 40, 40]]) == pytest.approx(20)
+    assert index_unit([]) == 1.0

@@ -6,7 +6,7 @@ read right. Two found corners that lie a card's diagonal apart and whose reading
 are taken as one card: both get the pair's joint reading (the product of their probabilities,
 renormalised), so the surer corner carries the doubtful one.
 
-The distance window is in units of the frame's typical index size (median sqrt(box area)). On
+The distance window is in units of the frame's typical index size (`grouping.index_unit`). On
 the real training photos (`../shared/data/real-cards/train`, one card held to a camera) the two
 indices of one card lie 3.5 to 6.3 units apart (5th to 95th percentile, largest 8.3), which
 gives the default window of 3 to 9 units. Pairs are matched greedily, most agreeing first, and
@@ -15,19 +15,12 @@ each corner joins at most one pair.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-
 import numpy as np
 
-PAIR_REACH = (3.0, 9.0)  # a card's two indices lie this many index sizes apart
+from vision.grouping import SAME_CARD_REACH, index_unit
+
+PAIR_REACH = (3.0, SAME_CARD_REACH)  # a card's two indices lie this many index sizes apart
 MIN_AGREEMENT = 0.2  # probability that both corners show the same card, to pair them
-
-
-def index_size(boxes: Sequence[Sequence[float]]) -> float:
-    """Median sqrt(area) of x1, y1, x2, y2 boxes; 1.0 without boxes."""
-    sizes = [math.sqrt(max(b[2] - b[0], 1e-6) * max(b[3] - b[1], 1e-6)) for b in boxes]
-    return float(np.median(sizes)) if sizes else 1.0
 
 
 def pair_corners(
@@ -45,7 +38,7 @@ def pair_corners(
     n = len(boxes)
     if n < 2:
         return []
-    unit = index_size(boxes)
+    unit = index_unit(boxes)
     centers = np.column_stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2])
     distance = np.linalg.norm(centers[:, None] - centers[None], axis=2) / unit
     cards = probs[:, :-1]

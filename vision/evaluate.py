@@ -154,12 +154,13 @@ def card_scores(results, threshold: float) -> dict:
     }
 
 
-def labelled_frames(folder: Path):
-    """(image path, BGR frame or None when unreadable, its labels) for every image of a folder."""
+def labelled_frames(folder: Path, every: int = 1):
+    """(image path, BGR frame or None when unreadable, its labels) for every `every`-th image of
+    a folder (only those are read)."""
     import cv2
 
     names = _class_names(folder)
-    for image in sorted((folder / "images").iterdir()):
+    for image in sorted((folder / "images").iterdir())[::every]:
         frame = cv2.imread(str(image))
         truth = load_truth(folder, image, frame.shape[:2], names) if frame is not None else None
         yield image, frame, truth
@@ -228,8 +229,6 @@ def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
 
 def _naming_report(labelled: list[tuple[list[str], list, list]], namer, turns: int) -> dict:
     """Naming scores over frames given as (codes, boxes, crops)."""
-    import numpy as np
-
     from vision.corner_crops import NAMER_CLASSES
     from vision.corner_pairing import vote_pairs
 

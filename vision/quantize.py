@@ -50,8 +50,8 @@ def calibration_crops(
     from vision.evaluate import labelled_frames
 
     crops = []
-    for i, (_, frame, truth) in enumerate(labelled_frames(folder)):
-        if i % every == 0 and frame is not None:
+    for _, frame, truth in labelled_frames(folder, every):
+        if frame is not None:
             crops += [crop_corner(frame, box) for _, box in truth.boxes]
     for start in range(0, len(crops), batch):
         yield to_tensor_layout(crops[start : start + batch])

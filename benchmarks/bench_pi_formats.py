@@ -1,5 +1,6 @@
 """Detector formats for the Raspberry Pi, side by side: ONNX (onnxruntime) against NCNN.
 
+    .venv/bin/pip install -e '.[bench]'   # ncnn and pnnx
     .venv/bin/python benchmarks/bench_pi_formats.py [--weights models/gintray-corners.pt]
                                                     [--imgsz 640] [--runs 40] [--threads N]
 

@@ -1,5 +1,6 @@
 """Rules-engine benchmark: minimum-deadwood search side by side with RLCard, and full scoring.
 
+Needs the bench extra (RLCard): .venv/bin/pip install -e '.[bench]'
 Run:  .venv/bin/python benchmarks/bench_scorer.py            (10,000 random + 10,000 meld-heavy)
       .venv/bin/python benchmarks/bench_scorer.py --hands 2000 --seed 7
 

@@ -75,6 +75,19 @@ def test_tiny_detector_and_namer_training_produce_usable_weights(tmp_path):
     assert probs.shape == (2, 53)
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
 
+    # training goes on from that namer, widened; the checkpoint remembers its widths
+    wider = tmp_path / "namer-wide"
+    args = ["classifier", "--synth", str(synth), "--real", "", "--minutes", "0.02"]
+    args += ["--batch", "8", "--init", str(namer / "namer.pt"), "--widths", "16,32,96,192"]
+    assert train_main([*args, "--out", str(wider)]) == 0
+    import torch
+
+    state = torch.load(wider / "namer.pt", map_location="cpu", weights_only=False)
+    assert state["widths"] == [16, 32, 96, 192]
+    assert state["model"]["6.3.weight"].shape[:2] == (192, 192)
+    session = ort.InferenceSession(str(wider / "namer.onnx"), providers=["CPUExecutionProvider"])
+    assert session.run(None, {"crops": np.zeros((2, 3, 48, 48), np.float32)})[0].shape == (2, 53)
+
 
 @pytest.mark.slow
 def test_int8_finder_finds_the_same_corners_as_the_float_export(tmp_path):

@@ -30,6 +30,7 @@ from vision.synth.scene import CLASS_NAMES, class_name_to_code
 
 NONE_INDEX = len(NAMER_CLASSES) - 1
 N_RANK_OUT = 14  # 13 ranks + "not a corner"
+NAMER_WIDTHS = (16, 32, 64, 128)  # channels of the four stages (checkpoints before "widths")
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -91,10 +92,28 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         help="share of webcam-scale crops sharpened (unsharp mask, as webcams do) before JPEG",
     )
     ap.add_argument("--init", default="", help="start from this namer.pt's weights (new optimiser)")
+    ap.add_argument(
+        "--widths",
+        type=parse_widths,
+        default=None,
+        help="channels of the four stages, e.g. 16,32,96,192 (default: --init's, else "
+        + ",".join(map(str, NAMER_WIDTHS))
+        + "); wider than --init's widens it without changing its output (vision/namer_widen.py)",
+    )
 
 
-def build_model():  # -> torch.nn.Module
+def parse_widths(text: str) -> tuple[int, ...]:
+    """'16,32,64,128' -> (16, 32, 64, 128): channels of the namer's four stages."""
+    widths = tuple(int(v) for v in text.split(","))
+    if len(widths) != 4 or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"--widths wants four positive channel counts: {text!r}")
+    return widths
+
+
+def build_model(widths: tuple[int, ...] = NAMER_WIDTHS):  # -> torch.nn.Module
     """The namer CNN on a 48x48 RGB crop: 14 rank logits (13 ranks + "none"), 4 suit logits.
+
+    `widths` are the channels of its four convolution stages.
 
     The last feature map keeps its 6x6 layout (no global pooling) so that where the suit sits
     relative to the rank, which tells an upside-down 6 from a 9, reaches the classifier.
@@ -111,15 +130,16 @@ def build_model():  # -> torch.nn.Module
             nn.ReLU(True),
         )
 
+    w1, w2, w3, w4 = widths
     return nn.Sequential(
-        stage(3, 16),
+        stage(3, w1),
         nn.MaxPool2d(2),
-        stage(16, 32),
+        stage(w1, w2),
         nn.MaxPool2d(2),
-        stage(32, 64),
+        stage(w2, w3),
         nn.MaxPool2d(2),
-        stage(64, 128),
-        nn.Conv2d(128, 32, 1),
+        stage(w3, w4),
+        nn.Conv2d(w4, 32, 1),
         nn.ReLU(True),
         nn.Flatten(),
         nn.Linear(32 * 6 * 6, 192),
@@ -330,14 +350,28 @@ def train_classifier(args: argparse.Namespace) -> int:
     print(
         f"synth corners {sum(len(s.boxes) for s in synth)}, real {len(real.boxes) if real else 0}"
     )
-    model = build_model()
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     step = 0
     ckpt = out / "namer.pt"
     ema = None
-    if args.init and not (args.resume and ckpt.exists()):
+    start_state = None
+    if args.resume and ckpt.exists():
+        widths = _checkpoint_widths(torch.load(ckpt, map_location="cpu", weights_only=False))
+    elif args.init:
         start_state = torch.load(args.init, map_location="cpu", weights_only=False)
-        model.load_state_dict(start_state.get("ema") or start_state["model"])
+        widths = args.widths or _checkpoint_widths(start_state)
+    else:
+        widths = args.widths or NAMER_WIDTHS
+    model = build_model(widths)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    if start_state is not None:
+        weights = start_state.get("ema") or start_state["model"]
+        if widths != _checkpoint_widths(start_state):
+            from vision.namer_widen import widen_state
+
+            old = _checkpoint_widths(start_state)
+            weights = widen_state(weights, old, widths, rng, noise=0.01)
+            print(f"widened {args.init} from {old} to {widths}")
+        model.load_state_dict(weights)
     if args.ema:
         ema = copy.deepcopy(model).eval()
     if args.resume and ckpt.exists():
@@ -349,7 +383,12 @@ def train_classifier(args: argparse.Namespace) -> int:
             ema.load_state_dict(state.get("ema") or state["model"])
 
     def save() -> None:
-        state = {"model": model.state_dict(), "opt": opt.state_dict(), "step": step}
+        state = {
+            "model": model.state_dict(),
+            "opt": opt.state_dict(),
+            "step": step,
+            "widths": list(widths),
+        }
         if ema is not None:
             state["ema"] = ema.state_dict()
         torch.save(state, ckpt)
@@ -416,7 +455,12 @@ def export_checkpoint(ckpt: Path, onnx_path: Path) -> None:
     """
     import torch
 
-    model = build_model()
     state = torch.load(ckpt, map_location="cpu", weights_only=False)
+    model = build_model(_checkpoint_widths(state))
     model.load_state_dict(state.get("ema") or state["model"])
     export_onnx(model, Path(onnx_path))
+
+
+def _checkpoint_widths(state: dict) -> tuple[int, ...]:
+    """The stage widths a namer checkpoint was saved with."""
+    return tuple(state.get("widths") or NAMER_WIDTHS)

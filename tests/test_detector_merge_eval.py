@@ -85,3 +85,42 @@ def test_namer_alone_on_labelled_boxes_counts_which_suit_is_read_as_which(tmp_pa
     assert report["rank_accuracy"] == pytest.approx(2 / 3, abs=1e-3)
     assert report["suits_read_as"]["C"] == {"S": 2}
     assert report["suits_read_as"]["S"] == {"S": 1}
+
+
+def _fixes_csv(tmp_path, rows: str):
+    path = tmp_path / "fixes.csv"
+    path.write_text("image,box,labelled,corrected,why\n" + rows)
+    return path
+
+
+def test_a_label_fix_corrects_the_named_box_and_scores_change_accordingly(tmp_path):
+    from vision.evaluate import apply_label_fixes, load_label_fixes
+
+    truth = ImageTruth(tmp_path / "a.jpg", [("4S", (0, 0, 10, 20)), ("4S", (50, 50, 60, 70))])
+    read = [Detection("3S", (0, 0, 10, 20), 0.9), Detection("3S", (50, 50, 60, 70), 0.9)]
+    assert card_scores([(truth, read)], 0.25)["card_f1"] == 0.0
+    fixes = load_label_fixes(_fixes_csv(tmp_path, 'a.jpg,0,4S,3S,"reads 3"\nb.jpg,0,4C,3C,x\n'))
+    assert apply_label_fixes(truth, fixes) == 1
+    assert truth.boxes == [("3S", (0, 0, 10, 20)), ("4S", (50, 50, 60, 70))]
+    assert card_scores([(truth, read)], 0.25)["card_precision"] == 1.0
+
+
+def test_a_fix_that_no_longer_matches_the_labels_is_refused(tmp_path):
+    from vision.evaluate import apply_label_fixes, load_label_fixes
+
+    truth = ImageTruth(tmp_path / "a.jpg", [("4S", (0, 0, 10, 20))])
+    for row in ("a.jpg,0,4C,3C,x\n", "a.jpg,3,4S,3S,x\n"):
+        with pytest.raises(ValueError, match=r"label fix for a\.jpg"):
+            apply_label_fixes(truth, load_label_fixes(_fixes_csv(tmp_path, row)))
+    assert truth.boxes == [("4S", (0, 0, 10, 20))]
+
+
+def test_eval_detector_says_clearly_when_the_fixes_file_is_unreadable(tmp_path, capsys):
+    from vision.evaluate import main
+
+    (tmp_path / "images").mkdir()
+    bad = tmp_path / "fixes.csv"
+    bad.write_text("picture,where\nx,1\n")
+    assert main([str(tmp_path), "--label-fixes", str(bad)]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main([str(tmp_path), "--label-fixes", str(tmp_path / "missing.csv")]) == 2

@@ -77,6 +77,48 @@ def load_truth(folder: Path, image: Path, shape: tuple[int, int], names: list[st
     return truth
 
 
+@dataclass(frozen=True)
+class LabelFix:
+    """One labelled box corrected after looking at the photo: the `box`-th card line of
+    `image`'s label file says `labelled`, the card shown is `corrected`."""
+
+    image: str
+    box: int
+    labelled: str
+    corrected: str
+
+
+def load_label_fixes(path: Path) -> list[LabelFix]:
+    """Corrections from a CSV with columns image, box, labelled, corrected (and any notes)."""
+    import csv
+
+    with path.open(newline="") as fh:
+        return [
+            LabelFix(row["image"], int(row["box"]), row["labelled"], row["corrected"])
+            for row in csv.DictReader(fh)
+        ]
+
+
+def apply_label_fixes(truth: ImageTruth, fixes: list[LabelFix]) -> int:
+    """Correct `truth` in place with the fixes for its image; returns how many applied.
+
+    A fix whose box does not say what the fix expects is an error: the labels changed, so the
+    fix may no longer be right.
+    """
+    applied = 0
+    for fix in fixes:
+        if fix.image != truth.path.name:
+            continue
+        if fix.box >= len(truth.boxes) or truth.boxes[fix.box][0] != fix.labelled:
+            raise ValueError(
+                f"label fix for {fix.image} box {fix.box} expects {fix.labelled}, the labels say "
+                f"{truth.boxes[fix.box][0] if fix.box < len(truth.boxes) else 'no such box'}"
+            )
+        truth.boxes[fix.box] = (fix.corrected, truth.boxes[fix.box][1])
+        applied += 1
+    return applied
+
+
 def average_precision(scored: list[tuple[float, bool]], n_truth: int) -> float:
     """COCO 101-point interpolated AP from (score, is_true_positive) pairs."""
     if n_truth == 0:
@@ -167,21 +209,28 @@ def labelled_frames(folder: Path, every: int = 1):
 
 
 def evaluate_folder(
-    folder: Path, detector, threshold: float = 0.25, labelled_boxes: bool = False
+    folder: Path,
+    detector,
+    threshold: float = 0.25,
+    labelled_boxes: bool = False,
+    label_fixes: list[LabelFix] | None = None,
 ) -> dict:
     """Run the detector on every image of a YOLO folder and score it.
 
     With `labelled_boxes`, the report also has the namer alone on every labelled box
-    (`namer_on_labelled_boxes`), from the same pass over the images.
+    (`namer_on_labelled_boxes`), from the same pass over the images. `label_fixes` correct
+    labels known to be wrong before scoring (the report counts them).
     """
     results = []
     errors = []
+    fixed = 0
     labelled: list[tuple[list[str], list, list]] = []
     started = time.perf_counter()
     for image, frame, truth in labelled_frames(folder):
         if frame is None:
             errors.append(str(image))
             continue
+        fixed += apply_label_fixes(truth, label_fixes or [])
         results.append((truth, detector.detect(frame, min_confidence=0.001)))
         if labelled_boxes:
             labelled.append(_labelled_crops(frame, truth))
@@ -195,6 +244,7 @@ def evaluate_folder(
         "threshold": threshold,
         **card_scores(results, threshold),
         "seconds_per_image": round(elapsed / max(len(results), 1), 3),
+        "labels_fixed": fixed,
     }
     if labelled_boxes:
         report["namer_on_labelled_boxes"] = _naming_report(
@@ -277,10 +327,23 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="also name every labelled box with the namer alone (naming without finding)",
     )
+    ap.add_argument(
+        "--label-fixes",
+        type=Path,
+        help="CSV of labels corrected after looking at the photos (image, box, labelled, "
+        "corrected); e.g. models/dev_label_fixes.csv for the shared dev folder",
+    )
     args = ap.parse_args(argv)
     if not (args.folder / "images").is_dir():
         print(f"gintray eval-detector: {args.folder}/images is not a folder", file=sys.stderr)
         return 2
+    fixes = []
+    if args.label_fixes:
+        try:
+            fixes = load_label_fixes(args.label_fixes)
+        except (OSError, KeyError, ValueError) as exc:
+            print(f"gintray eval-detector: cannot read {args.label_fixes}: {exc}", file=sys.stderr)
+            return 2
     from vision.detector import DetectorUnavailable, load_detector
 
     try:
@@ -294,11 +357,17 @@ def main(argv: list[str]) -> int:
     except DetectorUnavailable as exc:
         print(f"gintray eval-detector: {exc}", file=sys.stderr)
         return 2
-    report = evaluate_folder(args.folder, detector, args.conf, args.labelled_boxes)
+    try:
+        report = evaluate_folder(args.folder, detector, args.conf, args.labelled_boxes, fixes)
+    except ValueError as exc:
+        print(f"gintray eval-detector: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(report))
         return 0
     print(f"{report['images']} images, {report['labelled_corners']} labelled corners")
+    if report["labels_fixed"]:
+        print(f"{report['labels_fixed']} labels corrected from {args.label_fixes}")
     print(f"mAP50 {report['map50']:.3f}  (class-agnostic {report['map50_class_agnostic']:.3f})")
     print(
         f"cards @ {args.conf}: precision {report['card_precision']:.3f}  "

@@ -57,7 +57,12 @@ def crop_context(image: np.ndarray, box: tuple[float, float, float, float]) -> n
 
 
 def build_suit_model():  # -> torch.nn.Module
-    """Small CNN: 64x64 RGB in [0, 1] -> 4 suit logits (global pooling: pips anywhere)."""
+    """Small CNN: 64x64 RGB in [0, 1] -> 4 suit logits.
+
+    The last 8x8 feature map keeps its layout into the classifier (no global pooling): the
+    suit asked for is the one of the index in the middle, and pips of other cards lying next
+    to it must weigh less than those of its own card.
+    """
     from torch import nn
 
     def conv(cin: int, cout: int, stride: int = 1) -> list:
@@ -76,10 +81,13 @@ def build_suit_model():  # -> torch.nn.Module
         nn.MaxPool2d(2),  # 8x8
         *conv(48, 64),
         *conv(64, 64),
-        nn.AdaptiveAvgPool2d(1),
+        nn.Conv2d(64, 16, 1),
+        nn.ReLU(True),
         nn.Flatten(),
-        nn.Dropout(0.1),
-        nn.Linear(64, len(SUITS)),
+        nn.Linear(16 * 8 * 8, 128),
+        nn.ReLU(True),
+        nn.Dropout(0.2),
+        nn.Linear(128, len(SUITS)),
     )
 
 

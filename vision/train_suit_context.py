@@ -63,8 +63,8 @@ def context_sample(
         flags=cv2.INTER_AREA if abs(m[0, 0]) + abs(m[0, 1]) < 1 else cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE,
     )
-    if rng.random() < 0.7:  # webcam resolution: the square seen at 22-64 pixels
-        side = int(rng.uniform(22, CONTEXT_SIZE))
+    if rng.random() < 0.6:  # webcam resolution: the square seen at 36-64 pixels (an index
+        side = int(rng.uniform(36, CONTEXT_SIZE))  # 12-21 px long; smaller is unreadable)
         small = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
         if rng.random() < 0.3:
             small = _sharpen(small, float(rng.uniform(0.5, 1.5)), float(rng.uniform(0.5, 1.5)))

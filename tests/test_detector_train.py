@@ -88,16 +88,6 @@ def test_tiny_detector_and_namer_training_produce_usable_weights(tmp_path):
     session = ort.InferenceSession(str(wider / "namer.onnx"), providers=["CPUExecutionProvider"])
     assert session.run(None, {"crops": np.zeros((2, 3, 48, 48), np.float32)})[0].shape == (2, 53)
 
-    # the suit reader trains from the same folders and reads the card around an index
-    suit = tmp_path / "suit"
-    args = ["suit-context", "--synth", str(synth), "--real", "", "--minutes", "0.03"]
-    assert train_main([*args, "--batch", "8", "--out", str(suit)]) == 0
-    from vision.detector import SuitReader
-
-    image = np.full((200, 300, 3), 255, np.uint8)
-    probs = SuitReader(suit / "suit.onnx").probabilities(image, np.array([[10, 10, 30, 50.0]]))
-    assert probs.shape == (1, 4) and abs(float(probs.sum()) - 1) < 1e-4
-
 
 @pytest.mark.slow
 def test_int8_finder_finds_the_same_corners_as_the_float_export(tmp_path):

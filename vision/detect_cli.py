@@ -44,12 +44,6 @@ def main(argv: list[str]) -> int:
     ap.add_argument(
         "--no-pair-vote", action="store_true", help="name each corner alone (no corner-pair vote)"
     )
-    ap.add_argument("--suit", help="suit reader weights (default models/gintray-suit.onnx)")
-    ap.add_argument(
-        "--no-suit-context",
-        action="store_true",
-        help="suits from the index alone (no look at the card around it)",
-    )
     ap.add_argument("--conf", type=float, default=0.25, help="minimum score")
     args = ap.parse_args(argv)
     try:
@@ -60,8 +54,6 @@ def main(argv: list[str]) -> int:
             min_confidence=args.conf,
             turns=args.turns,
             pair_vote=not args.no_pair_vote,
-            suit_weights=args.suit,
-            suit_context=not args.no_suit_context,
         )
     except DetectorUnavailable as exc:
         print(f"gintray detect: {exc}", file=sys.stderr)

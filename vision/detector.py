@@ -22,15 +22,12 @@ import numpy as np
 from vision.corner_crops import NAMER_CLASSES, crop_corner, to_tensor_layout
 from vision.corner_pairing import vote_pairs
 from vision.detection import Detection
-from vision.suit_context import SUITS, crop_context
-from vision.suit_context import combine as combine_suits
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MODELS_DIR = REPO_ROOT / "models"
 DEFAULT_CORNERS_ONNX = MODELS_DIR / "gintray-corners.onnx"
 DEFAULT_CORNERS_PT = MODELS_DIR / "gintray-corners.pt"
 DEFAULT_NAMER_ONNX = MODELS_DIR / "gintray-namer.onnx"
-DEFAULT_SUIT_ONNX = MODELS_DIR / "gintray-suit.onnx"  # optional: the suit reader
 BACKENDS = ("onnx", "opencv", "ultralytics")
 DEFAULT_TURNS = 4  # quarter turns at which the namer reads each crop (1, 2 or 4)
 
@@ -154,8 +151,8 @@ class UltralyticsCornerFinder:
         return res.boxes.xyxy.numpy().astype(np.float32), res.boxes.conf.numpy().astype(np.float32)
 
 
-class _CropModel:
-    """An ONNX model over a batch of crops, run by onnxruntime or OpenCV DNN."""
+class Namer:
+    """Names a batch of corner crops with the namer CNN (onnxruntime or OpenCV DNN)."""
 
     def __init__(self, path: Path, engine: str = "onnx"):
         self.engine = engine
@@ -167,31 +164,6 @@ class _CropModel:
             opts = ort.SessionOptions()
             opts.intra_op_num_threads = _threads()
             self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-
-    def _run(self, x: np.ndarray) -> np.ndarray:
-        if self.engine == "opencv":
-            out = []
-            for i in range(len(x)):  # OpenCV DNN with a fixed batch of 1
-                self.net.setInput(x[i : i + 1])
-                out.append(np.asarray(self.net.forward()).reshape(1, -1))
-            return np.concatenate(out)
-        return self.session.run(None, {self.session.get_inputs()[0].name: x})[0]
-
-
-class SuitReader(_CropModel):
-    """The suit reader (`vision.suit_context`): suit probabilities from the card around an
-    index."""
-
-    def probabilities(self, image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """(N, 4) suit probabilities (clubs, diamonds, hearts, spades) for index boxes in a
-        BGR frame."""
-        if len(boxes) == 0:
-            return np.zeros((0, len(SUITS)), np.float32)
-        return self._run(to_tensor_layout([crop_context(image, tuple(b)) for b in boxes]))
-
-
-class Namer(_CropModel):
-    """Names a batch of corner crops with the namer CNN (onnxruntime or OpenCV DNN)."""
 
     def probabilities(self, patches: list[np.ndarray], turns: int = 4) -> np.ndarray:
         """(N, 53) class probabilities, the last column being "not a corner".
@@ -205,6 +177,15 @@ class Namer(_CropModel):
         turned = [np.rot90(p, k) for k in range(0, 4, step) for p in patches]
         probs = self._run(to_tensor_layout(turned))
         return probs.reshape(turns, len(patches), -1).mean(axis=0)
+
+    def _run(self, x: np.ndarray) -> np.ndarray:
+        if self.engine == "opencv":
+            out = []
+            for i in range(len(x)):  # OpenCV DNN with a fixed batch of 1
+                self.net.setInput(x[i : i + 1])
+                out.append(np.asarray(self.net.forward()).reshape(1, -1))
+            return np.concatenate(out)
+        return self.session.run(None, {self.session.get_inputs()[0].name: x})[0]
 
 
 class CardDetector:
@@ -220,11 +201,9 @@ class CardDetector:
         max_corners: int = 120,
         turns: int = DEFAULT_TURNS,
         pair_vote: bool = True,
-        suit_reader: SuitReader | None = None,
     ) -> None:
         self.finder = finder
         self.namer = namer
-        self.suit_reader = suit_reader
         self.min_confidence = min_confidence
         self.work_side = work_side
         self.tile_above = tile_above
@@ -274,9 +253,8 @@ class CardDetector:
     def detect(self, image_bgr: np.ndarray, min_confidence: float | None = None) -> list[Detection]:
         """Every named corner index in a BGR frame, best first (score = found x named).
 
-        With a `suit_reader`, the card around each index has its say on the suit
-        (`vision.suit_context`); with `pair_vote`, two found corners that look like the two
-        indices of one card are then named together (`vision.corner_pairing.vote_pairs`).
+        With `pair_vote`, two found corners that look like the two indices of one card are
+        named together (`vision.corner_pairing.vote_pairs`).
         """
         if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
             raise ValueError("detect() wants an H x W x 3 BGR image")
@@ -289,8 +267,6 @@ class CardDetector:
             boxes, scores = boxes[top], scores[top]
         patches = [crop_corner(image_bgr, tuple(b)) for b in boxes]
         probs = self.namer.probabilities(patches, self.turns)
-        if self.suit_reader is not None:
-            probs = combine_suits(probs, self.suit_reader.probabilities(image_bgr, boxes))
         if self.pair_vote:  # a card's two indices vote on its name (vision/corner_pairing.py)
             probs = vote_pairs(boxes, probs)
         found = []
@@ -308,15 +284,9 @@ def load_detector(
     weights: str | Path | None = None,
     namer_weights: str | Path | None = None,
     imgsz: int = 640,
-    suit_weights: str | Path | None = None,
-    suit_context: bool = True,
     **kwargs,
 ) -> CardDetector:
-    """A ready CardDetector; raises DetectorUnavailable when a model file is missing.
-
-    The suit reader is used when `suit_context` is on and its file exists (`suit_weights`, else
-    models/gintray-suit.onnx); a suit reader asked for by name must exist.
-    """
+    """A ready CardDetector; raises DetectorUnavailable when a model file is missing."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     default = DEFAULT_CORNERS_PT if backend == "ultralytics" else DEFAULT_CORNERS_ONNX
@@ -332,10 +302,5 @@ def load_detector(
         finder = OpenCVCornerFinder(corner_path, imgsz)
     else:
         finder = UltralyticsCornerFinder(corner_path, imgsz)
-    engine = "opencv" if backend == "opencv" else "onnx"
-    namer = Namer(namer_path, engine)
-    suit_path = Path(suit_weights) if suit_weights else DEFAULT_SUIT_ONNX
-    if suit_weights and not suit_path.exists():
-        raise DetectorUnavailable(f"model file missing: {suit_path}")
-    suits = SuitReader(suit_path, engine) if suit_context and suit_path.exists() else None
-    return CardDetector(finder, namer, suit_reader=suits, **kwargs)
+    namer = Namer(namer_path, "opencv" if backend == "opencv" else "onnx")
+    return CardDetector(finder, namer, **kwargs)

@@ -224,8 +224,7 @@ def evaluate_folder(
     results = []
     errors = []
     fixed = 0
-    labelled: list[tuple[list[str], list, list, np.ndarray | None]] = []
-    suit_reader = getattr(detector, "suit_reader", None)
+    labelled: list[tuple[list[str], list, list]] = []
     started = time.perf_counter()
     for image, frame, truth in labelled_frames(folder):
         if frame is None:
@@ -234,7 +233,7 @@ def evaluate_folder(
         fixed += apply_label_fixes(truth, label_fixes or [])
         results.append((truth, detector.detect(frame, min_confidence=0.001)))
         if labelled_boxes:
-            labelled.append(_labelled_crops(frame, truth, suit_reader))
+            labelled.append(_labelled_crops(frame, truth))
     elapsed = time.perf_counter() - started
     report = {
         "folder": str(folder),
@@ -256,19 +255,11 @@ def evaluate_folder(
     return report
 
 
-def _labelled_crops(
-    frame, truth: ImageTruth, suit_reader=None
-) -> tuple[list[str], list, list, np.ndarray | None]:
-    """Codes, boxes and namer crops of a frame's labelled corners, and the suit reader's
-    probabilities for them (None without a suit reader)."""
+def _labelled_crops(frame, truth: ImageTruth) -> tuple[list[str], list, list]:
     from vision.corner_crops import crop_corner
 
     boxes = [box for _, box in truth.boxes]
-    suits = None
-    if suit_reader is not None:
-        suits = suit_reader.probabilities(frame, np.array(boxes, np.float32).reshape(-1, 4))
-    codes = [code for code, _ in truth.boxes]
-    return codes, boxes, [crop_corner(frame, b) for b in boxes], suits
+    return [code for code, _ in truth.boxes], boxes, [crop_corner(frame, b) for b in boxes]
 
 
 def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
@@ -286,62 +277,32 @@ def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
     return _naming_report(labelled, namer, turns)
 
 
-def _naming_report(labelled: list[tuple], namer, turns: int) -> dict:
-    """Naming scores over frames given as (codes, boxes, crops[, suit reader probabilities]).
-
-    With the suit reader's probabilities, the report adds its suit accuracy alone and the card
-    accuracy of namer and suit reader together, before and after the pair vote.
-    """
+def _naming_report(labelled: list[tuple[list[str], list, list]], namer, turns: int) -> dict:
+    """Naming scores over frames given as (codes, boxes, crops)."""
     from vision.corner_crops import NAMER_CLASSES
     from vision.corner_pairing import vote_pairs
-    from vision.suit_context import SUITS
-    from vision.suit_context import combine as combine_suits
 
     pairs, voted_right = [], 0
-    suit_right = combined_right = combined_voted_right = 0
-    with_suits = False
-    for codes, boxes, patches, *rest in labelled:
+    for codes, boxes, patches in labelled:
         if not codes:
             continue
         probs = namer.probabilities(patches, turns)
         pairs += zip(codes, [NAMER_CLASSES[int(i)] for i in probs.argmax(axis=1)], strict=True)
-        box_array = np.array(boxes, np.float32)
-        voted = vote_pairs(box_array, probs).argmax(axis=1)
+        voted = vote_pairs(np.array(boxes, np.float32), probs).argmax(axis=1)
         voted_right += sum(
             code == NAMER_CLASSES[int(i)] for code, i in zip(codes, voted, strict=True)
         )
-        suit_probs = rest[0] if rest else None
-        if suit_probs is None:
-            continue
-        with_suits = True
-        read_suits = [SUITS[int(i)] for i in suit_probs.argmax(1)]
-        suit_right += sum(c[1] == r for c, r in zip(codes, read_suits, strict=True))
-        both = combine_suits(probs, suit_probs)
-        combined_right += _right(codes, both)
-        combined_voted_right += _right(codes, vote_pairs(box_array, both))
     suits: dict[str, Counter] = {s: Counter() for s in "CDHS"}
     for code, got in pairs:
         suits[code[1]][got[1] if got != "none" else "none"] += 1
     n = max(len(pairs), 1)
-    report = {
+    return {
         "boxes": len(pairs),
         "card_accuracy": round(sum(c == g for c, g in pairs) / n, 4),
         "card_accuracy_pair_vote": round(voted_right / n, 4),
         "rank_accuracy": round(sum(c[0] == g[0] and g != "none" for c, g in pairs) / n, 4),
         "suits_read_as": {s: dict(counter.most_common()) for s, counter in suits.items()},
     }
-    if with_suits:
-        report["suit_reader_suit_accuracy"] = round(suit_right / n, 4)
-        report["card_accuracy_with_suit_reader"] = round(combined_right / n, 4)
-        report["card_accuracy_with_suit_reader_pair_vote"] = round(combined_voted_right / n, 4)
-    return report
-
-
-def _right(codes: list[str], probs: np.ndarray) -> int:
-    """How many rows of `probs` name their labelled code."""
-    from vision.corner_crops import NAMER_CLASSES
-
-    return sum(c == NAMER_CLASSES[int(i)] for c, i in zip(codes, probs.argmax(1), strict=True))
 
 
 def main(argv: list[str]) -> int:
@@ -358,12 +319,6 @@ def main(argv: list[str]) -> int:
     )
     ap.add_argument(
         "--no-pair-vote", action="store_true", help="name each corner alone (no corner-pair vote)"
-    )
-    ap.add_argument("--suit", help="suit reader weights (default models/gintray-suit.onnx)")
-    ap.add_argument(
-        "--no-suit-context",
-        action="store_true",
-        help="suits from the index alone (no look at the card around it)",
     )
     ap.add_argument("--conf", type=float, default=0.25, help="card-level score threshold")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -398,8 +353,6 @@ def main(argv: list[str]) -> int:
             args.namer,
             turns=args.turns,
             pair_vote=not args.no_pair_vote,
-            suit_weights=args.suit,
-            suit_context=not args.no_suit_context,
         )
     except DetectorUnavailable as exc:
         print(f"gintray eval-detector: {exc}", file=sys.stderr)
@@ -431,12 +384,6 @@ def main(argv: list[str]) -> int:
         )
         for suit, read in alone["suits_read_as"].items():
             print(f"  {suit} read as " + ", ".join(f"{k} {v}" for k, v in read.items()))
-        if "suit_reader_suit_accuracy" in alone:
-            print(
-                f"suit reader alone: suit {alone['suit_reader_suit_accuracy']:.3f}; namer with "
-                f"suit reader: card {alone['card_accuracy_with_suit_reader']:.3f}, with the "
-                f"corner-pair vote {alone['card_accuracy_with_suit_reader_pair_vote']:.3f}"
-            )
     for bad in report.get("unreadable_images", []):
         print(f"  unreadable image: {bad}", file=sys.stderr)
     return 0

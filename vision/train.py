@@ -1,4 +1,4 @@
-"""`gintray train detector|classifier|suit-context|export`: the corner finder, namer, suit reader.
+"""`gintray train detector|classifier`: fine-tune the corner finder and train the card namer.
 
 The shipped model is two stages (see models/MODEL_CARD.md): a one-class YOLO that finds corner
 indices, fine-tuned from COCO weights with ultralytics, and a small CNN that names each corner
@@ -188,12 +188,6 @@ def main(argv: list[str]) -> int:
     from vision.train_classifier import add_arguments
 
     add_arguments(cls)
-    suit = sub.add_parser(
-        "suit-context", help="train the suit reader on the card around each index"
-    )
-    from vision.train_suit_context import add_arguments as add_suit_arguments
-
-    add_suit_arguments(suit)
     args = ap.parse_args(argv)
     if args.stage == "export":
         return export_models(args)
@@ -201,10 +195,6 @@ def main(argv: list[str]) -> int:
         if args.cache == "False":
             args.cache = False
         return train_detector(args)
-    if args.stage == "suit-context":
-        from vision.train_suit_context import train_suit_context
-
-        return train_suit_context(args)
     from vision.train_classifier import train_classifier
 
     return train_classifier(args)

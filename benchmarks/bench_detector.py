@@ -9,7 +9,8 @@ pipeline (`CardDetector.detect`: scale policy, corner finder, crops, namer) on t
 in the same process after one warm-up pass, interleaved frame by frame; the script prints the
 median and 90th-percentile latency per frame, the ratio to the ultralytics backend, and the
 corner finder's share. `--float-onnx` and `--float-namer` add a row "onnx-float" that runs
-the float ONNX exports of the finder and/or the namer (the shipped ones are int8). Set
+the float ONNX exports of the finder and/or the namer (the shipped ones are int8);
+`--candidate-namer` adds "onnx-candidate", the onnx backend with another namer. Set
 GINTRAY_THREADS to pin the thread count (default: all cores).
 """
 
@@ -92,6 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         help="the namer's float ONNX for the onnx-float row (gintray train export --calibration '' "
         "writes one)",
     )
+    ap.add_argument(
+        "--candidate-namer",
+        type=Path,
+        help="also time the onnx backend with this namer instead of the shipped one (row "
+        "onnx-candidate), to weigh a new namer's cost before shipping it",
+    )
     args = ap.parse_args(argv)
     images = frames(args.frames)
     if not images:
@@ -107,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.float_onnx or args.float_namer:
         detectors["onnx-float"] = load_detector(
             "onnx", args.float_onnx, args.float_namer, turns=args.turns
+        )
+    if args.candidate_namer:
+        detectors["onnx-candidate"] = load_detector(
+            "onnx", None, args.candidate_namer, turns=args.turns
         )
     results = time_backends(detectors, images, args.rounds)
     ref = (results.get("ultralytics") or {}).get("median")

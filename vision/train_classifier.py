@@ -353,9 +353,14 @@ def train_classifier(args: argparse.Namespace) -> int:
     step = 0
     ckpt = out / "namer.pt"
     ema = None
+    resumed = (
+        torch.load(ckpt, map_location="cpu", weights_only=False)
+        if args.resume and ckpt.exists()
+        else None
+    )
     start_state = None
-    if args.resume and ckpt.exists():
-        widths = _checkpoint_widths(torch.load(ckpt, map_location="cpu", weights_only=False))
+    if resumed is not None:
+        widths = _checkpoint_widths(resumed)
     elif args.init:
         start_state = torch.load(args.init, map_location="cpu", weights_only=False)
         widths = args.widths or _checkpoint_widths(start_state)
@@ -365,22 +370,21 @@ def train_classifier(args: argparse.Namespace) -> int:
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     if start_state is not None:
         weights = start_state.get("ema") or start_state["model"]
-        if widths != _checkpoint_widths(start_state):
+        start_widths = _checkpoint_widths(start_state)
+        if widths != start_widths:
             from vision.namer_widen import widen_state
 
-            old = _checkpoint_widths(start_state)
-            weights = widen_state(weights, old, widths, rng, noise=0.01)
-            print(f"widened {args.init} from {old} to {widths}")
+            weights = widen_state(weights, start_widths, widths, rng, noise=0.01)
+            print(f"widened {args.init} from {start_widths} to {widths}")
         model.load_state_dict(weights)
     if args.ema:
         ema = copy.deepcopy(model).eval()
-    if args.resume and ckpt.exists():
-        state = torch.load(ckpt, map_location="cpu", weights_only=False)
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["opt"])
-        step = state["step"]
+    if resumed is not None:
+        model.load_state_dict(resumed["model"])
+        opt.load_state_dict(resumed["opt"])
+        step = resumed["step"]
         if ema is not None:
-            ema.load_state_dict(state.get("ema") or state["model"])
+            ema.load_state_dict(resumed.get("ema") or resumed["model"])
 
     def save() -> None:
         state = {

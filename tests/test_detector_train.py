@@ -88,6 +88,21 @@ def test_tiny_detector_and_namer_training_produce_usable_weights(tmp_path):
     session = ort.InferenceSession(str(wider / "namer.onnx"), providers=["CPUExecutionProvider"])
     assert session.run(None, {"crops": np.zeros((2, 3, 48, 48), np.float32)})[0].shape == (2, 53)
 
+    # and on at a bigger crop: the checkpoint and the ONNX input say so, and the namer reads it
+    bigger = tmp_path / "namer-56"
+    args = ["classifier", "--synth", str(synth), "--real", "", "--minutes", "0.02", "--batch", "8"]
+    args += ["--init", str(wider / "namer.pt"), "--crop-size", "56", "--out", str(bigger)]
+    assert train_main(args) == 0
+    state = torch.load(bigger / "namer.pt", map_location="cpu", weights_only=False)
+    assert (state["crop_size"], state["widths"]) == (56, [16, 32, 96, 192])
+    from vision.detector import Namer
+
+    namer_56 = Namer(bigger / "namer.onnx")
+    assert namer_56.crop_size == 56
+    patch = namer_56.crop(np.zeros((100, 100, 3), np.uint8), (10.0, 10.0, 30.0, 60.0))
+    assert patch.shape == (56, 56, 3)
+    assert namer_56.probabilities([patch, patch], turns=2).shape == (2, 53)
+
 
 @pytest.mark.slow
 def test_int8_finder_finds_the_same_corners_as_the_float_export(tmp_path):

@@ -19,7 +19,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.corner_crops import NAMER_CLASSES, crop_corner, to_tensor_layout
+from vision.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, to_tensor_layout
 from vision.corner_pairing import vote_pairs
 from vision.detection import Detection
 
@@ -151,19 +151,34 @@ class UltralyticsCornerFinder:
         return res.boxes.xyxy.numpy().astype(np.float32), res.boxes.conf.numpy().astype(np.float32)
 
 
+def _namer_crop_size(session) -> int:
+    """The crop side an ONNX namer reads, from its input's fixed height (48 if not fixed)."""
+    side = session.get_inputs()[0].shape[2]
+    return side if isinstance(side, int) and side > 0 else CROP_SIZE
+
+
 class Namer:
-    """Names a batch of corner crops with the namer CNN (onnxruntime or OpenCV DNN)."""
+    """Names a batch of corner crops with the namer CNN (onnxruntime or OpenCV DNN).
+
+    `crop_size` is the side of the square crop the model reads, taken from the model file.
+    """
 
     def __init__(self, path: Path, engine: str = "onnx"):
+        import onnxruntime as ort
+
         self.engine = engine
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = _threads()
+        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.crop_size = _namer_crop_size(session)
         if engine == "opencv":
             self.net = cv2.dnn.readNetFromONNX(str(path))
         else:
-            import onnxruntime as ort
+            self.session = session
 
-            opts = ort.SessionOptions()
-            opts.intra_op_num_threads = _threads()
-            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    def crop(self, image: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
+        """The patch of `image` around a corner box, at the size this namer reads."""
+        return crop_corner(image, box, size=self.crop_size)
 
     def probabilities(self, patches: list[np.ndarray], turns: int = 4) -> np.ndarray:
         """(N, 53) class probabilities, the last column being "not a corner".
@@ -265,7 +280,7 @@ class CardDetector:
         if len(scores) > self.max_corners:
             top = np.argsort(-scores)[: self.max_corners]
             boxes, scores = boxes[top], scores[top]
-        patches = [crop_corner(image_bgr, tuple(b)) for b in boxes]
+        patches = [self.namer.crop(image_bgr, tuple(b)) for b in boxes]
         probs = self.namer.probabilities(patches, self.turns)
         if self.pair_vote:  # a card's two indices vote on its name (vision/corner_pairing.py)
             probs = vote_pairs(boxes, probs)

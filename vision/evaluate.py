@@ -233,7 +233,7 @@ def evaluate_folder(
         fixed += apply_label_fixes(truth, label_fixes or [])
         results.append((truth, detector.detect(frame, min_confidence=0.001)))
         if labelled_boxes:
-            labelled.append(_labelled_crops(frame, truth))
+            labelled.append(_labelled_crops(frame, truth, detector.namer.crop_size))
     elapsed = time.perf_counter() - started
     report = {
         "folder": str(folder),
@@ -255,11 +255,12 @@ def evaluate_folder(
     return report
 
 
-def _labelled_crops(frame, truth: ImageTruth) -> tuple[list[str], list, list]:
+def _labelled_crops(frame, truth: ImageTruth, size: int) -> tuple[list[str], list, list]:
     from vision.corner_crops import crop_corner
 
     boxes = [box for _, box in truth.boxes]
-    return [code for code, _ in truth.boxes], boxes, [crop_corner(frame, b) for b in boxes]
+    crops = [crop_corner(frame, b, size=size) for b in boxes]
+    return [code for code, _ in truth.boxes], boxes, crops
 
 
 def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
@@ -270,7 +271,7 @@ def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
     is also given after the corner-pair vote (`vision.corner_pairing`) within each frame.
     """
     labelled = [
-        _labelled_crops(frame, truth)
+        _labelled_crops(frame, truth, namer.crop_size)
         for _, frame, truth in labelled_frames(folder)
         if frame is not None
     ]

@@ -42,17 +42,17 @@ def _keep_in_float(node_name: str) -> bool:
 
 
 def calibration_crops(
-    folder: Path, every: int = 3, batch: int = 32
+    folder: Path, every: int = 3, batch: int = 32, size: int = 48
 ) -> Iterator[np.ndarray]:
-    """Namer input batches: the labelled corner crops of every `every`-th image of `folder`
-    (a YOLO folder with images/ and labels/)."""
+    """Namer input batches: the labelled corner crops (`size` px) of every `every`-th image of
+    `folder` (a YOLO folder with images/ and labels/)."""
     from vision.corner_crops import crop_corner, to_tensor_layout
     from vision.evaluate import labelled_frames
 
     crops = []
     for _, frame, truth in labelled_frames(folder, every):
         if frame is not None:
-            crops += [crop_corner(frame, box) for _, box in truth.boxes]
+            crops += [crop_corner(frame, box, size=size) for _, box in truth.boxes]
     for start in range(0, len(crops), batch):
         yield to_tensor_layout(crops[start : start + batch])
 
@@ -117,4 +117,8 @@ def quantize_namer(src: Path, dst: Path, calibration: Path, every: int = 3) -> P
         first = next(i for i, n in enumerate(nodes) if n.op_type == "Flatten")
         return [n.name for n in nodes[first:]]
 
-    return _quantize(src, dst, calibration_crops(calibration, every), from_flatten)
+    import onnx
+
+    side = onnx.load(str(src)).graph.input[0].type.tensor_type.shape.dim[2].dim_value
+    crops = calibration_crops(calibration, every, size=side or 48)
+    return _quantize(src, dst, crops, from_flatten)

@@ -31,6 +31,8 @@ from vision.synth.scene import CLASS_NAMES, class_name_to_code
 NONE_INDEX = len(NAMER_CLASSES) - 1
 N_RANK_OUT = 14  # 13 ranks + "not a corner"
 NAMER_WIDTHS = (16, 32, 64, 128)  # channels of the four stages (checkpoints before "widths")
+# crop side -> pooling window that brings the last feature map (side / 8) back to 6 x 6
+CROP_SIZES = {48: 1, 56: 2, 64: 3, 72: 4}
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
@@ -91,6 +93,14 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         default=0.0,
         help="share of webcam-scale crops sharpened (unsharp mask, as webcams do) before JPEG",
     )
+    ap.add_argument(
+        "--crop-size",
+        type=int,
+        choices=sorted(CROP_SIZES),
+        default=None,
+        help="side of the crop the namer reads (default: --init's or the checkpoint's, else "
+        f"{CROP_SIZE}); bigger keeps more of a webcam index's pixels and costs more per corner",
+    )
     ap.add_argument("--init", default="", help="start from this namer.pt's weights (new optimiser)")
     ap.add_argument(
         "--widths",
@@ -110,13 +120,19 @@ def parse_widths(text: str) -> tuple[int, ...]:
     return widths
 
 
-def build_model(widths: tuple[int, ...] = NAMER_WIDTHS):  # -> torch.nn.Module
-    """The namer CNN on a 48x48 RGB crop: 14 rank logits (13 ranks + "none"), 4 suit logits.
+def build_model(
+    widths: tuple[int, ...] = NAMER_WIDTHS, crop_size: int = CROP_SIZE
+):  # -> torch.nn.Module
+    """The namer CNN on a square RGB crop: 14 rank logits (13 ranks + "none"), 4 suit logits.
 
-    `widths` are the channels of its four convolution stages.
+    `widths` are the channels of its four convolution stages; `crop_size` is one of
+    `CROP_SIZES` (48 by default).
 
     The last feature map keeps its 6x6 layout (no global pooling) so that where the suit sits
-    relative to the rank, which tells an upside-down 6 from a 9, reaches the classifier.
+    relative to the rank, which tells an upside-down 6 from a 9, reaches the classifier. Crops
+    bigger than 48 end in a bigger map, averaged over a sliding window down to 6x6; the window
+    sits with the ReLU at position 8 so that every size has the same parameter names (a 48-px
+    namer's weights start a bigger one).
     """
     from torch import nn
 
@@ -131,6 +147,12 @@ def build_model(widths: tuple[int, ...] = NAMER_WIDTHS):  # -> torch.nn.Module
         )
 
     w1, w2, w3, w4 = widths
+    window = CROP_SIZES[crop_size]
+    squeeze_act = (
+        nn.ReLU(True)
+        if window == 1
+        else nn.Sequential(nn.ReLU(True), nn.AvgPool2d(window, stride=1))
+    )
     return nn.Sequential(
         stage(3, w1),
         nn.MaxPool2d(2),
@@ -140,7 +162,7 @@ def build_model(widths: tuple[int, ...] = NAMER_WIDTHS):  # -> torch.nn.Module
         nn.MaxPool2d(2),
         stage(w3, w4),
         nn.Conv2d(w4, 32, 1),
-        nn.ReLU(True),
+        squeeze_act,
         nn.Flatten(),
         nn.Linear(32 * 6 * 6, 192),
         nn.ReLU(True),
@@ -223,6 +245,7 @@ def _augment(
     policy: CropAugmentation,
     real: bool,
     webcam: bool = False,
+    size: int = CROP_SIZE,
 ) -> np.ndarray:
     """A training crop of `box` in `img`: real crops may be tilted, webcam-like ones squeezed,
     downscaled, sharpened and JPEG-compressed; then box jitter, turns, colour, blur, noise."""
@@ -240,16 +263,16 @@ def _augment(
     x2 += rng.uniform(-j, j) * bw
     y1 += rng.uniform(-j, j) * bh
     y2 += rng.uniform(-j, j) * bh
-    patch = crop_corner(img, (x1, y1, x2, y2))
+    patch = crop_corner(img, (x1, y1, x2, y2), size=size)
     if webcam or rng.random() < (0.6 if real else 0.3):  # lower the resolution (~22 px corners)
-        side = int(rng.uniform(18, 48))
+        side = int(rng.uniform(18, size))
         aspect = rng.uniform(0.55, 1.0) if rng.random() < 0.5 else 1.0
         small = cv2.resize(patch, (max(6, int(side * aspect)), side), interpolation=cv2.INTER_AREA)
         if webcam and rng.random() < policy.sharpen_share:
             small = _sharpen(small, float(rng.uniform(0.5, 1.5)), float(rng.uniform(0.5, 1.5)))
         if webcam and rng.random() < 0.6:
             small = _jpeg(small, int(rng.integers(35, 90)))
-        patch = cv2.resize(small, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
+        patch = cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
     patch = np.rot90(patch, int(rng.integers(4))) if real else patch
     if not real and rng.random() < 0.5:
         patch = np.rot90(patch, 2)
@@ -280,6 +303,7 @@ def _none_box(rng: np.random.Generator, src: CornerSource) -> tuple[int, tuple]:
 def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: int, args):
     """A batch of (patch, namer index) pairs drawn from synthetic, real and "none" samples."""
     policy = CropAugmentation.from_args(args)
+    size = getattr(args, "crop_size", None) or CROP_SIZE
     glyph_policy = replace(policy, tilt_share=0.0)  # drawn at any angle already
     patches, labels = [], []
     for _ in range(n):
@@ -291,7 +315,9 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
                 else real
             )
             i, box = _none_box(rng, src)
-            patches.append(_augment(rng, src.images[i], box, CropAugmentation(), real=False))
+            patches.append(
+                _augment(rng, src.images[i], box, CropAugmentation(), real=False, size=size)
+            )
             labels.append(NONE_INDEX)
             continue
         if r > 1 - args.glyph_share:  # a procedural index, seen as a webcam sees it
@@ -299,18 +325,18 @@ def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: i
             if rng.random() < args.black_glyph_share:
                 label = NAMER_CLASSES.index(NAMER_CLASSES[label][0] + "CS"[int(rng.integers(2))])
             img, box = sample_index(rng, NAMER_CLASSES[label])
-            patches.append(_augment(rng, img, box, glyph_policy, real=True, webcam=True))
+            patches.append(_augment(rng, img, box, glyph_policy, real=True, webcam=True, size=size))
             labels.append(label)
             continue
         use_real = real is not None and r < args.none_share + args.real_share
         src = real if use_real else synth[int(rng.integers(len(synth)))]
         i, box, label = src.boxes[int(rng.integers(len(src.boxes)))]
-        patches.append(_augment(rng, src.images[i], box, policy, real=use_real))
+        patches.append(_augment(rng, src.images[i], box, policy, real=use_real, size=size))
         labels.append(label)
     return to_tensor_layout(patches), np.array(labels, np.int64)
 
 
-def export_onnx(model, path: Path) -> None:
+def export_onnx(model, path: Path, crop_size: int = CROP_SIZE) -> None:
     """Export the namer (softmax probabilities, dynamic batch) to ONNX."""
     import torch
 
@@ -323,7 +349,7 @@ def export_onnx(model, path: Path) -> None:
             return card_probabilities(self.inner(x))
 
     model.eval()
-    dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
+    dummy = torch.zeros(1, 3, crop_size, crop_size)
     torch.onnx.export(
         WithSoftmax(model),
         dummy,
@@ -360,13 +386,15 @@ def train_classifier(args: argparse.Namespace) -> int:
     )
     start_state = None
     if resumed is not None:
-        widths = _checkpoint_widths(resumed)
+        widths, crop_size = _checkpoint_widths(resumed), _checkpoint_crop_size(resumed)
     elif args.init:
         start_state = torch.load(args.init, map_location="cpu", weights_only=False)
         widths = args.widths or _checkpoint_widths(start_state)
+        crop_size = args.crop_size or _checkpoint_crop_size(start_state)
     else:
-        widths = args.widths or NAMER_WIDTHS
-    model = build_model(widths)
+        widths, crop_size = args.widths or NAMER_WIDTHS, args.crop_size or CROP_SIZE
+    args.crop_size = crop_size  # the batches are cut at the model's size
+    model = build_model(widths, crop_size)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     if start_state is not None:
         weights = start_state.get("ema") or start_state["model"]
@@ -392,6 +420,7 @@ def train_classifier(args: argparse.Namespace) -> int:
             "opt": opt.state_dict(),
             "step": step,
             "widths": list(widths),
+            "crop_size": crop_size,
         }
         if ema is not None:
             state["ema"] = ema.state_dict()
@@ -435,7 +464,7 @@ def train_classifier(args: argparse.Namespace) -> int:
         if step % 200 == 0:
             save()
     save()
-    export_onnx(ema if ema is not None else model, out / "namer.onnx")
+    export_onnx(ema if ema is not None else model, out / "namer.onnx", crop_size)
     print(f"trained {step} steps; wrote {ckpt} and {out / 'namer.onnx'}")
     return 0
 
@@ -460,11 +489,17 @@ def export_checkpoint(ckpt: Path, onnx_path: Path) -> None:
     import torch
 
     state = torch.load(ckpt, map_location="cpu", weights_only=False)
-    model = build_model(_checkpoint_widths(state))
+    crop_size = _checkpoint_crop_size(state)
+    model = build_model(_checkpoint_widths(state), crop_size)
     model.load_state_dict(state.get("ema") or state["model"])
-    export_onnx(model, Path(onnx_path))
+    export_onnx(model, Path(onnx_path), crop_size)
 
 
 def _checkpoint_widths(state: dict) -> tuple[int, ...]:
     """The stage widths a namer checkpoint was saved with."""
     return tuple(state.get("widths") or NAMER_WIDTHS)
+
+
+def _checkpoint_crop_size(state: dict) -> int:
+    """The crop side a namer checkpoint was trained on (48 before "crop_size" was saved)."""
+    return int(state.get("crop_size") or CROP_SIZE)

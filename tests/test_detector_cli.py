@@ -55,7 +55,8 @@ def test_detect_json_one_line_per_image_and_bad_images_do_not_stop_the_rest(tmp_
     record = lines[2]
     assert record["detections"], "the dev photo has cards"
     for det in record["detections"]:
-        assert set(det) == {"card", "box", "confidence"}
+        assert set(det) - {"alternative"} == {"card", "box", "confidence"}
+        assert det.get("alternative", "") != det["card"]
         x1, y1, x2, y2 = det["box"]
         assert 0 <= x1 < x2 <= 640 and 0 <= y1 < y2 <= 640
     assert record["cards"] == sorted({d["card"] for d in record["detections"]})

@@ -55,6 +55,24 @@ def test_map50_and_card_scores_count_a_misread_as_a_confusion():
     assert scores["top_confusions"] == [{"labelled": "6S", "read_as": "9S", "count": 1}]
 
 
+def test_card_scores_count_misreads_that_offer_the_right_card():
+    truth = ImageTruth(
+        "x.jpg", [("7C", (0, 0, 10, 20)), ("8C", (30, 0, 40, 20)), ("KD", (50, 50, 60, 70))]
+    )
+    preds = [
+        Detection("7S", (0, 0, 10, 20), 0.9, alternative="7C"),  # misread, right card offered
+        Detection("8S", (30, 0, 40, 20), 0.9, alternative="9S"),  # misread, wrong offer
+        Detection("KD", (50, 50, 60, 70), 0.8, alternative="KH"),  # right, asked for nothing
+    ]
+    alternatives = card_scores([(truth, preds)], threshold=0.25)["alternatives"]
+    assert alternatives == {
+        "misread": 2,
+        "misread_offering_the_card": 1,
+        "right": 1,
+        "right_offering_another": 1,
+    }
+
+
 def test_namer_alone_on_labelled_boxes_counts_which_suit_is_read_as_which(tmp_path):
     """A namer that calls every black card a spade: clubs show up as read as spades."""
     import cv2
@@ -74,6 +92,8 @@ def test_namer_alone_on_labelled_boxes_counts_which_suit_is_read_as_which(tmp_pa
     (tmp_path / "labels" / "a.txt").write_text("\n".join(lines) + "\n")
 
     class SpadesOnly:
+        crop_size = 48  # the side of the crops it reads
+
         def probabilities(self, patches, turns):
             out = np.zeros((len(patches), len(NAMER_CLASSES)), np.float32)
             out[:, NAMER_CLASSES.index("7S")] = 1.0

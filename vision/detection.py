@@ -8,11 +8,16 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Detection:
-    """One corner index: card code ("7D", "TD"), box (x1, y1, x2, y2) in image pixels, score."""
+    """One corner index: card code ("7D", "TD"), box (x1, y1, x2, y2) in image pixels, score.
+
+    `alternative` is the runner-up reading when the namer found it nearly as likely (a blurred
+    club that may be a spade): the card to offer when people check this one.
+    """
 
     card: str
     box: tuple[float, float, float, float]
     confidence: float
+    alternative: str | None = None
 
     @property
     def center(self) -> tuple[float, float]:
@@ -21,12 +26,16 @@ class Detection:
         return ((x1 + x2) / 2, (y1 + y2) / 2)
 
     def to_json(self) -> dict:
-        """{"card", "box", "confidence"} as `gintray detect --json` prints it."""
-        return {
+        """{"card", "box", "confidence"} (and "alternative" when there is one) as
+        `gintray detect --json` prints it."""
+        out = {
             "card": self.card,
             "box": [round(float(v), 1) for v in self.box],
             "confidence": round(float(self.confidence), 3),
         }
+        if self.alternative:
+            out["alternative"] = self.alternative
+        return out
 
 
 def iou(a: Sequence[float], b: Sequence[float]) -> float:

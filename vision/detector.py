@@ -30,6 +30,8 @@ DEFAULT_CORNERS_PT = MODELS_DIR / "gintray-corners.pt"
 DEFAULT_NAMER_ONNX = MODELS_DIR / "gintray-namer.onnx"
 BACKENDS = ("onnx", "opencv", "ultralytics")
 DEFAULT_TURNS = 4  # quarter turns at which the namer reads each crop (1, 2 or 4)
+# a runner-up reading at least this share as likely as the best is reported as the alternative
+ALTERNATIVE_SHARE = 0.1
 
 
 class DetectorUnavailable(RuntimeError):
@@ -269,7 +271,8 @@ class CardDetector:
         """Every named corner index in a BGR frame, best first (score = found x named).
 
         With `pair_vote`, two found corners that look like the two indices of one card are
-        named together (`vision.corner_pairing.vote_pairs`).
+        named together (`vision.corner_pairing.vote_pairs`). A detection whose runner-up card
+        is at least `ALTERNATIVE_SHARE` as likely as its card names it as its `alternative`.
         """
         if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
             raise ValueError("detect() wants an H x W x 3 BGR image")
@@ -286,11 +289,13 @@ class CardDetector:
             probs = vote_pairs(boxes, probs)
         found = []
         for box, score, p in zip(boxes, scores, probs, strict=True):
-            k = int(p[:-1].argmax())
+            runner_up, k = (int(i) for i in np.argsort(p[:-1])[-2:])
             conf = float(score) * float(p[k])
             if conf >= threshold and p[k] >= p[-1]:
                 x1, y1, x2, y2 = (float(v) for v in box)
-                found.append(Detection(NAMER_CLASSES[k], (x1, y1, x2, y2), conf))
+                doubt = p[runner_up] >= ALTERNATIVE_SHARE * p[k]
+                alternative = NAMER_CLASSES[runner_up] if doubt else None
+                found.append(Detection(NAMER_CLASSES[k], (x1, y1, x2, y2), conf, alternative))
         return sorted(found, key=lambda d: -d.confidence)
 
 

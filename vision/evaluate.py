@@ -171,9 +171,12 @@ def map50(results: list[tuple[ImageTruth, list[Detection]]], agnostic: bool = Fa
 
 
 def card_scores(results, threshold: float) -> dict:
-    """Card-level precision/recall/F1 (distinct cards per image) and top confusions."""
+    """Card-level precision/recall/F1 (distinct cards per image), top confusions, and how
+    often a misread corner offered the right card as its alternative (and a right one offered
+    any alternative: the checks asked of people for nothing)."""
     tp = n_pred = n_true = 0
     confusions: Counter = Counter()
+    offered: Counter = Counter()
     for truth, preds in results:
         kept = [d for d in preds if d.confidence >= threshold]
         predicted = {d.card for d in kept}
@@ -181,8 +184,16 @@ def card_scores(results, threshold: float) -> dict:
         n_pred += len(predicted)
         n_true += len(truth.cards)
         for det, j in _match(kept, truth.boxes, same_class=False):
-            if j is not None and truth.boxes[j][0] != det.card:
+            if j is None:
+                continue
+            alternative = getattr(det, "alternative", None)
+            if truth.boxes[j][0] != det.card:
                 confusions[(truth.boxes[j][0], det.card)] += 1
+                offered["misread"] += 1
+                offered["misread_offering_the_card"] += alternative == truth.boxes[j][0]
+            else:
+                offered["right"] += 1
+                offered["right_offering_another"] += alternative is not None
     p = tp / n_pred if n_pred else 0.0
     r = tp / n_true if n_true else 0.0
     f1 = 2 * p * r / (p + r) if p + r else 0.0
@@ -193,6 +204,10 @@ def card_scores(results, threshold: float) -> dict:
         "top_confusions": [
             {"labelled": a, "read_as": b, "count": n} for (a, b), n in confusions.most_common(10)
         ],
+        "alternatives": {
+            k: offered[k]
+            for k in ("misread", "misread_offering_the_card", "right", "right_offering_another")
+        },
     }
 
 
@@ -376,6 +391,12 @@ def main(argv: list[str]) -> int:
     )
     for c in report["top_confusions"]:
         print(f"  {c['labelled']} read as {c['read_as']}: {c['count']}")
+    alt = report["alternatives"]
+    print(
+        f"alternatives: {alt['misread_offering_the_card']} of {alt['misread']} misread corners "
+        f"offer the right card; {alt['right_offering_another']} of {alt['right']} right ones "
+        "offer another"
+    )
     if "namer_on_labelled_boxes" in report:
         alone = report["namer_on_labelled_boxes"]
         print(

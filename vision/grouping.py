@@ -37,17 +37,22 @@ class DetectionLike(Protocol):
 
 @dataclass(frozen=True)
 class SeenCard:
-    """One physical card: its code, the corner boxes seen, best confidence, position."""
+    """One physical card: its code, the corner boxes seen, best confidence, position, and the
+    card it may be instead when the detector was in doubt (``alternative``)."""
 
     card: str
     boxes: tuple[tuple[float, float, float, float], ...]
     confidence: float
     center: tuple[float, float]
+    alternative: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"card": self.card, "boxes": [[round(v, 1) for v in b] for b in self.boxes],
-                "confidence": round(self.confidence, 3),
-                "center": [round(self.center[0], 1), round(self.center[1], 1)]}
+        out = {"card": self.card, "boxes": [[round(v, 1) for v in b] for b in self.boxes],
+               "confidence": round(self.confidence, 3),
+               "center": [round(self.center[0], 1), round(self.center[1], 1)]}
+        if self.alternative:
+            out["alternative"] = self.alternative
+        return out
 
 
 @dataclass
@@ -97,15 +102,16 @@ def cards_from_detections(
         code = normalise_code(det.card)
         if code is None or det.confidence < min_confidence:
             continue
-        kept.append((code, tuple(float(v) for v in det.box), float(det.confidence)))
-    unit = index_unit(box for _, box, _ in kept)
-    by_code: dict[str, list[tuple[tuple[float, ...], float]]] = {}
-    for code, box, conf in kept:
-        by_code.setdefault(code, []).append((box, conf))
+        alternative = normalise_code(getattr(det, "alternative", None) or "")
+        kept.append((code, tuple(float(v) for v in det.box), float(det.confidence), alternative))
+    unit = index_unit(box for _, box, _, _ in kept)
+    by_code: dict[str, list[tuple[tuple[float, ...], float, str | None]]] = {}
+    for code, box, conf, alternative in kept:
+        by_code.setdefault(code, []).append((box, conf, alternative))
     cards: list[SeenCard] = []
     problems: list[str] = []
     for code, sightings in sorted(by_code.items()):
-        clusters = _cluster([_box_center(b) for b, _ in sightings], SAME_CARD_REACH * unit)
+        clusters = _cluster([_box_center(b) for b, _, _ in sightings], SAME_CARD_REACH * unit)
         # a card has at most two corners: a cluster with more is overlapping tiles/duplicates,
         # which is harmless; keep the best two boxes.
         for members in clusters:
@@ -113,7 +119,8 @@ def cards_from_detections(
             boxes = tuple(sightings[i][0] for i in members[:2])
             centers = np.array([_box_center(b) for b in boxes])
             cards.append(SeenCard(code, boxes, max(sightings[i][1] for i in members),
-                                  tuple(float(v) for v in centers.mean(axis=0))))
+                                  tuple(float(v) for v in centers.mean(axis=0)),
+                                  alternative=sightings[members[0]][2]))  # the surest corner's
         if len(clusters) > 1:
             problems.append(f"duplicate_card: {code} is seen {len(clusters)} times")
     return cards, problems

@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -83,7 +84,8 @@ def _spread(player: str, cards: Sequence[SeenCard], confidence: float,
     grouping = group_cards(cards, unit)
     spread = SpreadRead(player=player, groups=grouping.groups, loose=grouping.loose,
                         confidence=confidence, layoffs=list(layoffs))
-    return spread, [f"{p} (player {player})" for p in grouping.problems]
+    doubts = [f"doubtful_card: {c.card} may be {c.alternative}" for c in cards if c.alternative]
+    return spread, [f"{p} (player {player})" for p in [*grouping.problems, *doubts]]
 
 
 def read_detections(
@@ -156,16 +158,21 @@ class NativeScaleDetector:
                            or (x1 < w and bx2 >= x1 - x0 - 2) or (y1 < h and by2 >= y1 - y0 - 2))
                     if cut:
                         continue
-                    found.append(type(det)(det.card, (bx1 + x0, by1 + y0, bx2 + x0, by2 + y0),
-                                           det.confidence))
+                    found.append(_moved(det, (bx1 + x0, by1 + y0, bx2 + x0, by2 + y0)))
         kept: list[Any] = []
         for det in sorted(found, key=lambda d: -d.confidence):
             if all(k.card != det.card or iou(k.box, det.box) < 0.4 for k in kept):
                 kept.append(det)
         if self.scale != 1.0:
-            kept = [type(d)(d.card, tuple(v / self.scale for v in d.box), d.confidence)
-                    for d in kept]
+            kept = [_moved(d, tuple(v / self.scale for v in d.box)) for d in kept]
         return kept
+
+
+def _moved(det: Any, box: tuple[float, ...]) -> Any:
+    """The detection with another box (its other fields, e.g. the alternative, kept)."""
+    if dataclasses.is_dataclass(det):
+        return dataclasses.replace(det, box=box)
+    return type(det)(det.card, box, det.confidence)
 
 
 def _with_tiles(detector: Any, layout: TableLayout | None, tile: int | None) -> Any:

@@ -10,7 +10,7 @@ tablet.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -117,7 +117,8 @@ class RegionVoter:
                              key=lambda s: _distance(s.center, center))
                 confidence = share * float(np.mean([s.confidence for s in sightings]))
                 accepted.append(SeenCard(code, latest.boxes, confidence,
-                                         (float(center[0]), float(center[1]))))
+                                         (float(center[0]), float(center[1])),
+                                         alternative=_steady_alternative(sightings)))
             elif share >= UNCERTAIN_SHARE:
                 uncertain[code] = share
         duplicates = sorted(c for c, k in twice.items() if n and k / n >= self.min_share)
@@ -125,6 +126,15 @@ class RegionVoter:
         if uncertain:
             confidence *= 1.0 - max(uncertain.values())
         return VoteResult(accepted, uncertain, duplicates, confidence, n, self._stable_for)
+
+
+def _steady_alternative(sightings: Sequence[SeenCard]) -> str | None:
+    """The other card this one may be, when at least half of its sightings said the same."""
+    said = Counter(s.alternative for s in sightings if s.alternative)
+    if not said:
+        return None
+    code, count = said.most_common(1)[0]
+    return code if 2 * count >= len(sightings) else None
 
 
 def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:

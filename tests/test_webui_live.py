@@ -114,3 +114,51 @@ def test_missing_camera_is_reported_not_fatal(tmp_path):
     page = tablet.client.get("/t/1").get_data(as_text=True)
     assert "Camera:" in page and ("lost" in page or "unavailable" in page)
     assert tablet.knock_card("9H").status_code == 200  # scoring by hand still works
+
+
+def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
+    """The detector doubts one of B's cards (it may be another card): the camera's proposal
+    lists the doubt, the panel offers "X is really Y", and that form re-scores the hand with Y."""
+    pytest.importorskip("vision.reader")
+    verify = pytest.importorskip("vision.demo.verify")
+    import html
+    import json
+    import re
+
+    from vision.detection import Detection
+
+    truth = json.loads((DEMO / "ground_truth.json").read_text())
+    first = truth["hands"][0]
+    spread = first["spreads"]["B"]
+    doubted = spread["loose"][0]
+    on_table = {c for s in first["spreads"].values() for g in s["groups"] for c in g}
+    on_table |= {c for s in first["spreads"].values() for c in s["loose"] + s["layoffs"]}
+    other = next(doubted[0] + s for s in "CDHS" if doubted[0] + s not in on_table)
+
+    class Unsure(verify.TruthDetector):
+        def detect(self, image):
+            return [Detection(d.card, d.box, d.confidence, other if d.card == doubted else None)
+                    for d in super().detect(image)]
+
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=0", tmp_path,
+                       app.extensions["gintray.notifier"].publish,
+                       layout=frame_level_demo_layout(tmp_path),
+                       detector=Unsure(truth["frames"]))
+    feed.start()
+    feed.thread.join(timeout=60)
+    proposal = store.state(1).current_hand().proposal
+    assert proposal["doubts"] == [{"player": "B", "card": doubted, "alternative": other}]
+    assert f"doubtful_card: {doubted} may be {other} (player B)" in proposal["problems"]
+
+    tablet = Tablet(app)
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    form = next(f for f in re.findall(r"<form.*?</form>", panel, re.S) if "is really" in f)
+    fields = {k: html.unescape(v) for k, v in re.findall(r'name="([^"]+)" value="([^"]*)"', form)}
+    answer = tablet.client.post("/api/t/1/proposal", data=fields)
+    assert answer.status_code in (200, 302, 303), answer.get_data(as_text=True)
+    swapped = store.state(1).current_hand().proposal
+    assert other in swapped["cards"]["B"] and doubted not in swapped["cards"]["B"]
+    assert sorted(swapped["cards"]["A"]) == sorted(proposal["cards"]["A"])
+    assert swapped["source"] == "manual" and "doubts" not in swapped

@@ -48,6 +48,18 @@ class _RecordingDetector:
         return self.last
 
 
+def doubtful_cards(read: Any) -> list[dict[str, str]]:
+    """The cards of a table reading the detector was unsure of, with the card each may be
+    instead: [{"player", "card", "alternative"}], for a one-tap swap on the tablet."""
+    alternatives = {c["card"]: c["alternative"] for c in read.cards if c.get("alternative")}
+    return [
+        {"player": player, "card": card, "alternative": alternatives[card]}
+        for player, cards in sorted(read.hands().items())
+        for card in cards
+        if card in alternatives and not any(alternatives[card] in h for h in read.hands().values())
+    ]
+
+
 class TableCamera:
     """Reads one table's camera in a daemon thread; see the module docstring."""
 
@@ -221,6 +233,9 @@ class TableCamera:
         extra = {"problems": list(read.problems), "confidence": round(read.confidence, 3)}
         if snapshot:
             extra["snapshot"] = snapshot
+        doubts = doubtful_cards(read)
+        if doubts:
+            extra["doubts"] = doubts
 
         def run(st: Any) -> list[Any]:
             hand = st.current_hand()

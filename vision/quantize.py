@@ -17,7 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.detector import _blob, _letterbox, _resize
+from vision.corner_crops import CROP_SIZE
+from vision.detector import Namer, _blob, _letterbox, _resize
 
 HEAD = "/model.23/"  # the YOLO11 detection head in ultralytics' ONNX export
 
@@ -42,7 +43,7 @@ def _keep_in_float(node_name: str) -> bool:
 
 
 def calibration_crops(
-    folder: Path, every: int = 3, batch: int = 32, size: int = 48
+    folder: Path, every: int = 3, batch: int = 32, size: int = CROP_SIZE
 ) -> Iterator[np.ndarray]:
     """Namer input batches: the labelled corner crops (`size` px) of every `every`-th image of
     `folder` (a YOLO folder with images/ and labels/)."""
@@ -117,8 +118,5 @@ def quantize_namer(src: Path, dst: Path, calibration: Path, every: int = 3) -> P
         first = next(i for i, n in enumerate(nodes) if n.op_type == "Flatten")
         return [n.name for n in nodes[first:]]
 
-    import onnx
-
-    side = onnx.load(str(src)).graph.input[0].type.tensor_type.shape.dim[2].dim_value
-    crops = calibration_crops(calibration, every, size=side or 48)
+    crops = calibration_crops(calibration, every, size=Namer(src).crop_size)
     return _quantize(src, dst, crops, from_flatten)

@@ -303,7 +303,7 @@ def _none_box(rng: np.random.Generator, src: CornerSource) -> tuple[int, tuple]:
 def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: int, args):
     """A batch of (patch, namer index) pairs drawn from synthetic, real and "none" samples."""
     policy = CropAugmentation.from_args(args)
-    size = getattr(args, "crop_size", None) or CROP_SIZE
+    size = args.crop_size or CROP_SIZE
     glyph_policy = replace(policy, tilt_share=0.0)  # drawn at any angle already
     patches, labels = [], []
     for _ in range(n):

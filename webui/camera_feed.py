@@ -52,11 +52,13 @@ def doubtful_cards(read: Any) -> list[dict[str, str]]:
     """The cards of a table reading the detector was unsure of, with the card each may be
     instead: [{"player", "card", "alternative"}], for a one-tap swap on the tablet."""
     alternatives = {c["card"]: c["alternative"] for c in read.cards if c.get("alternative")}
+    hands = read.hands()
+    on_table = {card for cards in hands.values() for card in cards}
     return [
         {"player": player, "card": card, "alternative": alternatives[card]}
-        for player, cards in sorted(read.hands().items())
+        for player, cards in sorted(hands.items())
         for card in cards
-        if card in alternatives and not any(alternatives[card] in h for h in read.hands().values())
+        if card in alternatives and alternatives[card] not in on_table
     ]
 
 

@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "detect": ("vision.cli", "detect_main", "detect cards in images"),
     "eval-detector": ("vision.cli", "eval_main", "score the detector on a YOLO-labelled folder"),
     "read": ("vision.cli", "read_main", "read a table photo (up card, spreads)"),
+    "doctor": ("vision.doctor", "main", "check that the card detector reads right on this CPU"),
     "serve": ("webui.cli", "serve_main", "run the table web app"),
     "hall": ("webui.hall.cli", "hall_main", "run the tournament director's page (all tables)"),
     "sync": ("webui.hall.cli", "sync_main", "upload a table's hands to the event database"),

@@ -35,7 +35,9 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="gintray detect", description=__doc__)
     ap.add_argument("images", nargs="+", type=Path)
     ap.add_argument("--json", action="store_true", help="one JSON line per image")
-    ap.add_argument("--backend", default="onnx", choices=BACKENDS)
+    ap.add_argument(
+        "--backend", default=None, choices=BACKENDS, help="default: GINTRAY_BACKEND, else onnx"
+    )
     ap.add_argument("--weights", help="corner finder weights (default models/gintray-corners.*)")
     ap.add_argument("--namer", help="namer weights (default models/gintray-namer.onnx)")
     ap.add_argument(

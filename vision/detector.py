@@ -1,12 +1,14 @@
 """Find and name the cards in a camera frame: corner finder + card namer.
 
 `load_detector("onnx")` (default, onnxruntime, no torch), `"opencv"` (OpenCV DNN on the same ONNX
-files) or `"ultralytics"` (the .pt corner finder through ultralytics/torch). The corner finder is
-a one-class YOLO that boxes every corner index; the namer is a small CNN that reads each box's
-crop and names the card (or rejects it). Frames are brought to the model's working scale (corner
-indices some 15-60 px): small frames run whole, big photos are cut into overlapping tiles whose
-results are merged with non-maximum suppression (supervision's InferenceSlicer) together with
-a whole-frame pass.
+files) or `"ultralytics"` (the .pt corner finder through ultralytics/torch); GINTRAY_BACKEND picks
+the default. Both shipped ONNX files are float: int8 kernels read differently on CPUs with and
+without VNNI (models/MODEL_CARD.md, "Same cards on every CPU"), float ones read the same cards.
+The corner finder is a one-class YOLO that boxes every corner index; the namer is a small CNN
+that reads each box's crop and names the card (or rejects it). Frames are brought to the model's
+working scale (corner indices some 15-60 px): small frames run whole, big photos are cut into
+overlapping tiles whose results are merged with non-maximum suppression (supervision's
+InferenceSlicer) together with a whole-frame pass.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ DEFAULT_CORNERS_ONNX = MODELS_DIR / "gintray-corners.onnx"
 DEFAULT_CORNERS_PT = MODELS_DIR / "gintray-corners.pt"
 DEFAULT_NAMER_ONNX = MODELS_DIR / "gintray-namer.onnx"
 BACKENDS = ("onnx", "opencv", "ultralytics")
+DEFAULT_BACKEND = "onnx"  # the same cards on x86 (with or without VNNI) and ARM64: measured
 DEFAULT_TURNS = 4  # quarter turns at which the namer reads each crop (1, 2 or 4)
 # a runner-up reading at least this share as likely as the best is reported as the alternative
 ALTERNATIVE_SHARE = 0.1
@@ -212,6 +215,7 @@ class CardDetector:
         self,
         finder: CornerFinder,
         namer: Namer,
+        model_paths: tuple[Path, ...] = (),
         min_confidence: float = 0.25,
         work_side: int = 640,
         tile_above: int = 1600,
@@ -221,6 +225,7 @@ class CardDetector:
     ) -> None:
         self.finder = finder
         self.namer = namer
+        self.model_paths = model_paths  # the files the finder and namer were loaded from
         self.min_confidence = min_confidence
         self.work_side = work_side
         self.tile_above = tile_above
@@ -299,14 +304,21 @@ class CardDetector:
         return sorted(found, key=lambda d: -d.confidence)
 
 
+def default_backend() -> str:
+    """GINTRAY_BACKEND when set (onnx, opencv or ultralytics), else DEFAULT_BACKEND."""
+    return os.environ.get("GINTRAY_BACKEND", "").strip() or DEFAULT_BACKEND
+
+
 def load_detector(
-    backend: str = "onnx",
+    backend: str | None = None,
     weights: str | Path | None = None,
     namer_weights: str | Path | None = None,
     imgsz: int = 640,
     **kwargs,
 ) -> CardDetector:
-    """A ready CardDetector; raises DetectorUnavailable when a model file is missing."""
+    """A ready CardDetector (backend None: `default_backend()`); raises DetectorUnavailable when
+    a model file is missing and ValueError for an unknown backend."""
+    backend = backend or default_backend()
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     default = DEFAULT_CORNERS_PT if backend == "ultralytics" else DEFAULT_CORNERS_ONNX
@@ -323,4 +335,4 @@ def load_detector(
     else:
         finder = UltralyticsCornerFinder(corner_path, imgsz)
     namer = Namer(namer_path, "opencv" if backend == "opencv" else "onnx")
-    return CardDetector(finder, namer, **kwargs)
+    return CardDetector(finder, namer, (corner_path, namer_path), **kwargs)

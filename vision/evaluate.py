@@ -327,7 +327,12 @@ def main(argv: list[str]) -> int:
 
     ap = argparse.ArgumentParser(prog="gintray eval-detector", description=__doc__)
     ap.add_argument("folder", type=Path, help="YOLO folder with images/ and labels/")
-    ap.add_argument("--backend", default="onnx", choices=["onnx", "opencv", "ultralytics"])
+    ap.add_argument(
+        "--backend",
+        default=None,
+        choices=["onnx", "opencv", "ultralytics"],
+        help="default: GINTRAY_BACKEND, else onnx",
+    )
     ap.add_argument("--weights", help="corner finder weights (default models/gintray-corners.*)")
     ap.add_argument("--namer", help="namer weights (default models/gintray-namer.onnx)")
     ap.add_argument(

@@ -59,10 +59,16 @@ def calibration_crops(
 
 
 def _quantize(
-    src: Path, dst: Path, inputs: Iterator[np.ndarray], float_nodes: Callable[[list], list[str]]
+    src: Path,
+    dst: Path,
+    inputs: Iterator[np.ndarray],
+    float_nodes: Callable[[list], list[str]],
+    weights: str = "int8",
+    reduce_range: bool = False,
 ) -> Path:
-    """Static QDQ int8 copy of `src` calibrated on `inputs`; the nodes named by
-    `float_nodes(nodes of the prepared graph)` stay float."""
+    """Static QDQ 8-bit copy of `src` calibrated on `inputs`; the nodes named by
+    `float_nodes(nodes of the prepared graph)` stay float. `weights` is "int8" or "uint8";
+    `reduce_range` keeps weights to 7 bits."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -92,17 +98,30 @@ def _quantize(
             quant_format=QuantFormat.QDQ,
             per_channel=True,
             activation_type=QuantType.QUInt8,
-            weight_type=QuantType.QInt8,
+            weight_type=QuantType.QUInt8 if weights == "uint8" else QuantType.QInt8,
+            reduce_range=reduce_range,
             nodes_to_exclude=keep,
         )
     return dst
 
 
-def quantize_finder(src: Path, dst: Path, calibration: Path, every: int = 10) -> Path:
+def quantize_finder(
+    src: Path,
+    dst: Path,
+    calibration: Path,
+    every: int = 10,
+    weights: str = "int8",
+    reduce_range: bool = False,
+) -> Path:
     """Write an int8 copy of the float ONNX finder `src` to `dst`, calibrated on `calibration`."""
     frames = calibration_frames(calibration, every)
     return _quantize(
-        src, dst, frames, lambda nodes: [n.name for n in nodes if _keep_in_float(n.name)]
+        src,
+        dst,
+        frames,
+        lambda nodes: [n.name for n in nodes if _keep_in_float(n.name)],
+        weights,
+        reduce_range,
     )
 
 
@@ -120,3 +139,58 @@ def quantize_namer(src: Path, dst: Path, calibration: Path, every: int = 3) -> P
 
     crops = calibration_crops(calibration, every, size=Namer(src).crop_size)
     return _quantize(src, dst, crops, from_flatten)
+
+
+def dequantize(src: Path, dst: Path) -> Path:
+    """Write a float copy of the QDQ model `src` to `dst` that every CPU reads alike.
+
+    Each weight's DequantizeLinear becomes its float value (the 8-bit grid times its scale, so
+    the weights are exactly those of `src`); each activation's QuantizeLinear/DequantizeLinear
+    pair becomes a Clip to the range the 8-bit activation could hold (the quantiser dropped the
+    ReLUs that this range stands for). Only the rounding of activations to 8 bits is gone,
+    and with it the CPU-dependent integer kernels (see models/MODEL_CARD.md).
+    """
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(src))
+    graph = model.graph
+    consts = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
+    quantized_from: dict[str, tuple[str, str, str]] = {}  # Q output -> (input, scale, zero point)
+    nodes, new_consts = [], []
+
+    def axis_of(node) -> int:
+        return next((helper.get_attribute_value(a) for a in node.attribute if a.name == "axis"), 1)
+
+    for node in graph.node:
+        if node.op_type == "DequantizeLinear" and node.input[0] in consts:
+            q = consts[node.input[0]].astype(np.float32)
+            scale = consts[node.input[1]].astype(np.float32)
+            zero = consts[node.input[2]].astype(np.float32) if len(node.input) > 2 else 0 * scale
+            if scale.size > 1:  # per channel along `axis`
+                shape = [1] * q.ndim
+                shape[axis_of(node)] = -1
+                scale, zero = scale.reshape(shape), zero.reshape(shape)
+            new_consts.append(numpy_helper.from_array((q - zero) * scale, node.output[0]))
+        elif node.op_type == "QuantizeLinear":
+            quantized_from[node.output[0]] = (node.input[0], node.input[1], node.input[2])
+        elif node.op_type == "DequantizeLinear":
+            source, scale_name, zero_name = quantized_from[node.input[0]]
+            scale, zero = float(consts[scale_name]), consts[zero_name]
+            low, high = (0, 255) if zero.dtype == np.uint8 else (-128, 127)
+            bounds = [node.output[0] + "_low", node.output[0] + "_high"]
+            for name, level in zip(bounds, (low, high), strict=True):
+                value = np.array((level - float(zero)) * scale, np.float32)
+                new_consts.append(numpy_helper.from_array(value, name))
+            nodes.append(helper.make_node("Clip", [source, *bounds], [node.output[0]]))
+        else:
+            nodes.append(node)
+    used = {name for node in nodes for name in node.input}
+    kept = [init for init in graph.initializer if init.name in used]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    del graph.initializer[:]
+    graph.initializer.extend(kept + new_consts)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(dst))
+    return dst

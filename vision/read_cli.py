@@ -21,7 +21,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("images", nargs="*", type=Path, help="photos of the table")
     parser.add_argument("--layout", type=Path, help="table layout JSON (up-card slot, areas)")
     parser.add_argument("--json", action="store_true", help="print one JSON line per image")
-    parser.add_argument("--backend", default="onnx", help="detector backend (onnx, ultralytics)")
+    parser.add_argument(
+        "--backend",
+        default=None,
+        help="detector backend (onnx, opencv, ultralytics; default GINTRAY_BACKEND, else onnx)",
+    )
     parser.add_argument("--weights", type=Path, help="detector weights (default: models/)")
     parser.add_argument("--labels", type=Path, metavar="DIR",
                         help="score the reads against YOLO labels (DIR/NAME.txt, classes from "

@@ -184,6 +184,11 @@ def main(argv: list[str]) -> int:
         help="images (of a YOLO folder with labels/ beside them) to calibrate the int8 ONNX "
         "finder and namer on ('' keeps both in float)",
     )
+    deq = sub.add_parser(
+        "dequantize", help="float copy of an int8 (QDQ) ONNX model that reads alike on every CPU"
+    )
+    deq.add_argument("src", help="QDQ ONNX model, e.g. git show 52284d4:models/gintray-namer.onnx")
+    deq.add_argument("out", help="where to write the float ONNX model")
     cls = sub.add_parser("classifier", help="train the corner-crop CNN that names the card")
     from vision.train_classifier import add_arguments
 
@@ -191,6 +196,11 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     if args.stage == "export":
         return export_models(args)
+    if args.stage == "dequantize":
+        from vision.quantize import dequantize
+
+        print(f"float model: {dequantize(Path(args.src), Path(args.out))}")
+        return 0
     if args.stage == "detector":
         if args.cache == "False":
             args.cache = False

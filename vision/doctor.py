@@ -24,7 +24,8 @@ from pathlib import Path
 
 from vision.cpu import CpuInfo, cpu_info
 
-DEMO_DIR = Path(__file__).resolve().parent / "demo"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEMO_DIR = REPO_ROOT / "vision" / "demo"
 CHECK_FRAME = "frame_030.jpg"  # hand 1 laid down with layoffs: 20 cards, 29 corner indices
 REFERENCE = DEMO_DIR / "doctor_reference.json"  # the shipped models' reading of CHECK_FRAME
 MIN_IOU = 0.9  # a box read on another CPU must overlap the reference's this much

@@ -1,0 +1,75 @@
+"""The same cards on every CPU: the shipped models read under emulation of the target CPUs
+must give what they give here (same cards, every box within IoU 0.9).
+
+Targets: x86 laptops without VNNI (AVX2 path, `qemu-x86_64-static -cpu Haswell`) and the
+Raspberry Pi 5 (ARM64 Cortex-A76, `qemu-aarch64-static` with Debian's arm64 Python and the
+aarch64 wheels). `.ci/emulators` installs both; the tests skip, saying why, only where the
+emulators cannot be set up. Each takes about 3 minutes (two frames, float models under TCG).
+"""
+
+from __future__ import annotations
+
+import pytest
+from detector_helpers import DEV
+from emulation_helpers import READ_FRAMES, arm64, emulators_unavailable, haswell, read_under
+
+from vision.detector import load_detector
+from vision.doctor import Reading, check_frame, compare_readings
+
+pytestmark = pytest.mark.slow
+TIMEOUT = 900  # seconds for one emulated run (about 3 minutes measured for two frames)
+
+
+def _frames() -> list:
+    """The doctor's check frame and, with ../shared beside the checkout, one real dev photo."""
+    frames = [check_frame()[0]]
+    dev = sorted((DEV / "images").glob("*.jpg"))
+    return frames + dev[1:2]
+
+
+def _native(frames: list) -> dict[str, list[Reading]]:
+    import cv2
+
+    detector = load_detector()
+    return {
+        f.name: [Reading(d.card, d.box) for d in detector.detect(cv2.imread(str(f)))]
+        for f in frames
+    }
+
+
+def _emulated(command: list[str]) -> tuple[str, dict[str, list[Reading]]]:
+    """The machine the command ran as and its readings, frame by frame."""
+    out = read_under(command, TIMEOUT)
+    return out["machine"], {
+        name: [Reading(d["card"], tuple(d["box"])) for d in found]
+        for name, found in out["frames"].items()
+    }
+
+
+def _assert_same(emulated: dict, native: dict) -> None:
+    assert emulated.keys() == native.keys()
+    for name, reference in native.items():
+        assert reference, f"{name}: nothing read natively, the comparison would be empty"
+        assert compare_readings(emulated[name], reference) == [], name
+
+
+def _needs_emulators() -> None:
+    reason = emulators_unavailable()
+    if reason:
+        pytest.skip(reason)
+
+
+def test_avx2_only_x86_reads_the_same_cards_as_this_machine():
+    _needs_emulators()
+    frames = _frames()
+    machine, emulated = _emulated(haswell([str(READ_FRAMES), *map(str, frames)]))
+    assert machine == "x86_64"
+    _assert_same(emulated, _native(frames))
+
+
+def test_raspberry_pi_5_arm64_reads_the_same_cards_as_this_machine():
+    _needs_emulators()
+    frames = _frames()
+    machine, emulated = _emulated(arm64([str(READ_FRAMES), *map(str, frames)]))
+    assert machine == "aarch64"
+    _assert_same(emulated, _native(frames))

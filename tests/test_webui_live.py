@@ -162,3 +162,53 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
     assert other in swapped["cards"]["B"] and doubted not in swapped["cards"]["B"]
     assert sorted(swapped["cards"]["A"]) == sorted(proposal["cards"]["A"])
     assert swapped["source"] == "manual" and "doubts" not in swapped
+
+
+def _camera_page_after_replay(tmp_path, monkeypatch, detector_factory=None) -> str:
+    """The table page once a short replay has run with the detector the app loads itself."""
+    import shutil
+
+    import vision.detector
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for name in ("frame_000.jpg", "frame_030.jpg"):
+        shutil.copy(DEMO / "hand" / name, frames / name)
+    if detector_factory is not None:
+        monkeypatch.setattr(vision.detector, "load_detector", detector_factory)
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    feed = TableCamera(store, 1, f"replay:{frames}?fps=0", tmp_path,
+                       app.extensions["gintray.notifier"].publish)
+    app.extensions["gintray.cameras"][1] = feed
+    feed.start()
+    feed.thread.join(timeout=120)
+    assert feed.status()["state"] == "finished"
+    return Tablet(app).client.get("/t/1").get_data(as_text=True)
+
+
+@pytest.mark.slow
+def test_table_screen_shows_the_card_readers_self_check(tmp_path, monkeypatch):
+    page = _camera_page_after_replay(tmp_path, monkeypatch)
+    assert 'id="self-check"' in page
+    assert "Card reader self-check passed on this CPU" in page
+
+
+@pytest.mark.slow
+def test_a_failed_self_check_is_shown_with_what_to_do(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    real_load = __import__("vision.detector", fromlist=["load_detector"]).load_detector
+
+    class Misreading:
+        def __init__(self) -> None:
+            self.inner = real_load()
+            self.model_paths = self.inner.model_paths
+
+        def detect(self, image, min_confidence=None):
+            found = self.inner.detect(image)
+            return [replace(d, card="QC") if d.card == "KD" else d for d in found]
+
+    page = _camera_page_after_replay(tmp_path, monkeypatch, lambda *a, **k: Misreading())
+    assert "Card reader self-check FAILED on this CPU" in page
+    assert "GINTRAY_BACKEND=opencv" in page and 'role="alert"' in page

@@ -73,6 +73,8 @@ class TableCamera:
         self.notify = notify
         self.layout_file = layout
         self._status = {"state": "starting", "message": f"starting {source}"}
+        # the detector's self-check on this CPU (vision.doctor): {"passed", "line"} once run
+        self._self_check: dict[str, Any] | None = None
         self._jpeg: bytes | None = None
         self._raw: Any = None  # the latest frame as captured (for calibration)
         self._frame_cond = threading.Condition()
@@ -92,7 +94,10 @@ class TableCamera:
             self._frame_cond.notify_all()
 
     def status(self) -> dict[str, Any]:
-        return dict(self._status)
+        status = dict(self._status)
+        if self._self_check is not None:
+            status["self_check"] = dict(self._self_check)
+        return status
 
     def latest_jpeg(self) -> bytes | None:
         return self._jpeg
@@ -172,9 +177,10 @@ class TableCamera:
             return None, None, f"cards are not read (reader not installed: {exc})"
         try:
             if self._given_detector is None:
-                from vision.detector import load_detector
+                from vision.detector import default_backend, load_detector
 
                 self._given_detector = load_detector()
+                self._run_self_check(self._given_detector, default_backend())
             detector = _RecordingDetector(self._given_detector)
         except Exception as exc:
             return None, None, f"cards are not read (detector unavailable: {exc})"
@@ -185,6 +191,19 @@ class TableCamera:
             return detector, TableReader(detector, load_layout(path)), ""
         except Exception as exc:
             return detector, None, f"layout unusable: {exc}"
+
+    def _run_self_check(self, detector: Any, backend: str) -> None:
+        """Read the doctor's check frame once with the shipped detector and keep the verdict
+        for the table screen (a failure says what to do; the camera keeps running)."""
+        try:
+            from vision.doctor import check_detector
+
+            report = check_detector(detector, backend)
+            self._self_check = {"passed": report.passed, "line": report.summary()}
+        except Exception as exc:  # the check must never stop the camera
+            self._self_check = {"passed": False, "line": f"Card reader self-check failed: {exc}"}
+        if not self._self_check["passed"]:
+            log.warning("%s", self._self_check["line"])
 
     def _publish_frame(self, image: Any, detections: list[Any]) -> None:
         import cv2

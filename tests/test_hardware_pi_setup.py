@@ -59,6 +59,15 @@ def test_rendered_unit_has_the_service_settings():
     assert "@" not in result.stdout.replace("https://", "")  # every placeholder filled
 
 
+def test_backend_reaches_the_service_environment():
+    """The backend `gintray doctor` passed with is the one the service runs."""
+    default = run_setup("--print-unit")
+    assert "Environment=GINTRAY_BACKEND=onnx\n" in default.stdout
+    opencv = run_setup("--print-unit", "--backend", "opencv")
+    assert opencv.returncode == 0, opencv.stderr
+    assert "Environment=GINTRAY_BACKEND=opencv\n" in opencv.stdout
+
+
 def test_camera_source_is_escaped_for_sed_and_systemd():
     result = run_setup("--print-unit", "--camera", "replay:/srv/demo?fps=2&loop=1",
                        "--port", "8080")
@@ -76,6 +85,7 @@ def test_camera_source_is_escaped_for_sed_and_systemd():
     (["--camera", "usb:0; rm -rf /"], "characters a unit file cannot carry"),
     (["--user", "Bad User"], "not a valid user name"),
     (["--frobnicate"], "unknown option"),
+    (["--backend", "tensorflow"], "backend must be onnx or opencv"),
     (["--camera"], "--camera needs a value"),
     (["--camera", "--port", "80"], "--camera needs a value"),
 ])

@@ -2,11 +2,12 @@
 # gintray on a Raspberry Pi 4/5 (Raspberry Pi OS Bookworm, 64-bit): system packages, a virtual
 # environment that can see Debian's picamera2, the app, and a systemd unit that starts it on boot.
 #
-#   sudo hardware/pi/setup.sh [--camera SOURCE] [--port N] [--user NAME]
+#   sudo hardware/pi/setup.sh [--camera SOURCE] [--port N] [--user NAME] [--backend onnx|opencv]
 #   hardware/pi/setup.sh --print-unit     # show the unit it would install; changes nothing
 #
-# Safe to run again (after a `git pull`, or to change the camera or port): every step checks
-# what is already there. See hardware/README.md for the whole kit.
+# Safe to run again (after a `git pull`, or to change the camera, port or backend): every step
+# checks what is already there. The last step, `gintray doctor`, reads a bundled frame and says
+# whether the card reader reads right on this Pi. See hardware/README.md for the whole kit.
 set -euo pipefail
 
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -15,6 +16,7 @@ UNIT_PATH="/etc/systemd/system/gintray.service"
 VENV="${GINTRAY_VENV:-/opt/gintray/venv}"
 CAMERA="${GINTRAY_CAMERA:-picamera:0}"
 PORT="${GINTRAY_PORT:-5000}"
+BACKEND="${GINTRAY_BACKEND:-onnx}"  # the detector backend (see vision/README.md)
 # The service runs as the owner of the checkout (the app is installed editable from it).
 RUN_USER="${GINTRAY_USER:-$(stat -c %U "$SRC")}"
 PRINT_UNIT=0
@@ -48,6 +50,7 @@ parse_args() {
       --camera) need_value "$@"; CAMERA="$2"; shift 2 ;;
       --port) need_value "$@"; PORT="$2"; shift 2 ;;
       --user) need_value "$@"; RUN_USER="$2"; shift 2 ;;
+      --backend) need_value "$@"; BACKEND="$2"; shift 2 ;;
       --print-unit) PRINT_UNIT=1; shift ;;
       -h|--help) usage; exit 0 ;;
       *) die "unknown option '$1' (try --help)" ;;
@@ -59,6 +62,8 @@ parse_args() {
   [[ "$CAMERA" =~ ^[A-Za-z0-9:/._?=\&@%+-]+$ ]] \
     || die "camera source '$CAMERA' has characters a unit file cannot carry"
   [[ "$RUN_USER" =~ ^[a-z_][a-z0-9_-]*$ ]] || die "'$RUN_USER' is not a valid user name"
+  [[ "$BACKEND" == onnx || "$BACKEND" == opencv ]] \
+    || die "backend must be onnx or opencv, not '$BACKEND'"
   local path
   for path in "$SRC" "$VENV"; do
     [[ "$path" =~ ^/[A-Za-z0-9/._+-]*$ ]] \
@@ -72,7 +77,8 @@ render_unit() {
   local camera="${CAMERA//%/%%}"
   camera="${camera//&/\\&}"
   sed -e "s|@USER@|$RUN_USER|g" -e "s|@SRC@|$SRC|g" -e "s|@VENV@|$VENV|g" \
-      -e "s|@CAMERA@|$camera|g" -e "s|@PORT@|$PORT|g" "$UNIT_TEMPLATE"
+      -e "s|@CAMERA@|$camera|g" -e "s|@PORT@|$PORT|g" -e "s|@BACKEND@|$BACKEND|g" \
+      "$UNIT_TEMPLATE"
 }
 
 install_packages() {
@@ -123,8 +129,11 @@ install_app() {
     fi
     echo "   (picamera2 not importable; fine for camera '$CAMERA')"
   fi
-  [ -f "$SRC/models/gintray-cards.onnx" ] \
-    || echo "   WARNING: $SRC/models/gintray-cards.onnx is missing: the page runs, the camera cannot read cards"
+  local model
+  for model in gintray-corners.onnx gintray-namer.onnx; do
+    [ -f "$SRC/models/$model" ] \
+      || echo "   WARNING: $SRC/models/$model is missing: the page runs, the camera cannot read cards"
+  done
 }
 
 as_user() {
@@ -163,6 +172,19 @@ check_camera() {
   fi
 }
 
+run_doctor() {
+  # Reads a bundled frame whose cards are known and compares it with the reference reading; the
+  # app runs either way (scores can be entered by hand), but a failure is said loudly.
+  echo "== checking the card reader on this CPU (gintray doctor --backend $BACKEND)"
+  if as_user "$VENV/bin/gintray" doctor --backend "$BACKEND" | sed 's/^/   /'; then
+    return
+  fi
+  echo
+  echo "   WARNING: the card reader does not read right on this Pi with the $BACKEND backend."
+  echo "   The table page says so too. Try the other backend:"
+  echo "     sudo $SRC/hardware/pi/setup.sh --backend $([ "$BACKEND" = onnx ] && echo opencv || echo onnx)"
+}
+
 print_access() {
   local host addrs
   host="$(hostname)"
@@ -198,6 +220,7 @@ main() {
   install_app
   check_camera
   install_unit
+  run_doctor
   print_access
 }
 

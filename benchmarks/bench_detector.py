@@ -10,8 +10,11 @@ in the same process after one warm-up pass, interleaved frame by frame; the scri
 median and 90th-percentile latency per frame, the ratio to the ultralytics backend, and the
 corner finder's share. `--float-onnx` and `--float-namer` add a row "onnx-float" that runs
 the float ONNX exports of the finder and/or the namer (the shipped ones are int8);
-`--candidate-namer` adds "onnx-candidate", the onnx backend with another namer. Set
-GINTRAY_THREADS to pin the thread count (default: all cores).
+`--candidate-namer` adds "onnx-candidate", the onnx backend with another namer;
+`--variant LABEL FINDER NAMER` (repeatable) adds a row for any pair of ONNX files (say, int8
+candidates). The first line printed is the CPU (model and the instruction sets that pick the
+inference kernels): compare timings only from one run on one CPU. Set GINTRAY_THREADS to pin
+the thread count (default 1).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2
 
+from vision.cpu import cpu_info
 from vision.detector import BACKENDS, DEFAULT_TURNS, DetectorUnavailable, load_detector
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-cards" / "dev" / "images"
@@ -99,7 +103,16 @@ def main(argv: list[str] | None = None) -> int:
         help="also time the onnx backend with this namer instead of the shipped one (row "
         "onnx-candidate), to weigh a new namer's cost before shipping it",
     )
+    ap.add_argument(
+        "--variant",
+        nargs=3,
+        action="append",
+        default=[],
+        metavar=("LABEL", "FINDER", "NAMER"),
+        help="also time the onnx backend with this finder and namer ONNX (row LABEL)",
+    )
     args = ap.parse_args(argv)
+    print(f"CPU: {cpu_info().describe()}")
     images = frames(args.frames)
     if not images:
         print(f"no frames found in {DEV}", file=sys.stderr)
@@ -119,15 +132,17 @@ def main(argv: list[str] | None = None) -> int:
         detectors["onnx-candidate"] = load_detector(
             "onnx", None, args.candidate_namer, turns=args.turns
         )
+    for label, finder, namer in args.variant:
+        detectors[label] = load_detector("onnx", finder, namer, turns=args.turns)
     results = time_backends(detectors, images, args.rounds)
     ref = (results.get("ultralytics") or {}).get("median")
     print(
-        f"  {'backend':<12} {'median ms':>10} {'p90 ms':>8} {'finder ms':>10}"
+        f"  {'backend':<22} {'median ms':>10} {'p90 ms':>8} {'finder ms':>10}"
         f" {'vs ultralytics':>15}"
     )
     for name, r in results.items():
         ratio = f"{ref / r['median']:.2f}x speed" if ref else "n/a"
-        print(f"  {name:<12} {r['median']:10.1f} {r['p90']:8.1f} {r['finder']:10.1f} {ratio:>15}")
+        print(f"  {name:<22} {r['median']:10.1f} {r['p90']:8.1f} {r['finder']:10.1f} {ratio:>15}")
     return 0
 
 

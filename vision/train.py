@@ -112,7 +112,11 @@ def train_detector(args: argparse.Namespace) -> int:
 
 
 def export_models(args: argparse.Namespace) -> int:
-    """Copy the chosen checkpoints into models/: corner finder .pt (+ ONNX), namer ONNX."""
+    """Copy the chosen checkpoints into models/: corner finder .pt and float ONNX, namer ONNX.
+
+    The finder's ONNX stays float (its int8 copy reads differently on CPUs without VNNI); the
+    namer is quantised with reduced range unless `--calibration ''`; `--namer ''` skips it.
+    """
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO
     from ultralytics.utils.torch_utils import strip_optimizer
@@ -122,21 +126,17 @@ def export_models(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     pt = out / "gintray-corners.pt"
-    shutil.copyfile(args.corners, pt)
-    strip_optimizer(str(pt))
+    if Path(args.corners).resolve() != pt.resolve():
+        shutil.copyfile(args.corners, pt)
+        strip_optimizer(str(pt))
     onnx = Path(
         YOLO(str(pt)).export(
             format="onnx", imgsz=args.imgsz, dynamic=True, simplify=True, opset=17, device="cpu"
         )
     )
-    if args.calibration:
-        from vision.quantize import quantize_finder
-
-        float_onnx = onnx.with_suffix(".float.onnx")
-        onnx.replace(float_onnx)
-        quantize_finder(float_onnx, onnx, Path(args.calibration))
-        float_onnx.unlink()
-    print(f"corner finder: {pt} and {onnx}")
+    print(f"corner finder: {pt} and {onnx} (float)")
+    if not args.namer:
+        return 0
     namer = out / "gintray-namer.onnx"
     if args.calibration:
         from vision.quantize import quantize_namer
@@ -175,20 +175,28 @@ def main(argv: list[str]) -> int:
     det.add_argument("--resume", action="store_true", help="resume the run's last.pt")
     exp = sub.add_parser("export", help="export chosen checkpoints into models/")
     exp.add_argument("--corners", default="runs/detector/corner-v1/weights/last.pt")
-    exp.add_argument("--namer", default="runs/namer-v1/namer.pt")
+    exp.add_argument("--namer", default="runs/namer-v1/namer.pt", help="('' leaves the namer)")
     exp.add_argument("--imgsz", type=int, default=640)
     exp.add_argument("--out", default=str(REPO_ROOT / "models"))
     exp.add_argument(
         "--calibration",
         default=str(DEFAULT_REAL / "images"),
         help="images (of a YOLO folder with labels/ beside them) to calibrate the int8 ONNX "
-        "finder and namer on ('' keeps both in float)",
+        "namer on ('' keeps it in float; the finder is always float)",
     )
     deq = sub.add_parser(
         "dequantize", help="float copy of an int8 (QDQ) ONNX model that reads alike on every CPU"
     )
     deq.add_argument("src", help="QDQ ONNX model, e.g. git show 52284d4:models/gintray-namer.onnx")
     deq.add_argument("out", help="where to write the float ONNX model")
+    qn = sub.add_parser(
+        "quantize-namer", help="reduced-range int8 copy of a float ONNX namer (portable)"
+    )
+    qn.add_argument("src", help="float ONNX namer")
+    qn.add_argument("out", help="where to write the int8 namer")
+    qn.add_argument(
+        "--calibration", default=str(DEFAULT_REAL), help="YOLO folder (labelled crops calibrate)"
+    )
     cls = sub.add_parser("classifier", help="train the corner-crop CNN that names the card")
     from vision.train_classifier import add_arguments
 
@@ -196,6 +204,12 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     if args.stage == "export":
         return export_models(args)
+    if args.stage == "quantize-namer":
+        from vision.quantize import quantize_namer
+
+        namer = quantize_namer(Path(args.src), Path(args.out), Path(args.calibration))
+        print(f"int8 namer: {namer}")
+        return 0
     if args.stage == "dequantize":
         from vision.quantize import dequantize
 

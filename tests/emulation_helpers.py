@@ -34,6 +34,23 @@ def emulators_unavailable() -> str | None:
     return None
 
 
+def _namespace() -> list[str]:
+    return ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "-r", "--mount"]
+
+
+@cache
+def arm64_unavailable() -> str | None:
+    """None when ARM64 programs can run (emulators ready and a private mount namespace for the
+    Cortex-A76 /proc/cpuinfo can be made), else why not."""
+    reason = emulators_unavailable()
+    if reason:
+        return reason
+    done = subprocess.run([*_namespace(), "true"], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        return "no private mount namespace here (unshare): " + done.stderr.strip()
+    return None
+
+
 def haswell(args: list[str]) -> list[str]:
     """This interpreter on an x86 CPU with AVX2 and FMA, without AVX-512 or VNNI."""
     return ["qemu-x86_64-static", "-cpu", "Haswell", sys.executable, *args]
@@ -50,8 +67,7 @@ def arm64(args: list[str]) -> list[str]:
             *args,
         ]
     )
-    namespace = ["unshare", "--mount"] if os.geteuid() == 0 else ["unshare", "-r", "--mount"]
-    return [*namespace, "bash", "-c", inner]
+    return [*_namespace(), "bash", "-c", inner]
 
 
 def read_under(command: list[str], timeout: float) -> dict:

@@ -17,7 +17,14 @@ from __future__ import annotations
 
 import pytest
 from detector_helpers import DEV
-from emulation_helpers import READ_FRAMES, arm64, emulators_unavailable, haswell, read_under
+from emulation_helpers import (
+    READ_FRAMES,
+    arm64,
+    arm64_unavailable,
+    emulators_unavailable,
+    haswell,
+    read_under,
+)
 
 from vision.detector import load_detector
 from vision.doctor import Reading, check_frame, compare_readings
@@ -59,14 +66,13 @@ def _assert_same(emulated: dict, native: dict) -> None:
         assert compare_readings(emulated[name], reference) == [], name
 
 
-def _needs_emulators() -> None:
-    reason = emulators_unavailable()
+def _needs(reason: str | None) -> None:
     if reason:
         pytest.skip(reason)
 
 
 def test_avx2_only_x86_reads_the_same_cards_as_this_machine():
-    _needs_emulators()
+    _needs(emulators_unavailable())
     frames = [check_frame()[0]]
     machine, emulated = _emulated(haswell([str(READ_FRAMES), "--turns", "1", str(frames[0])]))
     assert machine == "x86_64"
@@ -74,7 +80,7 @@ def test_avx2_only_x86_reads_the_same_cards_as_this_machine():
 
 
 def test_raspberry_pi_5_arm64_reads_the_same_cards_as_this_machine():
-    _needs_emulators()
+    _needs(arm64_unavailable())
     frames = _frames()
     machine, emulated = _emulated(arm64([str(READ_FRAMES), *map(str, frames)]))
     assert machine == "aarch64"

@@ -21,6 +21,9 @@ from scorer.sheet import Sheet, score_sheet
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
+# A whole tournament match is a few hundred hands, some 100 kB of JSON: far below this.
+MAX_INPUT_BYTES = 1_000_000
+MAX_INDENT = 16
 
 _SCORE_KEYS = {
     "rules",
@@ -50,6 +53,8 @@ def _run(argv: list[str], parser: _Parser, body: Callable[[argparse.Namespace], 
     indent = None
     try:
         args = parser.parse_args(argv)
+        if args.indent is not None and not 0 <= args.indent <= MAX_INDENT:
+            raise InputError(f"--indent must be from 0 to {MAX_INDENT}", "bad_arguments")
         indent = args.indent
         result = body(args)
     except ScorerError as exc:
@@ -65,18 +70,43 @@ def _run(argv: list[str], parser: _Parser, body: Callable[[argparse.Namespace], 
 
 
 def _read_json(path: str | None) -> Any:
+    """The JSON document in the file `path` (stdin for None or "-").
+
+    :raises InputError: unreadable, over MAX_INPUT_BYTES, not UTF-8, or not JSON (including
+        numbers too long to convert and nesting too deep to parse).
+    """
     try:
         if path in (None, "-"):
-            text = sys.stdin.read()
+            raw = getattr(sys.stdin, "buffer", None)  # bytes, so that bad UTF-8 is caught
+            data = (
+                raw.read(MAX_INPUT_BYTES + 1)
+                if raw is not None
+                else sys.stdin.read(MAX_INPUT_BYTES + 1).encode("utf-8", "surrogateescape")
+            )
         else:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}", "bad_input") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(
+            f"input is over {MAX_INPUT_BYTES:,} bytes; a whole match is far smaller", "too_large"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"input is not UTF-8 text (byte {exc.start}: {data[exc.start:exc.start + 1]!r})",
+            "bad_json",
+        ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"input is not valid JSON: {exc}", "bad_json") from None
+    except RecursionError:
+        raise InputError("input is nested too deeply to be a hand or a sheet", "bad_json") from None
+    except ValueError as exc:  # an integer literal too long to convert
+        raise InputError(f"input has a number that cannot be read: {exc}", "bad_json") from None
 
 
 def _object(doc: Any, allowed: set[str], what: str) -> dict[str, Any]:

@@ -213,3 +213,36 @@ def test_console_script_end_to_end():
     assert done.returncode == 0 and json.loads(done.stdout)["points"] == 12
     bad = subprocess.run([str(gintray), "melds", "ZZ"], capture_output=True, text=True)
     assert bad.returncode == 2 and json.loads(bad.stdout)["error"]["code"] == "bad_card"
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b'{"rules": 1' + b"0" * 5000 + b"}", "number that cannot be read"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b'{"rules": "tourn\xffament"}', "not UTF-8"),
+        (b'{"rules": "' + b"x" * 1_000_001 + b'"}', "over 1,000,000 bytes"),
+    ],
+)
+@pytest.mark.parametrize("command", ["score", "sheet"])
+def test_hostile_input_is_a_clear_error_not_a_traceback(command, data, message, tmp_path):
+    """Issue 14's bad inputs, from a file and on stdin, through the real command line."""
+    path = tmp_path / "in.json"
+    path.write_bytes(data)
+    for argv, stdin in (([str(path)], None), ([], data)):
+        done = subprocess.run(
+            [sys.executable, "-m", "gintray_cli", command, *argv],
+            input=stdin, capture_output=True, timeout=60,
+            cwd=Path(__file__).resolve().parents[1],
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr[-500:]
+        assert b"Traceback" not in done.stderr
+        error = json.loads(done.stdout)["error"]
+        assert message in error["message"] and error["code"] in {"bad_json", "too_large"}
+        assert len(done.stdout) < 1000  # the input is not echoed back
+
+
+def test_huge_indent_is_refused(capsys, monkeypatch):
+    status, out = run(score_main, ["--indent", "100000000"], capsys, monkeypatch, KNOCK)
+    assert status == 2
+    assert "--indent must be from 0 to 16" in json.loads(out)["error"]["message"]

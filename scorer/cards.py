@@ -98,20 +98,34 @@ def parse_card(text: str | Card) -> Card:
     if isinstance(text, Card):
         return text
     if not isinstance(text, str):
-        raise CardError(f"bad card {text!r}: expected a code like 7D, TD, 10D or AS", "bad_card")
-    cleaned = text.strip().upper()
+        raise CardError(
+            f"bad card {_shown(text)}: expected a code like 7D, TD, 10D or AS", "bad_card"
+        )
+    stripped = text.strip()
+    # ASCII only: "ſ".upper() is "S", and a look-alike must not pass as a card
+    cleaned = stripped.upper() if stripped.isascii() else ""
     rank_part, suit = cleaned[:-1], cleaned[-1:]
     rank = _RANK_BY_CODE.get(rank_part)
     if rank is None or suit not in SUITS or not suit:
         raise CardError(
-            f"bad card {text!r}: expected rank A,2-9,T (or 10),J,Q,K then suit S,H,D,C, e.g. 7D",
+            f"bad card {_shown(text)}: expected rank A,2-9,T (or 10),J,Q,K then suit S,H,D,C, "
+            "e.g. 7D",
             "bad_card",
         )
     return DECK[SUITS.index(suit) * 13 + rank - 1]
 
 
+def _shown(value: object, limit: int = 24) -> str:
+    """`value` as an error message shows it: its repr, cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def parse_cards(items: Iterable[str | Card]) -> list[Card]:
-    """Parse card codes in order; raises CardError on a bad code or a duplicate card."""
+    """Parse card codes in order; raises CardError on a bad code, a duplicate card, or a JSON
+    object given where a list of codes belongs."""
+    if isinstance(items, dict):
+        raise CardError("expected a list of card codes, not an object", "bad_card")
     if isinstance(items, str):
         items = items.split()
     cards: list[Card] = []

@@ -155,6 +155,8 @@ def melds_main(argv: list[str]) -> int:
     parser.add_argument("cards", nargs="*", help="card codes, e.g. 7D TD 10H AS (10 or 11)")
 
     def body(args: argparse.Namespace) -> Any:
+        if any(not arg.replace(",", " ").strip() for arg in args.cards):
+            raise InputError("an empty card argument was given (say every card)", "bad_card")
         items = [code for arg in args.cards for code in arg.replace(",", " ").split()]
         cards = parse_cards(items)
         if len(cards) not in (10, 11):

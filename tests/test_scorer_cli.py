@@ -64,6 +64,11 @@ def test_melds_eleven_cards_and_ten_notation(capsys, monkeypatch):
         (["AH", "2H", "3H", "9S", "9D", "9C", "4C", "5D", "KS", "AH"], "duplicate_card", "AH"),
         (["AH", "2H", "3H"], "wrong_card_count", "3 cards"),
         (["--bogus"], "bad_arguments", "--bogus"),
+        # issue 14: a look-alike (U+017F, which upper-cases to S) is no spade
+        (["A\u017f", "2H", "3H", "9S", "9D", "9C", "4C", "5D", "KS", "QD"], "bad_card", "A"),
+        # issue 14: 11 arguments with one empty are not 10 cards
+        (["AH", "2H", "3H", "9S", "9D", "9C", "4C", "5D", "KS", "QD", ""], "bad_card", "empty"),
+        (["AH", "2H", "3H", "9S", "9D", "9C", "4C", "5D", "KS", "Q" + "D" * 5000], "bad_card", "…"),
     ],
 )
 def test_melds_bad_input(argv, code, named, capsys, monkeypatch):
@@ -246,3 +251,12 @@ def test_huge_indent_is_refused(capsys, monkeypatch):
     status, out = run(score_main, ["--indent", "100000000"], capsys, monkeypatch, KNOCK)
     assert status == 2
     assert "--indent must be from 0 to 16" in json.loads(out)["error"]["message"]
+
+
+def test_hands_given_as_objects_are_refused(capsys, monkeypatch):
+    """Issue 14: {"7D": 1, ...} must not be read as the cards 7D, ... (keys used as cards)."""
+    hand = {**KNOCK, "hands": {p: dict.fromkeys(cards, 1) for p, cards in KNOCK["hands"].items()}}
+    status, out = run(score_main, [], capsys, monkeypatch, hand)
+    assert status == 2
+    error = json.loads(out)["error"]
+    assert error["code"] == "bad_card" and "not an object" in error["message"]

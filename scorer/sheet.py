@@ -17,12 +17,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scorer.cards import parse_card
 from scorer.errors import InputError
 from scorer.rules import RuleSet, rules_from_spec
 
 # A sheet hand is {"winner", "points"} or {"dead": true}; a HandResult.to_json() is accepted too
-# (its other fields are ignored), plus "dealer" and a free-text "note".
+# (its other fields are ignored), plus "dealer", the hand's knock card "up_card" (seed 000 rule 4:
+# the knock card goes on the score sheet) and a free-text "note".
 _HAND_KEYS = {
+    "up_card",
     "winner",
     "points",
     "dead",
@@ -270,8 +273,15 @@ def _check_hand(index: int, hand: Any, players: list[str]) -> tuple[str | None, 
         return None, 0
     if "dead" in hand and hand["dead"] is not False:
         raise InputError(f'{where}: "dead" must be true or false', "bad_field")
+    if "up_card" in hand:
+        parse_card(hand["up_card"])  # CardError (exit 2) names a bad code
     winner, points = hand.get("winner"), hand.get("points")
     if winner is None:
+        if "winner" not in hand and "outcome" not in hand and points in (None, 0):
+            # {} or {"dead": false} says nothing: never score it as a dead hand silently
+            raise InputError(
+                f'{where} must give "winner" and "points", or "dead": true', "bad_field"
+            )
         # a tie without undercut (undercut_on_tie false) scores nothing, like a dead hand
         if points in (None, 0):
             return None, 0
@@ -329,6 +339,8 @@ def score_sheet(
         running = open_games()
         number = index + 1
         record: dict[str, Any] = {"hand": number}
+        if "up_card" in hand:
+            record["up_card"] = parse_card(hand["up_card"]).code
         if winner is None:
             record["dead"] = True
             targets: list[Game] = []

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorer import InputError, next_dealer, score_hand, score_sheet
+from scorer.errors import CardError
 from scorer.sheet import team_hand
 
 
@@ -247,3 +248,19 @@ def test_sheet_invariants(hands, preset, hollywood):
         assert all(g["complete"] for g in sheet["games"][:-1])
         won = sum(h["points"] for h in hands if not h.get("dead"))
         assert sum(sum(g["totals"].values()) for g in sheet["games"]) == won
+
+
+@pytest.mark.parametrize("hand", [{}, {"dead": False}, {"dead": False, "note": "?"}])
+def test_a_hand_that_says_nothing_is_refused_not_scored_dead(hand):
+    """Issue 14: {} or {"dead": false} was silently scored as a dead hand."""
+    with pytest.raises(InputError) as info:
+        score_sheet("tournament", [hand])
+    assert 'must give "winner" and "points", or "dead": true' in info.value.message
+
+
+def test_the_knock_card_goes_on_the_sheet():
+    """Seed 000 rule 4: the knock card (the up card) is recorded on the score sheet."""
+    sheet = score_sheet("tournament", [{"up_card": "7d", "winner": "A", "points": 12}])
+    assert sheet.to_json()["hands"][0]["up_card"] == "7D"
+    with pytest.raises(CardError):
+        score_sheet("tournament", [{"up_card": "7X", "winner": "A", "points": 12}])

@@ -401,6 +401,8 @@ def score_hand(
     penalties = {}
     for player, side in ((knocker, k_side), (defender, d_side)):
         note = _penalty_json(side)
+        if note and is_big_gin and player == knocker:
+            note = None  # big gin is 11 cards by definition: no extra card to penalise
         if note:
             penalties[player] = note
     return HandResult(

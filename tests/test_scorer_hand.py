@@ -397,3 +397,19 @@ def test_invalid_defender_melds_are_bad_input_not_an_improper_knock():
     with pytest.raises(InputError) as info:
         score(melds={"B": [["4S", "5S", "KS"]]})
     assert info.value.code == "invalid_meld" and "defender" in info.value.message
+
+
+def test_big_gin_is_not_penalised_for_its_eleventh_card():
+    """Issue 14: a legal big gin printed "penalties": {"A": {"extra_cards": 1}}. Big gin is
+    eleven cards that all meld (seed rule descriptions: big gin), so no card is extra."""
+    result = score_hand(
+        "standard",
+        hands={
+            "A": ["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH"],
+            "B": ["4S", "5S", "6S", "KS", "KD", "KH", "4C", "5C", "TD", "QD"],
+        },
+        knocker="A",
+        up_card="8S",
+    )
+    assert result.outcome == "big_gin"
+    assert result.to_json()["penalties"] == {}

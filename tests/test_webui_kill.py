@@ -28,6 +28,7 @@ from webui_helpers import make_app, pin_of
 
 ROOT = Path(__file__).resolve().parents[1]
 HANDS = 12
+MAX_HANDS = 16  # on a loaded machine restarts are slow: play on until 3 kills (totals stay < 100)
 MAX_KILLS = 6  # each restart costs a second or two: enough kills to hit every kind of request
 
 
@@ -149,7 +150,10 @@ def test_no_confirmed_hand_is_lost_or_doubled_when_the_server_is_killed(tmp_path
     thread = threading.Thread(target=killer, daemon=True)
     thread.start()
     try:
-        for i in range(1, HANDS + 1):
+        played = 0
+        while played < HANDS or (server.kills < 3 and played < MAX_HANDS):
+            played += 1
+            i = played
             winner = "A" if i % 2 else "B"
             client.post("/api/t/1/knock-card", {"game": 1, "hand": i, "card": "9H",
                                                 "request_id": f"knock-{i}"})
@@ -169,11 +173,11 @@ def test_no_confirmed_hand_is_lost_or_doubled_when_the_server_is_killed(tmp_path
     finally:
         server.stop()
     assert server.kills >= 3, "the server was hardly killed: make the loop longer"
-    print(f"server killed {server.kills} times during {HANDS} hands")
+    print(f"server killed {server.kills} times during {played} hands")
     hands = state["games"][0]["hands"]
     confirmed = [h for h in hands if h["confirmed"]]
-    assert [h["number"] for h in confirmed] == list(range(1, HANDS + 1))
-    assert [h["proposal"]["result"]["points"] for h in confirmed] == list(range(1, HANDS + 1))
+    assert [h["number"] for h in confirmed] == list(range(1, played + 1))
+    assert [h["proposal"]["result"]["points"] for h in confirmed] == list(range(1, played + 1))
     sheet = state["games"][0]["sheet"]["hands"]
-    assert [row["points"] for row in sheet] == list(range(1, HANDS + 1))
-    assert state["current_hand"]["number"] == HANDS + 1
+    assert [row["points"] for row in sheet] == list(range(1, played + 1))
+    assert state["current_hand"]["number"] == played + 1

@@ -220,7 +220,14 @@ def _defend(
 ) -> _Side:
     """Defender's best count; with extra cards, the extras that leave the lowest count."""
     missing = max(0, HAND_SIZE - size)
-    if size <= HAND_SIZE or fixed is not None:
+    free = hand
+    if fixed is not None:
+        for meld in fixed:
+            free &= ~meld
+    if size > HAND_SIZE and free.bit_count() < size - HAND_SIZE:
+        fixed = None  # the melds given leave no card to be the extra one: choose freely
+        free = hand
+    if size <= HAND_SIZE:
         defence = best_defence(knocker_melds, hand, fixed)
         return _Side(
             count=defence.deadwood + MISSING_CARD_PENALTY * missing,
@@ -231,9 +238,11 @@ def _defend(
             defence=defence,
         )
     best: _Side | None = None
-    for extras in combinations(mask_to_cards(hand), size - HAND_SIZE):
+    # Seed 000 rule 8: an extra card counts at face value, melds given or not (the extras are
+    # then taken from the cards outside the given melds).
+    for extras in combinations(mask_to_cards(free), size - HAND_SIZE):
         extra_mask = cards_to_mask(extras)
-        defence = best_defence(knocker_melds, hand & ~extra_mask, None)
+        defence = best_defence(knocker_melds, hand & ~extra_mask, fixed)
         count = defence.deadwood + mask_value(extra_mask)
         if best is None or count < best.count:
             best = _Side(

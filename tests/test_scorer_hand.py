@@ -413,3 +413,21 @@ def test_big_gin_is_not_penalised_for_its_eleventh_card():
     )
     assert result.outcome == "big_gin"
     assert result.to_json()["penalties"] == {}
+
+
+def test_an_extra_card_counts_even_when_the_defenders_melds_are_given():
+    """Issue 14 item 1, seed 000 rule 8: the extra card counts at face value either way. B
+    holds 11 cards; giving B's melds must not hide the extra card (it gave an undercut by B
+    for 27; without melds it is A's knock for 1)."""
+    hands = {
+        "A": ["4H", "5H", "6H", "7S", "7D", "7C", "9C", "TC", "JC", "2D"],
+        "B": ["3H", "7H", "8H", "8C", "QS", "QD", "QH", "QC", "KS", "KD", "KH"],
+    }
+    given = score_hand(
+        "tournament", up_card="JD", knocker="A", hands=hands,
+        melds={"B": [["QS", "QD", "QH", "QC"], ["KS", "KD", "KH"]]},
+    )  # fmt: skip
+    free = score_hand("tournament", up_card="JD", knocker="A", hands=hands)
+    assert (given.outcome, given.winner, given.points) == ("knock", "A", 1)
+    assert (free.outcome, free.winner, free.points) == ("knock", "A", 1)
+    assert given.to_json()["penalties"] == {"B": {"extra_cards": 1}}

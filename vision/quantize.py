@@ -66,12 +66,11 @@ def _quantize(
     dst: Path,
     inputs: Iterator[np.ndarray],
     float_nodes: Callable[[list], list[str]],
-    weights: str = "int8",
     reduce_range: bool = False,
 ) -> Path:
-    """Static QDQ 8-bit copy of `src` calibrated on `inputs`; the nodes named by
-    `float_nodes(nodes of the prepared graph)` stay float. `weights` is "int8" or "uint8";
-    `reduce_range` keeps weights to 7 bits."""
+    """Static QDQ int8 copy of `src` calibrated on `inputs`; the nodes named by
+    `float_nodes(nodes of the prepared graph)` stay float. `reduce_range` keeps weights to 7
+    bits."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -101,30 +100,18 @@ def _quantize(
             quant_format=QuantFormat.QDQ,
             per_channel=True,
             activation_type=QuantType.QUInt8,
-            weight_type=QuantType.QUInt8 if weights == "uint8" else QuantType.QInt8,
+            weight_type=QuantType.QInt8,
             reduce_range=reduce_range,
             nodes_to_exclude=keep,
         )
     return dst
 
 
-def quantize_finder(
-    src: Path,
-    dst: Path,
-    calibration: Path,
-    every: int = 10,
-    weights: str = "int8",
-    reduce_range: bool = False,
-) -> Path:
+def quantize_finder(src: Path, dst: Path, calibration: Path, every: int = 10) -> Path:
     """Write an int8 copy of the float ONNX finder `src` to `dst`, calibrated on `calibration`."""
     frames = calibration_frames(calibration, every)
     return _quantize(
-        src,
-        dst,
-        frames,
-        lambda nodes: [n.name for n in nodes if _keep_in_float(n.name)],
-        weights,
-        reduce_range,
+        src, dst, frames, lambda nodes: [n.name for n in nodes if _keep_in_float(n.name)]
     )
 
 

@@ -5,8 +5,12 @@ Rules (seed in brackets; 000 is the GRA tournament text and the authority):
   limit is an improper knock, which is played open, not scored [000 rule 9]. The opponent may
   accept an improper knock if his own count, after layoffs, is at the knock card or lower; he
   then gets credit for the undercut [000 rule 9] (``accept_improper_knock=True``).
-- Without melds given, the knocker's arrangement is the one with the lowest deadwood and, among
-  equals, the one that leaves the defender the highest count (fewest layoffs) [issue 2].
+- Without melds given, the knocker lays the spread that scores best for him after the
+  defender's best layoffs: any legal spread (count at the knock card or lower), not only the
+  one with least deadwood; keeping a card out of a meld or laying a set instead of a run can
+  block layoffs [000 rule 9: the knocker lays his melds, the opponent lays off]. Among equal
+  results: least deadwood, then the fewest layoffs. Spreads with other results are reported
+  as ``alternatives``.
 - No layoffs on gin [000, 002, 003]. Undercut when the defender's count is lower or equal
   [000 rule 6]; ``undercut_on_tie=False`` makes a tie score nothing [003 "some rule sets"].
 - Gin: opponent's deadwood + gin bonus; undercut: difference + undercut bonus; big gin:
@@ -35,7 +39,13 @@ from scorer.cards import (
 )
 from scorer.errors import CardError, ImproperKnockError, InputError, NewDealError
 from scorer.layoffs import Defence, best_defence
-from scorer.melds import ALL_MELDS, meld_cards, min_deadwood_mask, optimal_arrangements
+from scorer.melds import (
+    ALL_MELDS,
+    arrangements_within,
+    meld_cards,
+    min_deadwood_mask,
+    optimal_arrangements,
+)
 from scorer.rules import RuleSet, knock_limit_for, rules_from_spec
 
 HAND_SIZE = 10
@@ -55,6 +65,33 @@ class Layoff:
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """Another spread the knocker could lay, with a different result after the layoffs.
+
+    Reported so players who laid their melds differently from the engine's choice see what
+    their spread scores (issue 14: "report the alternatives when players might choose
+    differently").
+    """
+
+    melds: list[list[Card]]
+    layoffs: list[Layoff]
+    deadwood: dict[str, int]
+    outcome: str
+    winner: str | None
+    points: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "melds": [codes(m) for m in self.melds],
+            "layoffs": [lay.to_json() for lay in self.layoffs],
+            "deadwood": dict(self.deadwood),
+            "outcome": self.outcome,
+            "winner": self.winner,
+            "points": self.points,
+        }
+
+
+@dataclass(frozen=True)
 class HandResult:
     """The scored hand; ``to_json()`` is exactly the ``gintray score`` output."""
 
@@ -71,6 +108,7 @@ class HandResult:
     doubled: bool = False
     improper_knock_accepted: bool = False
     penalties: dict[str, dict[str, Any]] = field(default_factory=dict)
+    alternatives: list[Alternative] = field(default_factory=list)
 
     @property
     def loser(self) -> str | None:
@@ -95,6 +133,7 @@ class HandResult:
             "doubled": self.doubled,
             "improper_knock_accepted": self.improper_knock_accepted,
             "penalties": self.penalties,
+            "alternatives": [alt.to_json() for alt in self.alternatives],
         }
 
 
@@ -215,6 +254,16 @@ def _knocker_choices(hand: int, size: int, big_gin: bool) -> tuple[int, list[tup
     return best, list(found)
 
 
+def _knocker_spreads(hand: int, size: int, limit: int) -> list[tuple[int, ...]]:
+    """Every legal spread of a knock with ten cards or fewer: count at the knock card or lower.
+
+    The knocker lays his melds as he chooses [000 rule 9: he "starts to lay his meld down"]; a
+    spread need not be the one with least deadwood (see ``score_hand``).
+    """
+    shortage = MISSING_CARD_PENALTY * max(0, HAND_SIZE - size)
+    return arrangements_within(hand, limit - shortage)
+
+
 def _defend(
     knocker_melds: Sequence[int], hand: int, size: int, fixed: tuple[int, ...] | None
 ) -> _Side:
@@ -263,6 +312,88 @@ def _penalty_json(side: _Side) -> dict[str, Any] | None:
     if side.extras:
         return {"extra_cards": side.extras}
     return None
+
+
+@dataclass(frozen=True)
+class _Score:
+    """Outcome, winner and points of one knock before any doubling."""
+
+    outcome: str
+    winner: str | None
+    points: int
+
+    def net_for(self, player: str) -> int:
+        """Points won (positive) or lost (negative) by ``player``."""
+        if self.winner is None:
+            return 0
+        return self.points if self.winner == player else -self.points
+
+
+def _score(
+    rules: RuleSet,
+    k_count: int,
+    d_count: int,
+    is_gin: bool,
+    is_big_gin: bool,
+    knocker: str,
+    defender: str,
+) -> _Score:
+    """Seed 000 rule 6 and 003: gin, big gin, undercut (ties too, by default) or a knock."""
+    if is_big_gin:
+        return _Score("big_gin", knocker, d_count + int(rules.big_gin_bonus or 0))
+    if is_gin:
+        return _Score("gin", knocker, d_count + rules.gin_bonus)
+    if d_count < k_count or (d_count == k_count and rules.undercut_on_tie):
+        return _Score("undercut", defender, k_count - d_count + rules.undercut_bonus)
+    if d_count == k_count:
+        return _Score("knock", None, 0)
+    return _Score("knock", knocker, d_count - k_count)
+
+
+def _layoffs(k_side: _Side, d_side: _Side) -> list[Layoff]:
+    """The defender's layoffs, each named with the knocker meld it goes onto."""
+    if d_side.defence is None:
+        return []
+    return [
+        Layoff(mask_to_cards(bit)[0], meld_cards(k_side.melds[meld_index]))
+        for bit, meld_index in d_side.defence.layoffs
+    ]
+
+
+MAX_ALTERNATIVES = 3
+
+
+def _alternatives(
+    scored: list[tuple[tuple[int, int, int, int], _Side, _Side, _Score]],
+    knocker: str,
+    defender: str,
+    is_gin: bool,
+    factor: int,
+) -> list[Alternative]:
+    """The best spread of each other result (at most three).
+
+    The least-deadwood spread comes first, as that is how most players lay their cards; then
+    the others, best for the knocker first.
+    """
+    least = min(row[1].count for row in scored)
+    rows = sorted(scored[1:], key=lambda row: row[1].count != least)  # stable
+    seen = {scored[0][3]}
+    out: list[Alternative] = []
+    for _, k_side, d_side, score in rows:
+        if score in seen or len(out) == MAX_ALTERNATIVES:
+            continue
+        seen.add(score)
+        out.append(
+            Alternative(
+                melds=[meld_cards(m) for m in k_side.melds],
+                layoffs=[] if is_gin else _layoffs(k_side, d_side),
+                deadwood={knocker: k_side.count, defender: d_side.count},
+                outcome=score.outcome,
+                winner=score.winner,
+                points=score.points * factor,
+            )
+        )
+    return out
 
 
 def score_hand(
@@ -327,8 +458,10 @@ def score_hand(
         options = [_side_from_melds(k_melds, k_hand, k_size)]
     else:
         count, arrangements = _knocker_choices(k_hand, k_size, big_gin_allowed)
+        if 0 < count <= limit and k_size <= HAND_SIZE:
+            arrangements = _knocker_spreads(k_hand, k_size, limit)  # least deadwood first
         options = [_side_from_melds(a, k_hand, k_size) for a in arrangements]
-        assert all(o.count == count for o in options)
+        assert options[0].count == count
     k_count = options[0].count
     is_big_gin = k_big_gin_shape and k_count == 0 and options[0].deadwood_mask == 0
     is_gin = k_count == 0 and (k_size == HAND_SIZE or is_big_gin)
@@ -363,22 +496,17 @@ def score_hand(
     if defender in melds:
         d_fixed = _parse_melds(defender, melds[defender], d_hand, knocker=False)
 
-    # The defender's answer, for each candidate knocker arrangement; keep the knocker's best.
-    chosen: tuple[_Side, _Side] | None = None
+    # The defender's best answer to each spread the knocker may lay; keep the knocker's best.
+    scored: list[tuple[tuple[int, int, int, int], _Side, _Side, _Score]] = []
     for k_side in options:
-        if is_gin:
-            d_side = _defend((), d_hand, d_size, d_fixed)
-        else:
-            d_side = _defend(k_side.melds, d_hand, d_size, d_fixed)
-        key = (d_side.count, -len(d_side.defence.layoffs) if d_side.defence else 0)
-        if chosen is None or key > (
-            chosen[1].count,
-            -len(chosen[1].defence.layoffs) if chosen[1].defence else 0,
-        ):
-            chosen = (k_side, d_side)
-    assert chosen is not None
-    k_side, d_side = chosen
-    d_count = d_side.count
+        d_side = _defend(() if is_gin else k_side.melds, d_hand, d_size, d_fixed)
+        score = _score(rules, k_side.count, d_side.count, is_gin, is_big_gin, knocker, defender)
+        layoffs = len(d_side.defence.layoffs) if d_side.defence and not is_gin else 0
+        key = (score.net_for(knocker), -k_side.count, d_side.count, -layoffs)
+        scored.append((key, k_side, d_side, score))
+    scored.sort(key=lambda row: row[0], reverse=True)  # stable: ties keep the listed order
+    _, k_side, d_side, score = scored[0]
+    k_count, d_count = k_side.count, d_side.count
 
     if accepted and d_count > limit:
         raise ImproperKnockError(
@@ -387,26 +515,14 @@ def score_hand(
             "cannot_accept_knock",
         )
 
-    winner: str | None
-    if is_big_gin:
-        outcome, winner, points = "big_gin", knocker, d_count + int(rules.big_gin_bonus or 0)
-    elif is_gin:
-        outcome, winner, points = "gin", knocker, d_count + rules.gin_bonus
-    elif d_count < k_count or (d_count == k_count and rules.undercut_on_tie):
-        outcome, winner, points = "undercut", defender, k_count - d_count + rules.undercut_bonus
-    elif d_count == k_count:
-        outcome, winner, points = "knock", None, 0
-    else:
-        outcome, winner, points = "knock", knocker, d_count - k_count
+    outcome, winner, points = score.outcome, score.winner, score.points
     doubled = bool(rules.spade_double and up is not None and up.suit == "S")
     if doubled:
         points *= 2
+    alternatives = _alternatives(scored, knocker, defender, is_gin, 2 if doubled else 1)
 
     k_melds_cards = [meld_cards(m) for m in k_side.melds]
-    layoffs: list[Layoff] = []
-    if d_side.defence is not None and not is_gin:
-        for bit, meld_index in d_side.defence.layoffs:
-            layoffs.append(Layoff(mask_to_cards(bit)[0], meld_cards(k_side.melds[meld_index])))
+    layoffs = [] if is_gin else _layoffs(k_side, d_side)
     penalties = {}
     for player, side in ((knocker, k_side), (defender, d_side)):
         note = _penalty_json(side)
@@ -431,6 +547,7 @@ def score_hand(
         doubled=doubled,
         improper_knock_accepted=accepted,
         penalties=penalties,
+        alternatives=alternatives,
     )
 
 

@@ -342,6 +342,34 @@ def optimal_arrangements(hand: int) -> tuple[int, list[tuple[int, ...]]]:
     return deadwood, sorted(seen, key=_arrangement_key)
 
 
+def arrangements_within(hand: int, max_deadwood: int) -> list[tuple[int, ...]]:
+    """Every way to lay down melds from ``hand`` leaving at most ``max_deadwood``.
+
+    Not only the optimal ones: a knocker may keep a meldable card as deadwood, or lay a set
+    instead of a run, to block the defender's layoffs. Canonical form (runs merged), lowest
+    deadwood first. The lowest card of what is left is either deadwood or the lowest card of
+    one meld; a branch stops once even its best completion is over ``max_deadwood``.
+    """
+    melds = candidate_melds(hand)
+    search = DeadwoodSearch(melds)
+    found: dict[tuple[int, ...], int] = {}
+
+    def walk(mask: int, chosen: tuple[int, ...], dead: int) -> None:
+        if dead + search.deadwood(mask) > max_deadwood:
+            return
+        if mask == 0:
+            found.setdefault(merge_runs(chosen), dead)
+            return
+        low = mask & -mask
+        walk(mask ^ low, chosen, dead + VALUES[low.bit_length() - 1])
+        for meld in search.by_low.get(low, ()):
+            if meld & mask == meld:
+                walk(mask ^ meld, (*chosen, meld), dead)
+
+    walk(hand, (), 0)
+    return sorted(found, key=lambda a: (found[a], _arrangement_key(a)))
+
+
 def _arrangement_key(arrangement: tuple[int, ...]) -> tuple[int, tuple[tuple[int, int, int], ...]]:
     return (len(arrangement), tuple(_meld_sort_key(m) for m in arrangement))
 

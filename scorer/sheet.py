@@ -42,6 +42,7 @@ _HAND_KEYS = {
     "doubled",
     "improper_knock_accepted",
     "penalties",
+    "alternatives",
 }
 
 

@@ -136,15 +136,33 @@ def brute_defender(knocker_melds, defender) -> int:
     )
 
 
-def brute_knock(knocker, defender, gin_bonus=25, undercut_bonus=25):
-    """(outcome, winner, points) of a legal knock by "A" under tournament-style scoring."""
-    k_dead, arrangements = brute_melds(frozenset(knocker))
+def brute_knock(knocker, defender, gin_bonus=25, undercut_bonus=25, limit=10):
+    """(outcome, winner, points) of a legal knock by "A" under tournament-style scoring.
+
+    The knocker may lay any collection of disjoint melds whose deadwood is at the knock limit
+    or lower (seed 000 rule 9); he lays the one that scores best for him after the defender's
+    best layoffs.
+    """
+    k_dead, _ = brute_melds(frozenset(knocker))
     if k_dead == 0:
         return "gin", "A", brute_deadwood(defender) + gin_bonus
-    d_count = max(brute_defender(arr, defender) for arr in arrangements)
-    if d_count <= k_dead:
-        return "undercut", "B", k_dead - d_count + undercut_bonus
-    return "knock", "A", d_count - k_dead
+    total = sum(value(c) for c in knocker)
+    best = None
+    for coll in _collections(all_melds(frozenset(knocker)), 0, frozenset()):
+        dead = total - sum(value(c) for m in coll for c in m)
+        if dead > limit:
+            continue
+        d_count = brute_defender(coll, defender)
+        if d_count <= dead:
+            result = ("undercut", "B", dead - d_count + undercut_bonus)
+            net = -result[2]
+        else:
+            result = ("knock", "A", d_count - dead)
+            net = result[2]
+        if best is None or net > best[0]:
+            best = (net, result)
+    assert best is not None
+    return best[1]
 
 
 def random_hand(rng: random.Random, size: int = 10, exclude=()) -> list[Tup]:

@@ -160,6 +160,48 @@ def test_knocker_arrangement_leaves_the_defender_fewest_layoffs():
     assert result.points == 42
 
 
+def test_knocker_spreads_aces_as_a_set_when_that_blocks_layoffs():
+    """Issue 14 item 2. Seed 000 rule 9: the knocker lays his melds, the opponent lays off.
+    Spreading A-2-3♥ (deadwood 2: A♠ A♦) lets B lay off 4♥ 5♥: B counts 28 - 9 = 19, A wins
+    19 - 2 = 17. Spreading the aces as a set (deadwood 2♥ 3♥ = 5) blocks both layoffs: B counts
+    28, A wins 28 - 5 = 23, which is what the knocker lays."""
+    knocker = ["AS", "AD", "AH", "2H", "3H", "7C", "8C", "9C", "TC", "JC"]
+    defender = ["4H", "5H", "QS", "QD", "QH", "2S", "3S", "4S", "KC", "9D"]
+    result = score(knocker, defender, rules="standard", up=None)
+    assert (result.outcome, result.winner, result.points) == ("knock", "A", 23)
+    assert result.deadwood == {"A": 5, "B": 28}
+    assert result.layoffs == []
+    assert ["AS", "AH", "AD"] in [[c.code for c in m] for m in result.melds["A"]]
+    # the least-deadwood spread, the one many players would lay, is reported with its score
+    first = result.alternatives[0]
+    assert ["AH", "2H", "3H"] in [[c.code for c in m] for m in first.melds]
+    assert (first.winner, first.points, first.deadwood) == ("A", 17, {"A": 2, "B": 19})
+    assert sorted(lay.card.code for lay in first.layoffs) == ["4H", "5H"]
+
+
+def test_knocker_keeps_a_run_end_as_deadwood_to_block_layoffs():
+    """Issue 14 item 2. Seed 000 rule 9 and 003 Knocking: a knocker need not meld every card.
+    Laying 2-3-4-5♥ (deadwood A♠ A♣ 2♦ = 4) lets B lay off 6♥ 7♥ (68 - 13 = 55): A wins 51.
+    Keeping 5♥ (deadwood 9, still at the knock limit of 10 or lower) leaves B at 68: A wins
+    68 - 9 = 59."""
+    knocker = ["2H", "3H", "4H", "5H", "KS", "KD", "KC", "AS", "AC", "2D"]
+    defender = ["6H", "7H", "9S", "4D", "6C", "8S", "QC", "JD", "3C", "5S"]
+    result = score(knocker, defender, rules="standard", up=None)
+    assert (result.winner, result.points, result.deadwood) == ("A", 59, {"A": 9, "B": 68})
+    assert [c.code for c in result.deadwood_cards["A"]] == ["AS", "AC", "2D", "5H"]
+    assert (result.alternatives[0].points, result.alternatives[0].deadwood["A"]) == (51, 4)
+
+
+def test_knocker_never_lays_a_spread_over_the_knock_card():
+    """Seed 000 rule 4 and 9: with a 4 up (knock limit 4) keeping 5♥ back (deadwood 9) would be
+    an improper knock, so the knocker lays 2-3-4-5♥ and B lays off: 55 - 4 = 51."""
+    knocker = ["2H", "3H", "4H", "5H", "KS", "KD", "KC", "AS", "AC", "2D"]
+    defender = ["6H", "7H", "9S", "4D", "6C", "8S", "QC", "JD", "3C", "5S"]
+    result = score(knocker, defender, rules="tournament", up="4S")
+    assert (result.winner, result.points, result.knock_limit) == ("A", 51, 4)
+    assert all(alt.deadwood["A"] <= 4 for alt in result.alternatives)
+
+
 def test_melds_as_laid_down_are_scored_as_laid():
     """Issue 2: the knocker's melds are validated as laid down (here 3-4-5♥, so B lays off)."""
     knocker = ["3H", "4H", "5H", "4S", "4D", "9C", "TC", "JC", "QC", "AS"]

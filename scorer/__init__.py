@@ -13,15 +13,16 @@ from scorer.errors import (
     RulesError,
     ScorerError,
 )
-from scorer.hand import HandResult, Layoff, score_hand
+from scorer.hand import Alternative, HandResult, Layoff, score_hand
 from scorer.melds import DiscardOption, MeldAnalysis, best_melds, is_meld, min_deadwood
-from scorer.rules import PRESETS, RuleSet, knock_limit_for, rules_from_spec
+from scorer.rules import PRESETS, RuleSet, Shutout, knock_limit_for, rules_from_spec
 from scorer.sheet import Game, Sheet, next_dealer, score_sheet, team_hand
 
 __all__ = [
     "DECK",
     "PRESETS",
     "SUITS",
+    "Alternative",
     "Card",
     "CardError",
     "DiscardOption",
@@ -36,6 +37,7 @@ __all__ = [
     "RulesError",
     "ScorerError",
     "Sheet",
+    "Shutout",
     "best_melds",
     "is_meld",
     "knock_limit_for",

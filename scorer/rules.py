@@ -7,6 +7,7 @@ Where the seed documents disagree, each preset's choice and the seed behind it a
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
+from enum import StrEnum
 from typing import Any
 
 from scorer.cards import Card
@@ -14,6 +15,49 @@ from scorer.errors import RulesError
 
 UP_CARD = "up_card"
 NEXT_DEAL_CHOICES = ("winner", "loser", "alternate")
+
+
+class Shutout(StrEnum):
+    """What a shutout (the loser won no hand of the game) is worth to the winner."""
+
+    #: No shutout bonus (000 partnership rule 9: no bonus for "blitzes"; 004 family).
+    NONE = "none"
+    #: 002: "the winner then doubles his score (including the 100 point bonus)", then boxes.
+    SCORE_AND_GAME_BONUS = "score_and_game_bonus"
+    #: 003: "the points for each hand are doubled before adding the line bonus" (the game
+    #: bonus is not doubled).
+    HAND_POINTS = "hand_points"
+
+    def bonus(self, hand_points: int, game_bonus: int) -> int:
+        """The points a shutout adds to the winner's total of hand points."""
+        if self is Shutout.SCORE_AND_GAME_BONUS:
+            return hand_points + game_bonus
+        if self is Shutout.HAND_POINTS:
+            return hand_points
+        return 0
+
+    @classmethod
+    def parse(cls, value: Any) -> Shutout:
+        """From JSON: true (002's order), false, or one of the names."""
+        if value is True:
+            return cls.SCORE_AND_GAME_BONUS
+        if value is False:
+            return cls.NONE
+        if isinstance(value, str):
+            for member in cls:
+                if value == member.value:
+                    return member
+        names = ", ".join(f'"{m.value}"' for m in cls)
+        raise RulesError(
+            f"rule 'shutout' must be true, false or one of {names}, got {_short(value)}",
+            "bad_rules",
+        )
+
+
+def _short(value: Any) -> str:
+    """``repr`` of a bad value, cut so a huge input is not echoed whole."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)
@@ -36,8 +80,8 @@ class RuleSet:
     game_bonus: int = 100
     #: Per hand won ("box" / line bonus), added at the end of the game.
     box_bonus: int = 25
-    #: Winner of a game in which the loser won no hand doubles (then boxes are added).
-    shutout: bool = True
+    #: A game the loser won no hand of: which points the winner doubles (see ``Shutout``).
+    shutout: Shutout = Shutout.SCORE_AND_GAME_BONUS
     #: Three games scored at once (seed 003).
     hollywood: bool = False
     #: Who deals after a scored hand: "winner", "loser" or "alternate" (dead hand: same dealer).
@@ -49,7 +93,9 @@ class RuleSet:
 
     def to_json(self) -> dict[str, Any]:
         """All fields as a JSON object."""
-        return asdict(self)
+        out = asdict(self)
+        out["shutout"] = self.shutout.value
+        return out
 
 
 PRESETS: dict[str, RuleSet] = {
@@ -65,7 +111,7 @@ PRESETS: dict[str, RuleSet] = {
         game_target=250,
         game_bonus=100,
         box_bonus=25,
-        shutout=True,
+        shutout=Shutout.SCORE_AND_GAME_BONUS,
         next_deal="winner",
         match_games=5,
     ),
@@ -79,7 +125,7 @@ PRESETS: dict[str, RuleSet] = {
         game_target=100,
         game_bonus=0,
         box_bonus=0,
-        shutout=False,
+        shutout=Shutout.NONE,
         next_deal="winner",
     ),
     # 001/003 standard gin: knock 10, gin 25, undercut 25, big gin 31 (003), game to 100 with
@@ -116,7 +162,7 @@ PRESETS: dict[str, RuleSet] = {
         game_target=250,
         game_bonus=100,
         box_bonus=0,
-        shutout=False,
+        shutout=Shutout.NONE,
         spade_double=False,
         next_deal="loser",
         match_games=5,
@@ -132,7 +178,7 @@ _INT_FIELDS = {
     "box_bonus",
     "match_games",
 }
-_BOOL_FIELDS = {"undercut_on_tie", "spade_double", "shutout", "hollywood"}
+_BOOL_FIELDS = {"undercut_on_tie", "spade_double", "hollywood"}
 
 
 def _check_override(name: str, value: Any) -> Any:
@@ -151,6 +197,8 @@ def _check_override(name: str, value: Any) -> Any:
         if not isinstance(value, bool):
             raise RulesError(f"rule {name!r} must be true or false, got {value!r}", "bad_rules")
         return value
+    if name == "shutout":
+        return Shutout.parse(value)
     if name == "knock_limit":
         if value == UP_CARD or (is_int(value) and 0 <= value <= 100):
             return value

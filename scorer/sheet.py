@@ -1,8 +1,9 @@
 """Score sheets: running totals, boxes, game bonus, shutout, dead hands, matches, Hollywood.
 
 Game end [002, 003, 004]: the first player whose running total reaches ``game_target`` wins the
-game and gets ``game_bonus``. Shutout [002]: if the loser won no hand, the winner's score
-*including the game bonus* is doubled; then every hand won earns ``box_bonus`` for the player
+game and gets ``game_bonus``. Shutout (the loser won no hand): by default [002] the winner's
+score *including the game bonus* is doubled; ``shutout: "hand_points"`` [003] doubles the hand
+points only (``rules.Shutout``); then every hand won earns ``box_bonus`` for the player
 who won it (boxes to both players: 003 "line bonus", 004 "give both players 25 points for each
 hand they won"). Dead hands (50th card drawn, nobody knocks) score nothing and the same dealer
 deals again [000 rule 6, 002, 004]. Hollywood [003]: three games kept at once; a player's first
@@ -108,8 +109,8 @@ class Game:
             game = rules.game_bonus if player == winner else 0
             shutout = 0
             loser_boxes = sum(b for p, b in self.boxes.items() if p != winner)
-            if player == winner and rules.shutout and loser_boxes == 0:
-                shutout = self.totals[player] + game  # 002: doubles score incl. game bonus
+            if player == winner and loser_boxes == 0:
+                shutout = rules.shutout.bonus(self.totals[player], game)
             boxes = rules.box_bonus * self.boxes[player]
             self.bonuses[player] = {"game": game, "shutout": shutout, "boxes": boxes}
             self.finals[player] = self.totals[player] + game + shutout + boxes

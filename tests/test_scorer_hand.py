@@ -419,12 +419,21 @@ hand_pairs = st.lists(st.sampled_from(DECK), min_size=20, max_size=20, unique=Tr
 @given(hand_pairs, st.randoms(use_true_random=False))
 def test_properties_of_scored_hands(cards, rnd):
     """Points never negative; winner is a player; gin takes no layoffs; layoffs never raise the
-    defender's count; card order and player names do not matter."""
+    defender's count; the knocker's spread scores at least what the least-deadwood spread
+    scores (issue 14 item 2); card order and player names do not matter."""
     a, b = cards[:10], cards[10:]
     rules = {"preset": "standard", "knock_limit": 100}  # any hand may knock: test the scoring
     result = score_hand(rules, up_card=None, knocker="A", hands={"A": a, "B": b})
     assert result.points >= 0 and result.winner in {"A", "B", None}
-    assert result.deadwood["A"] == best_melds(a).deadwood
+    assert result.deadwood["A"] >= best_melds(a).deadwood
+    least = best_melds(a).arrangements[0]
+    plain = score_hand(rules, up_card=None, knocker="A", hands={"A": a, "B": b},
+                       melds={"A": [[c.code for c in m] for m in least]})
+
+    def net(r):
+        return 0 if r.winner is None else r.points if r.winner == "A" else -r.points
+
+    assert net(result) >= net(plain)
     assert result.deadwood["B"] <= best_melds(b).deadwood
     if result.outcome == "gin":
         assert result.layoffs == [] and result.deadwood["B"] == best_melds(b).deadwood

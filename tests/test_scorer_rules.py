@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from scorer import PRESETS, RulesError, RuleSet, knock_limit_for, parse_card, rules_from_spec
+from scorer import (
+    PRESETS,
+    RulesError,
+    RuleSet,
+    Shutout,
+    knock_limit_for,
+    parse_card,
+    rules_from_spec,
+)
 
 
 def test_presets_exist():
@@ -29,7 +37,8 @@ def test_tournament_preset():
         25,
         True,
     )
-    assert (r.game_target, r.game_bonus, r.box_bonus, r.shutout) == (250, 100, 25, True)
+    assert (r.game_target, r.game_bonus, r.box_bonus) == (250, 100, 25)
+    assert r.shutout is Shutout.SCORE_AND_GAME_BONUS
     assert r.big_gin_bonus is None and not r.spade_double and r.match_games == 5
 
 
@@ -38,7 +47,7 @@ def test_family_preset():
     they have won" (no bonuses)."""
     r = PRESETS["family"]
     assert (r.gin_bonus, r.undercut_bonus, r.game_target) == (20, 10, 100)
-    assert (r.game_bonus, r.box_bonus, r.shutout) == (0, 0, False)
+    assert (r.game_bonus, r.box_bonus, r.shutout) == (0, 0, Shutout.NONE)
 
 
 def test_standard_oklahoma_straight_partnership():
@@ -48,7 +57,8 @@ def test_standard_oklahoma_straight_partnership():
     assert PRESETS["oklahoma"].knock_limit == "up_card" and PRESETS["oklahoma"].spade_double
     assert PRESETS["straight"].knock_limit == 0
     p = PRESETS["partnership"]
-    assert p.game_target == 250 and p.box_bonus == 0 and not p.shutout and not p.spade_double
+    assert p.game_target == 250 and p.box_bonus == 0 and not p.spade_double
+    assert p.shutout is Shutout.NONE
     assert p.next_deal == "loser" and p.match_stop_after_losses == 2
 
 
@@ -102,6 +112,7 @@ def test_overrides():
         ({"preset": "tournament", "knock_limit": "ten"}, "bad_rules", "knock_limit"),
         ({"preset": "tournament", "knock_limit": -1}, "bad_rules", "knock_limit"),
         ({"preset": "tournament", "shutout": 1}, "bad_rules", "shutout"),
+        ({"preset": "tournament", "shutout": "HAND_POINTS"}, "bad_rules", "hand_points"),
         ({"preset": "tournament", "knock_lmit": 10}, "bad_rules", "knock_lmit"),
         ({"preset": "tournament", "game_target": 0}, "bad_rules", "game_target"),
         (42, "bad_rules", "42"),
@@ -112,3 +123,14 @@ def test_bad_specs_name_the_field(spec, code, names):
         rules_from_spec(spec)
     assert info.value.code == code
     assert names in info.value.message
+
+
+def test_shutout_order_round_trips_through_rules_json():
+    """Issue 14 item 5: 003's shutout order can be chosen by name and survives the JSON that
+    tables and the hall store; true and false keep meaning 002's order and no shutout."""
+    rules = rules_from_spec({"preset": "standard", "shutout": "hand_points"})
+    assert rules.shutout is Shutout.HAND_POINTS
+    assert rules.to_json()["shutout"] == "hand_points"
+    assert rules_from_spec(rules.to_json()) == rules
+    assert rules_from_spec({"shutout": True}).shutout is Shutout.SCORE_AND_GAME_BONUS
+    assert rules_from_spec({"shutout": False}).shutout is Shutout.NONE

@@ -56,6 +56,24 @@ def test_shutout_doubles_score_with_game_bonus_then_adds_boxes():
     assert sheet["games"][0]["bonuses"]["A"]["shutout"] == 360
 
 
+def test_shutout_in_seed_003_order_doubles_hand_points_only():
+    """Issue 14 item 5. 003 "Shutout Bonus": "the points for each hand are doubled before
+    adding the line bonus"; 003 "Game Bonus" 100 is not doubled. A wins 100 + 100 + 60 = 260
+    without B winning a hand: 260 x 2 + 100 + 3 boxes of 25 = 695 (002's order gives 795)."""
+    rules = {"preset": "tournament", "shutout": "hand_points"}
+    sheet = score_sheet(rules, [win("A", 100), win("A", 100), win("A", 60)]).to_json()
+    assert sheet["finals"] == {"A": 260 * 2 + 100 + 3 * 25, "B": 0}
+    assert sheet["games"][0]["bonuses"]["A"] == {"game": 100, "shutout": 260, "boxes": 75}
+
+
+def test_no_shutout_bonus_once_the_loser_has_won_a_hand_in_either_order():
+    """002 and 003 both require that the loser won no hand."""
+    for order in ("score_and_game_bonus", "hand_points"):
+        hands = [win("B", 10), win("A", 200), win("A", 60)]
+        sheet = score_sheet({"preset": "tournament", "shutout": order}, hands).to_json()
+        assert sheet["games"][0]["bonuses"]["A"]["shutout"] == 0
+
+
 def test_family_scoring_has_no_bonuses():
     """004 Family: "When a player's score reaches 100 or higher, they have won"."""
     sheet = score_sheet("family", [win("A", 60), win("A", 45)]).to_json()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import subprocess
 import threading
@@ -43,6 +44,30 @@ def start_postgres() -> str:
 @pytest.fixture(scope="session")
 def pg_server() -> str:
     return start_postgres()
+
+
+PASSWORD = "director-pass-1"
+PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
+                "nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==")
+
+
+def csrf_of(page: str) -> str:
+    """The security token of a hall page."""
+    found = re.search(r'name="csrf-token" content="([^"]+)"', page)
+    assert found, "no security token on the page"
+    return found.group(1)
+
+
+def director_client(app: Any) -> Any:
+    """A test client of the hall app with the director password set and logged in (its
+    security token as ``client.csrf``)."""
+    client = app.test_client()
+    csrf = csrf_of(client.get("/setup", follow_redirects=True).get_data(as_text=True))
+    r = client.post("/setup", data={"password": PASSWORD, "again": PASSWORD,
+                                    "csrf_token": csrf})
+    assert r.status_code == 302, r.status_code
+    client.csrf = csrf
+    return client
 
 
 def _admin(server_url: str, sql: str) -> None:

@@ -17,7 +17,7 @@ from scorer.cards import Card, parse_cards
 from scorer.errors import CardError, InputError, ScorerError
 from scorer.hand import HandResult, score_hand
 from scorer.melds import MeldAnalysis, best_melds
-from scorer.sheet import Sheet, score_sheet
+from scorer.sheet import BoardResult, Sheet, score_sheet, team_hand
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -34,7 +34,9 @@ _SCORE_KEYS = {
     "accept_improper_knock",
     "declared",
 }
-_SHEET_KEYS = {"rules", "hands", "players", "dealer"}
+_SHEET_KEYS = {"rules", "hands", "players", "dealer", "teams", "record"}
+_TEAM_HAND_KEYS = {"boards", "up_card", "dealer", "note"}
+_BOARD_RESULT_KEYS = {"winner", "points", "dead"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -237,16 +239,99 @@ def _sheet_text(sheet: Sheet) -> str:
 
 
 def sheet_from_document(doc: Any) -> Sheet:
-    """Score a ``gintray sheet`` input document (already parsed from JSON)."""
+    """Score a ``gintray sheet`` input document (already parsed from JSON).
+
+    With ``teams`` (000 partnership: ``{"North": ["Ann", "Bob"], "South": ["Cy", "Di"]}``)
+    each hand is ``{"boards": [board, board], "up_card"?}``; a board is a ``gintray score``
+    document or a result ``{"winner": player, "points": n}`` / ``{"dead": true}``; the team
+    with more points over its boards wins the difference (``team_hand``, 000 rules 8, 12).
+    """
     doc = _object(doc, _SHEET_KEYS, "sheet")
     if "hands" not in doc:
         raise InputError("missing field 'hands'", "missing_field")
+    hands, players = doc["hands"], doc.get("players")
+    if "teams" in doc:
+        if players is not None:
+            raise InputError("give teams or players, not both", "bad_field")
+        team_of = _teams(doc["teams"])
+        players = list(dict.fromkeys(team_of.values()))
+        if not isinstance(hands, list):
+            raise InputError("hands must be a list", "bad_field")
+        rules = doc.get("rules", "partnership")
+        hands = [_team_hand(i, h, team_of, rules) for i, h in enumerate(hands)]
+    else:
+        rules = doc.get("rules", "tournament")
+    record = doc.get("record")
+    if record is not None and not isinstance(record, dict):
+        raise InputError('record must be an object {team: [won, lost]}', "bad_field")
     return score_sheet(
-        doc.get("rules", "tournament"),
-        doc["hands"],
-        players=doc.get("players"),
-        dealer=doc.get("dealer"),
+        rules, hands, players=players, dealer=doc.get("dealer"), record_before=record
     )
+
+
+def _teams(value: Any) -> dict[str, str]:
+    """Player -> team from ``{"team": [player, player], "team": [...]}``: two teams of two."""
+    if not isinstance(value, dict) or len(value) != 2:
+        raise InputError('teams must name two teams: {"North": [...], "South": [...]}', "bad_field")
+    team_of: dict[str, str] = {}
+    for team, members in value.items():
+        if not team or not isinstance(members, list) or len(members) != 2:
+            raise InputError(f"team {team!r} must list its two players", "bad_field")
+        for player in members:
+            if not isinstance(player, str) or not player:
+                raise InputError(f"team {team!r}: players are non-empty names", "bad_field")
+            if player in team_of or player in value:
+                raise InputError(f"{player!r} is named twice in the teams", "bad_field")
+            team_of[player] = team
+    return team_of
+
+
+def _team_hand(index: int, hand: Any, team_of: dict[str, str], rules: Any) -> dict[str, Any]:
+    """One partnership hand: its boards scored or read, netted by ``team_hand``."""
+    where = f"hands[{index}]"
+    if not isinstance(hand, dict):
+        raise InputError(f'{where} must be an object {{"boards": [board, board]}}', "bad_field")
+    unknown = sorted(set(hand) - _TEAM_HAND_KEYS)
+    if unknown:
+        raise InputError(f"{where}: unknown field {unknown[0]!r}", "bad_field")
+    boards = hand.get("boards")
+    if not isinstance(boards, list) or len(boards) != 2:
+        raise InputError(f"{where}: boards must list the two boards' hands", "bad_field")
+    results = []
+    for number, board in enumerate(boards, 1):
+        try:
+            results.append(_board(board, hand.get("up_card"), team_of, rules))
+        except ScorerError as exc:
+            raise type(exc)(f"{where} board {number}: {exc.message}", exc.code) from None
+    net = team_hand(results, team_of)
+    return {**net, **{k: hand[k] for k in ("up_card", "dealer", "note") if k in hand}}
+
+
+def _board(board: Any, up_card: Any, team_of: dict[str, str], rules: Any) -> BoardResult:
+    """A board's result: scored from a ``gintray score`` document, or as recorded."""
+    if not isinstance(board, dict):
+        raise InputError("a board is a score document or {winner, points}", "bad_field")
+    if "hands" in board or "knocker" in board:
+        doc = {"rules": rules, **board}
+        if up_card is not None:
+            doc.setdefault("up_card", up_card)  # 000 partnership rule 7: one centre deck
+        result = score_from_document(doc)
+        players = set(result.deadwood)
+    else:
+        unknown = sorted(set(board) - _BOARD_RESULT_KEYS)
+        if unknown:
+            raise InputError(f"unknown field {unknown[0]!r}", "bad_field")
+        if board.get("dead") is True:
+            return BoardResult(None, 0)
+        winner, points = board.get("winner"), board.get("points")
+        if not isinstance(points, int) or isinstance(points, bool) or not 0 <= points <= 10_000:
+            raise InputError("points must be a whole number 0..10000", "bad_field")
+        result = BoardResult(winner, points)
+        players = {winner}
+    strangers = sorted(p for p in players if p not in team_of)
+    if strangers:
+        raise InputError(f"{strangers[0]!r} is in neither team", "unknown_player")
+    return BoardResult(result.winner, result.points)
 
 
 def sheet_main(argv: list[str]) -> int:

@@ -143,6 +143,8 @@ class Sheet:
     hands: list[dict[str, Any]]
     games: list[Game]
     next_dealer: str | None = None
+    #: Partnership: each team's (won, lost) games of its series before this sheet.
+    record_before: dict[str, tuple[int, int]] | None = None
 
     @property
     def winner(self) -> str | None:
@@ -158,7 +160,7 @@ class Sheet:
 
     def match(self) -> dict[str, Any]:
         """Games won and whether the match is decided (best of ``match_games``, or 000's
-        partnership series: five games, a team stops after ``match_stop_after_losses``)."""
+        partnership series: see ``team_series``)."""
         won = dict.fromkeys(self.players, 0)
         for game in self.games:
             if game.complete and game.winner is not None:
@@ -166,26 +168,30 @@ class Sheet:
         played = sum(won.values())
         rules = self.rules
         winner = None
+        out: dict[str, Any] = {"games": rules.match_games}
         if rules.match_stop_after_losses is not None:
-            lost = {p: played - w for p, w in won.items()}
-            complete = played >= rules.match_games or any(
-                n >= rules.match_stop_after_losses for n in lost.values()
-            )
+            before = self.record_before or {}
+            series = {
+                p: team_series(
+                    before.get(p, (0, 0))[0] + won[p],
+                    before.get(p, (0, 0))[1] + played - won[p],
+                    rules,
+                )
+                for p in self.players
+            }
+            complete = any(s.finished for s in series.values())
             if complete:
                 best = max(won.values())
                 leaders = [p for p, w in won.items() if w == best]
                 winner = leaders[0] if len(leaders) == 1 else None
+            out["series"] = {p: s.to_json() for p, s in series.items()}
         else:
             need = rules.match_games // 2 + 1
             leaders = [p for p, w in won.items() if w >= need]
             winner = leaders[0] if leaders else None
             complete = winner is not None
-        return {
-            "games": rules.match_games,
-            "games_won": won,
-            "complete": complete,
-            "winner": winner,
-        }
+        out.update(games_won=won, complete=complete, winner=winner)
+        return out
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -203,7 +209,59 @@ class Sheet:
         return out
 
 
-def team_hand(results: Iterable[Any], teams: Mapping[str, str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class BoardResult:
+    """One board's recorded hand result in a partnership hand (a player and his points)."""
+
+    winner: str | None
+    points: int
+
+
+FINALS_WINS = 4  # 000 partnership rule 2: "(4) and (5) game winners are in the finals"
+
+
+@dataclass(frozen=True)
+class SeriesStatus:
+    """Where a team stands in its partnership series (000 partnership rules 1-3)."""
+
+    won: int
+    lost: int
+    finished: bool
+    finalist: bool
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "won": self.won,
+            "lost": self.lost,
+            "finished": self.finished,
+            "finalist": self.finalist,
+            "reason": self.reason,
+        }
+
+
+def team_series(won: int, lost: int, rules: RuleSet) -> SeriesStatus:
+    """A team's series after ``won`` and ``lost`` games.
+
+    000 partnership rule 1: "Five (5) 250 point games. Must stop if you lose 2 games"; rule 2:
+    "(4) and (5) game winners are in the finals"; rule 3: "If a team has 4 wins and no losses,
+    they must play the 5th game".
+    """
+    games, stop = rules.match_games, rules.match_stop_after_losses
+    finalist = won >= FINALS_WINS
+    if stop is not None and lost >= stop:
+        return SeriesStatus(won, lost, True, finalist, f"stopped after {lost} lost games")
+    if won + lost >= games:
+        return SeriesStatus(won, lost, True, finalist, f"played all {games} games")
+    if won == FINALS_WINS and lost == 0:
+        reason = f"{won}-0: must play game {games} (000 partnership rule 3)"
+        return SeriesStatus(won, lost, False, finalist, reason)
+    return SeriesStatus(won, lost, False, finalist, "playing")
+
+
+def team_hand(
+    results: Iterable[BoardResult | Any], teams: Mapping[str, str]
+) -> dict[str, Any]:
     """Net result of one partnership hand from each board's HandResult (000 partnership).
 
     ``teams`` maps each player to a team name. The team with more points over its boards wins
@@ -303,11 +361,13 @@ def score_sheet(
     *,
     players: Sequence[str] | None = None,
     dealer: str | None = None,
+    record_before: Mapping[str, tuple[int, int]] | None = None,
 ) -> Sheet:
     """Score a sequence of hands ``{"winner", "points"}`` / ``{"dead": true}`` into games.
 
     When a game ends the next hand starts a new game (or, with Hollywood scoring, a new set of
-    three). ``dealer``: who dealt the first hand, to track who deals next.
+    three). ``dealer``: who dealt the first hand, to track who deals next. ``record_before``:
+    partnership, each team's (won, lost) games of its series before this sheet.
     """
     rules = rules_from_spec(rules)
     if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence):
@@ -371,4 +431,34 @@ def score_sheet(
             if winner is not None and all(g.complete for g in running):
                 current_dealer = None  # new game: cut for deal (000 rule 2)
         records.append(record)
-    return Sheet(rules=rules, players=names, hands=records, games=games, next_dealer=current_dealer)
+    return Sheet(
+        rules=rules,
+        players=names,
+        hands=records,
+        games=games,
+        next_dealer=current_dealer,
+        record_before=_check_record(record_before, names),
+    )
+
+
+def _check_record(
+    record: Mapping[str, tuple[int, int]] | None, names: list[str]
+) -> dict[str, tuple[int, int]] | None:
+    """Validate each team's earlier (won, lost) games: known teams, whole numbers, at most 5."""
+    if record is None:
+        return None
+    out: dict[str, tuple[int, int]] = {}
+    for team, pair in record.items():
+        if team not in names:
+            raise InputError(f"record: {team!r} is not one of the teams {names}", "unknown_player")
+        ok = (
+            isinstance(pair, (list, tuple))
+            and len(pair) == 2
+            and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 5 for n in pair)
+        )
+        if not ok:
+            raise InputError(
+                f"record of {team!r} must be [won, lost], whole numbers 0..5", "bad_field"
+            )
+        out[team] = (pair[0], pair[1])
+    return out

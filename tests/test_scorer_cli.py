@@ -260,3 +260,78 @@ def test_hands_given_as_objects_are_refused(capsys, monkeypatch):
     assert status == 2
     error = json.loads(out)["error"]
     assert error["code"] == "bad_card" and "not an object" in error["message"]
+
+
+TEAMS = {"North": ["Ann", "Bob"], "South": ["Cy", "Di"]}
+ANN_KNOCKS = {  # Ann knocks with 8 (8♦), Cy holds 10 (10♦) and nothing to lay off: Ann +2
+    "knocker": "Ann",
+    "hands": {
+        "Ann": ["AH", "2H", "3H", "7S", "7D", "7C", "9C", "TC", "JC", "8D"],
+        "Cy": ["4S", "5S", "6S", "KS", "KD", "KH", "2C", "3C", "4C", "TD"],
+    },
+}
+
+
+def test_partnership_sheet_nets_the_two_boards_of_each_hand(capsys, monkeypatch):
+    """Issue 14 item 4. 000 partnership rule 7: one centre deck gives the knock card (8♠ for
+    both boards); rule 12: a count of both teams' score; rule 8: "the team that lost the points".
+    Board 1: Ann (North) wins 10 - 8 = 2; board 2: Di (South) 5. South wins the hand by 3."""
+    doc = {
+        "teams": TEAMS,
+        "hands": [
+            {"up_card": "8S", "boards": [ANN_KNOCKS, {"winner": "Di", "points": 5}]},
+            {"boards": [{"winner": "Bob", "points": 240}, {"dead": True}]},
+        ],
+    }
+    status, out = run(sheet_main, [], capsys, monkeypatch, stdin=doc)
+    sheet = json.loads(out)
+    assert status == 0 and sheet["rules"] == "partnership"
+    assert sheet["players"] == ["North", "South"]
+    assert [(h["winner"], h["points"]) for h in sheet["hands"]] == [("South", 3), ("North", 240)]
+    assert sheet["hands"][0]["up_card"] == "8S"
+    assert sheet["games"][0]["totals"] == {"North": 240, "South": 3}
+
+
+def test_partnership_series_four_wins_and_no_loss_plays_the_fifth_game(capsys, monkeypatch):
+    """Issue 14 item 4. 000 partnership rule 1: "Five (5) 250 point games. Must stop if you lose
+    2 games"; rule 3: "If a team has 4 wins and no losses, they must play the 5th game"; rule 2:
+    4 and 5 game winners are in the finals. North comes in 3-0 and wins a game: 4-0, not done."""
+    doc = {
+        "teams": TEAMS,
+        "record": {"North": [3, 0], "South": [1, 1]},
+        "hands": [{"boards": [{"winner": "Ann", "points": 250}, {"dead": True}]}],
+    }
+    status, out = run(sheet_main, [], capsys, monkeypatch, stdin=doc)
+    match = json.loads(out)["match"]
+    assert status == 0
+    north, south = match["series"]["North"], match["series"]["South"]
+    assert (north["won"], north["lost"]) == (4, 0)
+    assert north["finalist"] and not north["finished"]
+    assert "must play game 5" in north["reason"]
+    assert (south["won"], south["lost"], south["finished"]) == (1, 2, True)  # second loss
+    assert match["complete"]  # South has stopped: this pairing is over
+
+    doc["record"] = {"North": [3, 0], "South": [0, 0]}
+    status, out = run(sheet_main, [], capsys, monkeypatch, stdin=doc)
+    assert not json.loads(out)["match"]["complete"]  # 4-0 and 0-1: both play on
+
+
+@pytest.mark.parametrize(
+    ("doc", "code", "fragment"),
+    [
+        ({"teams": {"N": ["Ann", "Ann"], "S": ["Cy", "Di"]}, "hands": []}, "bad_field", "twice"),
+        ({"teams": {"N": ["Ann"], "S": ["Cy", "Di"]}, "hands": []}, "bad_field", "two players"),
+        ({"teams": TEAMS, "players": ["North", "South"], "hands": []}, "bad_field", "not both"),
+        ({"teams": TEAMS, "hands": [{"boards": [{"winner": "Zed", "points": 3}, {"dead": True}]}]},
+         "unknown_player", "Zed"),
+        ({"teams": TEAMS, "hands": [{"boards": [{"winner": "Ann", "points": 1e400},
+                                                {"dead": True}]}]}, "bad_field", "points"),
+        ({"teams": TEAMS, "hands": [{"boards": [{"winner": "Ann", "points": 3}]}]},
+         "bad_field", "two boards"),
+        ({"teams": TEAMS, "record": {"North": [9, 0]}, "hands": []}, "bad_field", "0..5"),
+    ],
+)
+def test_bad_partnership_input_is_a_clear_error(doc, code, fragment, capsys, monkeypatch):
+    status, out = run(sheet_main, [], capsys, monkeypatch, stdin=json.dumps(doc))
+    error = json.loads(out)["error"]
+    assert status == 2 and error["code"] == code and fragment in error["message"]

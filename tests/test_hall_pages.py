@@ -5,6 +5,7 @@ cookie, and a clear 503 when the event database is away."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 
 import hall_helpers
@@ -87,3 +88,80 @@ def test_every_director_page_loads_with_confirmed_corrected_signed_and_partnersh
     assert bundle.status_code == 200
     assert any(n.endswith(".pdf") for n in zipfile.ZipFile(io.BytesIO(bundle.data)).namelist())
     assert client.get("/tables/999").status_code == 404
+
+
+def test_bad_table_ids_and_bodies_are_clear_4xx_never_500(hall):
+    _app, client, store = hall
+    t = new_table(store, "Direct", "Ann", "Bob")
+    play_hand(store, t, "A")
+    huge = "99999999999999999999"
+    assert client.get(f"/tables/{huge}").status_code == 404
+    headers = {"X-CSRFToken": client.csrf, "Content-Type": "application/json"}
+    for kind in ("correct", "reopen"):
+        r = client.post(f"/tables/{huge}/{kind}", data="{}", headers=headers)
+        assert r.status_code == 404
+        for body in ('[1, 2]', '"game 1"', '17', 'null', '{"game": '):
+            r = client.post(f"/tables/{t}/{kind}", data=body, headers=headers)
+            assert r.status_code == 400, (kind, body, r.status_code)
+            assert r.get_json()["error"]["message"]
+    rev = store.state(t).hand(1, 1).revision
+    for field in ("game", "hand", "points", "revision"):
+        body = {"game": 1, "hand": 1, "kind": "manual", "winner": "B", "points": 20,
+                "revision": rev}
+        raw = (json.dumps(body).replace(f'"{field}": {body[field]}', f'"{field}": 1e400'))
+        assert "1e400" in raw
+        r = client.post(f"/tables/{t}/correct", data=raw, headers=headers)
+        assert r.status_code == 400, (field, r.status_code, r.get_data(as_text=True)[:300])
+        assert field in r.get_json()["error"]["message"]
+    for value in (1.5, 10**30, True, "x", -1):
+        r = client.post(f"/tables/{t}/correct", json={"game": value, "hand": 1,
+                                                      "kind": "manual", "winner": "B",
+                                                      "points": 2, "revision": rev},
+                        headers={"X-CSRFToken": client.csrf})
+        assert r.status_code in (400, 404), (value, r.status_code)
+    r = client.post(f"/tables/{t}/reopen", data='{"game": 1e400, "reason": "x"}',
+                    headers=headers)
+    assert r.status_code == 400
+    r = client.post(f"/tables/{t}/correct", data={"game": "1e400", "hand": "1", "kind": "manual",
+                                                  "winner": "B", "points": "1e400",
+                                                  "revision": str(rev),
+                                                  "csrf_token": client.csrf},
+                    follow_redirects=True)
+    assert r.status_code == 200 and "whole number" in r.get_data(as_text=True)
+
+
+def test_a_director_not_logged_in_gets_a_403_page_with_a_link_to_log_in(hall):
+    app, _client, _store = hall
+    stranger = app.test_client()
+    for path in ("/", "/tables/1", "/bundle.zip"):
+        r = stranger.get(path)
+        assert r.status_code == 403
+        page = r.get_data(as_text=True)
+        assert 'href="/login"' in page and "Log in" in page
+    assert stranger.get("/api/event").get_json()["error"]["code"] == "forbidden"
+
+
+def test_the_hall_and_a_table_app_on_one_host_keep_their_own_sessions(hall, tmp_path):
+    from werkzeug.middleware.dispatcher import DispatcherMiddleware
+    from werkzeug.test import Client
+
+    from webui import create_app
+
+    hall_app, _client, _store = hall
+    table_app = create_app({"DATA_DIR": str(tmp_path / "table"), "START_CAMERAS": False,
+                            "TESTING": True})
+    browser = Client(DispatcherMiddleware(hall_app, {"/table": table_app}))
+    csrf = hall_helpers.csrf_of(browser.get("/login").get_data(as_text=True))
+    r = browser.post("/login", data={"password": hall_helpers.PASSWORD, "csrf_token": csrf})
+    assert r.status_code == 302 and browser.get("/").status_code == 200
+    table_csrf = hall_helpers.csrf_of(browser.get(
+        "/table/director/setup", environ_base={"REMOTE_ADDR": "127.0.0.1"}).get_data(as_text=True))
+    r = browser.post("/table/director/setup", data={
+        "csrf_token": table_csrf, "password": "table-pass-1", "again": "table-pass-1"},
+        environ_base={"REMOTE_ADDR": "127.0.0.1"})
+    assert r.status_code == 302
+    assert browser.get("/").status_code == 200  # the hall kept its director
+    assert browser.get("/table/director/login").status_code in (200, 302)
+    names = {c.key for c in browser._cookies.values()}
+    assert "session" in names and hall_app.config["SESSION_COOKIE_NAME"] in names
+    assert hall_app.config["SESSION_COOKIE_NAME"] != "session"

@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 from webui.store import CommandError
 
 csrf = CSRFProtect()
+SESSION_COOKIE = "gintray_hall_session"  # not the table app's "session": one host runs both
 WEBUI_STATIC = Path(__file__).resolve().parent.parent / "static"
 
 
@@ -37,7 +38,8 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     data_dir = Path(cfg.pop("DATA_DIR", "hall-instance")).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     app = Flask(__name__, static_folder=str(WEBUI_STATIC), static_url_path="/static")
-    app.config.update(DATA_DIR=str(data_dir), SESSION_COOKIE_HTTPONLY=True,
+    app.config.update(DATA_DIR=str(data_dir), SESSION_COOKIE_NAME=SESSION_COOKIE,
+                      SESSION_COOKIE_HTTPONLY=True,
                       SESSION_COOKIE_SAMESITE="Lax", WTF_CSRF_TIME_LIMIT=None,
                       MAX_CONTENT_LENGTH=1024 * 1024)
     app.config.update(cfg)

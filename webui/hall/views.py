@@ -24,6 +24,7 @@ from sqlalchemy import select
 from webui import commands
 from webui.director_auth import login_page, setup_page
 from webui.hall import event as event_mod
+from webui.hall.actions import MAX_SEQ, ActionKind, DirectorAction, parse_action
 from webui.hall.bundle import build_bundle
 from webui.hall.draw import DrawError, blind_draw
 from webui.hall.partnership import PartnershipError, check_teams, partnership_view
@@ -124,7 +125,7 @@ def api_event() -> Any:
     return jsonify(event_json())
 
 
-@bp.get("/tables/<int:table_id>")
+@bp.get(f"/tables/<int(max={MAX_SEQ}):table_id>")
 @director_required
 def table(table_id: int) -> Any:
     if store().table(table_id) is None:
@@ -138,28 +139,25 @@ def table(table_id: int) -> Any:
 
 
 # acting -----------------------------------------------------------------------------------------
-def director_action(table_id: int, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+def director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
     """A director's correction of a hand (``correct``) or reopening of a signed game
     (``reopen``): checked against the event database's copy, then run at once (a table on the
     event database) or sent to the table, whose next sync runs it (a mirrored table)."""
-    try:
-        game = int(body.get("game"))
-        hand = int(body.get("hand")) if kind == "correct" else None
-    except (TypeError, ValueError):
-        raise CommandError("bad_hand", "game and hand must be numbers", 400) from None
-    if kind == "correct":
-        command = commands.propose(game, hand, commands.parse_proposal(body),
+    if action.kind is ActionKind.CORRECT:
+        command = commands.propose(action.game, action.hand,
+                                   commands.parse_proposal(action.proposal),
                                    source="director", director=True)
-        payload = {"game": game, "hand": hand, "proposal": body}
+        payload: dict[str, Any] = {"game": action.game, "hand": action.hand,
+                                   "proposal": action.proposal}
     else:
-        command = commands.reopen(game, body.get("reason"))
-        payload = {"game": game, "reason": str(body.get("reason") or "")[:300]}
+        command = commands.reopen(action.game, action.reason)
+        payload = {"game": action.game, "reason": action.reason}
     command(store().state(table_id))  # raises CommandError now if it cannot apply
     request_id = f"hall-{uuid.uuid4().hex}"
     if table_id in linked_tables(store()):
         with store().Session() as s:
-            s.add(DirectorRequest(request_id=request_id, table_id=table_id, kind=kind,
-                                  payload=payload, actor="director"))
+            s.add(DirectorRequest(request_id=request_id, table_id=table_id,
+                                  kind=action.kind.value, payload=payload, actor="director"))
             s.commit()
         return {"status": "sent", "request_id": request_id,
                 "message": "sent to the table: it applies at its next sync"}
@@ -168,15 +166,21 @@ def director_action(table_id: int, kind: str, body: dict[str, Any]) -> dict[str,
             "seqs": [e.seq for e in outcome.events]}
 
 
-@bp.post("/tables/<int:table_id>/<any(correct, reopen):kind>")
+def _body() -> Any:
+    """The request's body: a JSON value (None when it is not JSON) or the form as a dict."""
+    if request.is_json:
+        return request.get_json(silent=True)
+    return request.form.to_dict()
+
+
+@bp.post(f"/tables/<int(max={MAX_SEQ}):table_id>/<any(correct, reopen):kind>")
 @director_required
 def act(table_id: int, kind: str) -> Any:
     """Correct a hand or reopen a signed game of one table."""
     if store().table(table_id) is None:
         abort(404, description="no such table in this event")
-    body = request.get_json(silent=True) if request.is_json else request.form.to_dict()
     try:
-        result = director_action(table_id, kind, body or {})
+        result = director_action(table_id, parse_action(kind, _body()))
     except CommandError as exc:
         if request.is_json:
             return jsonify(exc.to_json()), exc.status

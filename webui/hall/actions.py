@@ -1,0 +1,85 @@
+"""A director's correction or reopening as typed values, parsed from any request body.
+
+Bodies come from forms (strings) or JSON (anything: lists, strings, ``1e400``, ``true``); every
+value is checked here so a bad one is a clear 400, never a 500 further down.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from webui.store import CommandError
+
+MAX_GAME = 1000
+MAX_HAND = 1000
+MAX_POINTS = 1000
+MAX_SEQ = 2**31 - 1  # the event databases' integer columns
+_DIGITS = re.compile(r"-?\d{1,12}")
+
+
+class ActionKind(Enum):
+    """What the director does to a table."""
+
+    CORRECT = "correct"
+    REOPEN = "reopen"
+
+
+@dataclass(frozen=True)
+class DirectorAction:
+    """A checked director action: which game (and hand), the revision of the hand the director
+    saw (corrections), the proposal body (corrections) or the reason (reopenings)."""
+
+    kind: ActionKind
+    game: int
+    hand: int | None = None
+    revision: int | None = None
+    proposal: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+
+def whole(value: Any, name: str, low: int, high: int, code: str = "bad_number") -> int:
+    """``value`` as a whole number in [low, high] (ints, integral finite floats, digit
+    strings); anything else is a 400 that names the field."""
+    number: int | None = None
+    if isinstance(value, bool):
+        number = None
+    elif isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        number = int(value.strip())
+    if number is None or not low <= number <= high:
+        raise CommandError(code, f"{name} must be a whole number from {low} to "
+                           f"{high}", 400)
+    return number
+
+
+def parse_action(kind: str, body: Any) -> DirectorAction:
+    """The director action ``kind`` (correct or reopen) from a request body (a dict)."""
+    try:
+        action = ActionKind(kind)
+    except ValueError:
+        raise CommandError("bad_request", "the director can correct or reopen", 400) from None
+    if not isinstance(body, dict):
+        raise CommandError("bad_body", "the request body must be a JSON object (or a form) "
+                           "with game, hand and the result", 400)
+    game = whole(body.get("game"), "game", 1, MAX_GAME)
+    if action is ActionKind.REOPEN:
+        reason = body.get("reason")
+        if reason is not None and not isinstance(reason, str):
+            raise CommandError("bad_reason", "reason must be text", 400)
+        return DirectorAction(action, game, reason=(reason or "")[:300])
+    hand = whole(body.get("hand"), "hand", 1, MAX_HAND)
+    revision = (whole(body["revision"], "revision", 0, MAX_SEQ)
+                if body.get("revision") not in (None, "") else None)
+    proposal = {k: v for k, v in body.items() if k not in ("game", "hand", "revision",
+                                                           "csrf_token")}
+    if proposal.get("kind") == "manual" or "points" in proposal:
+        proposal["points"] = whole(proposal.get("points"), "points", 0, MAX_POINTS,
+                                   "bad_points")
+    return DirectorAction(action, game, hand, revision, proposal)

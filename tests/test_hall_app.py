@@ -189,13 +189,16 @@ def test_director_correction_applies_at_once_or_through_the_sync(hall, tmp_path)
     _app, client, store = hall
     direct = new_table(store, "Direct", "Ann", "Bob")
     play_hand(store, direct, "A")
+    rev = store.state(direct).hand(1, 1).revision
     r = client.post(f"/tables/{direct}/correct", json={"game": 1, "hand": 1, "kind": "manual",
-                                                       "winner": "B", "points": 20},
+                                                       "winner": "B", "points": 20,
+                                                       "revision": rev},
                     headers={"X-CSRFToken": client.csrf})
     assert r.status_code == 200 and r.get_json()["status"] == "applied"
     assert confirmed_hands(store, direct) == [(1, 1, "B", 20)]
     r = client.post(f"/tables/{direct}/correct", json={"game": 1, "hand": 1, "kind": "manual",
-                                                       "winner": "B", "points": -3},
+                                                       "winner": "B", "points": -3,
+                                                       "revision": rev + 1},
                     headers={"X-CSRFToken": client.csrf})
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "bad_points"
     r = client.post(f"/tables/{direct}/correct", json={"game": 1, "hand": 1, "kind": "manual",
@@ -209,7 +212,7 @@ def test_director_correction_applies_at_once_or_through_the_sync(hall, tmp_path)
     mirror = next(x["id"] for x in event(client)["tables"] if x["name"] == "Synced")
     r = client.post(f"/tables/{mirror}/correct", data={
         "game": 1, "hand": 1, "kind": "manual", "winner": "B", "points": 7, "note": "miscount",
-        "csrf_token": client.csrf})
+        "revision": store.state(mirror).hand(1, 1).revision, "csrf_token": client.csrf})
     assert r.status_code == 303
     assert event(client)["requests"][0]["status"].startswith("waiting")
     assert confirmed_hands(local, t) == [(1, 1, "A", 14)]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from webui.store import CommandError
+from webui.state import TableState
+from webui.store import Command, CommandError
 
 MAX_GAME = 1000
 MAX_HAND = 1000
@@ -75,11 +76,30 @@ def parse_action(kind: str, body: Any) -> DirectorAction:
             raise CommandError("bad_reason", "reason must be text", 400)
         return DirectorAction(action, game, reason=(reason or "")[:300])
     hand = whole(body.get("hand"), "hand", 1, MAX_HAND)
-    revision = (whole(body["revision"], "revision", 0, MAX_SEQ)
-                if body.get("revision") not in (None, "") else None)
+    if body.get("revision") in (None, ""):
+        raise CommandError("revision_needed", "say which revision of the hand you correct "
+                           "(revision, from the table's page or state)", 400)
+    revision = whole(body["revision"], "revision", 0, MAX_SEQ)
     proposal = {k: v for k, v in body.items() if k not in ("game", "hand", "revision",
                                                            "csrf_token")}
     if proposal.get("kind") == "manual" or "points" in proposal:
         proposal["points"] = whole(proposal.get("points"), "points", 0, MAX_POINTS,
                                    "bad_points")
     return DirectorAction(action, game, hand, revision, proposal)
+
+
+def at_revision(command: Command, game: int, hand: int, revision: int) -> Command:
+    """``command``, refused when hand ``hand`` of game ``game`` is no longer at ``revision``
+    (someone corrected or confirmed it since the director looked). Checked against the state
+    the command runs on, so two directors at the same instant cannot both apply."""
+
+    def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
+        current = state.hand(game, hand)
+        now = current.revision if current is not None else 0
+        if now != revision:
+            raise CommandError("changed", f"game {game}, hand {hand} was corrected since you "
+                               f"looked at it (event {now}, you saw {revision}); reload the "
+                               "table and check it again", 409)
+        return command(state)
+
+    return run

@@ -83,6 +83,26 @@ class Partnership(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class DrawSeating(HallBase):
+    """The tables opened for a draw: one row per draw (unique), claimed before the tables are
+    made, so two directors seating the same draw open its tables once."""
+
+    __tablename__ = "hall_draw_seatings"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    draw_id: Mapped[int] = mapped_column(Integer, unique=True)
+    table_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class LoginFailure(HallBase):
+    """Wrong director passwords from one address (kept here so a restart forgets nothing)."""
+
+    __tablename__ = "hall_login_failures"
+    address: Mapped[str] = mapped_column(String(64), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    last_failed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 def ensure_schema(engine: Engine) -> None:
     """Create the hall's tables if they are missing (safe to call from many processes)."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError

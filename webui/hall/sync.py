@@ -29,6 +29,7 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, Pro
 
 from webui import commands
 from webui.db import EventRow, TableRow, database_url
+from webui.hall.actions import at_revision
 from webui.hall.schema import (
     DirectorReply,
     DirectorRequest,
@@ -175,8 +176,11 @@ def request_command(req: DirectorRequest) -> commands.Command:
     p = req.payload
     if req.kind == "correct":
         proposal = commands.parse_proposal(p["proposal"])
-        return commands.propose(p["game"], p["hand"], proposal, source="director",
-                                director=True)
+        command = commands.propose(p["game"], p["hand"], proposal, source="director",
+                                   director=True)
+        if p.get("revision") is None:  # a request stored before revisions were sent
+            return command
+        return at_revision(command, p["game"], p["hand"], p["revision"])
     if req.kind == "reopen":
         return commands.reopen(p["game"], p.get("reason"))
     raise CommandError("bad_request", f"unknown director request {req.kind!r}", 400)

@@ -13,6 +13,7 @@ from flask import (
     current_app,
     flash,
     jsonify,
+    make_response,
     redirect,
     render_template,
     request,
@@ -20,18 +21,21 @@ from flask import (
     url_for,
 )
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from webui import commands
 from webui.director_auth import login_page, setup_page
 from webui.hall import event as event_mod
-from webui.hall.actions import MAX_SEQ, ActionKind, DirectorAction, parse_action
+from webui.hall import login_limit
+from webui.hall.actions import MAX_SEQ, ActionKind, DirectorAction, at_revision, parse_action
 from webui.hall.bundle import build_bundle
 from webui.hall.draw import DrawError, blind_draw
 from webui.hall.partnership import PartnershipError, check_teams, partnership_view
-from webui.hall.schema import DirectorReply, DirectorRequest, Draw, Partnership
-from webui.hall.sync import linked_tables
+from webui.hall.schema import DirectorReply, DirectorRequest, Draw, DrawSeating, Partnership
+from webui.hall.sync import linked_tables, pending_requests
 from webui.security import (
     director_required,
+    is_director,
     store,
 )
 from webui.store import Actor, CommandError
@@ -49,8 +53,28 @@ def setup() -> Any:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
-    return login_page(template="hall/login.html", setup_endpoint="hall.setup",
-                      home_endpoint="hall.index")
+    """The director's login, with wrong passwords limited per address (``login_limit``)."""
+    address = request.remote_addr or "unknown"
+    if request.method == "POST":
+        block = login_limit.blocked(store(), address)
+        if block is not None:
+            error = (f"Too many wrong passwords from this address: try again in "
+                     f"{_duration(block.retry_after_s)}.")
+            return (render_template("hall/login.html", error=error), 429,
+                    {"Retry-After": str(block.retry_after_s)})
+    response = make_response(login_page(template="hall/login.html",
+                                         setup_endpoint="hall.setup",
+                                         home_endpoint="hall.index"))
+    if request.method == "POST":
+        if response.status_code == 403:
+            login_limit.record_failure(store(), address)
+        elif is_director():
+            login_limit.clear(store(), address)
+    return response
+
+
+def _duration(seconds: int) -> str:
+    return f"{seconds} s" if seconds < 120 else f"{(seconds + 59) // 60} min"
 
 
 @bp.post("/logout")
@@ -99,7 +123,7 @@ def event_json() -> dict[str, Any]:
         "tables": tables,
         "standings": event_mod.standings(store(), singles),
         "partnerships": [partnership_view(store(), p) for p in partnerships],
-        "draw": ({"kind": draw.kind, "seed": draw.seed, "entrants": draw.entrants,
+        "draw": ({"id": draw.id, "kind": draw.kind, "seed": draw.seed, "entrants": draw.entrants,
                   "pairs": draw.pairs, "at": draw.created_at.isoformat()} if draw else None),
         "requests": _requests(),
         "at": datetime.now(UTC).isoformat(),
@@ -144,17 +168,20 @@ def director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
     (``reopen``): checked against the event database's copy, then run at once (a table on the
     event database) or sent to the table, whose next sync runs it (a mirrored table)."""
     if action.kind is ActionKind.CORRECT:
-        command = commands.propose(action.game, action.hand,
-                                   commands.parse_proposal(action.proposal),
-                                   source="director", director=True)
+        assert action.hand is not None and action.revision is not None
+        command = at_revision(commands.propose(action.game, action.hand,
+                                               commands.parse_proposal(action.proposal),
+                                               source="director", director=True),
+                              action.game, action.hand, action.revision)
         payload: dict[str, Any] = {"game": action.game, "hand": action.hand,
-                                   "proposal": action.proposal}
+                                   "revision": action.revision, "proposal": action.proposal}
     else:
         command = commands.reopen(action.game, action.reason)
         payload = {"game": action.game, "reason": action.reason}
     command(store().state(table_id))  # raises CommandError now if it cannot apply
     request_id = f"hall-{uuid.uuid4().hex}"
     if table_id in linked_tables(store()):
+        _refuse_a_second_waiting_request(table_id, action)
         with store().Session() as s:
             s.add(DirectorRequest(request_id=request_id, table_id=table_id,
                                   kind=action.kind.value, payload=payload, actor="director"))
@@ -164,6 +191,21 @@ def director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
     outcome = store().execute(table_id, command, Actor("director"), request_id=request_id)
     return {"status": "applied", "request_id": request_id,
             "seqs": [e.seq for e in outcome.events]}
+
+
+def _refuse_a_second_waiting_request(table_id: int, action: DirectorAction) -> None:
+    """A mirrored table's hand (or game) with a request still waiting for the table's sync
+    cannot take a second one: the director would be correcting a result nobody has seen."""
+    for req in pending_requests(store(), table_id):
+        p = req.payload
+        same = (req.kind == action.kind.value and p.get("game") == action.game
+                and (action.kind is ActionKind.REOPEN or p.get("hand") == action.hand))
+        if same:
+            what = (f"game {action.game}, hand {action.hand}" if action.hand
+                    else f"game {action.game}")
+            raise CommandError("request_waiting", f"a {req.kind} of {what} sent at "
+                               f"{req.created_at:%H:%M:%S} is waiting for the table's sync; "
+                               "check the table after it applies", 409)
 
 
 def _body() -> Any:
@@ -204,13 +246,41 @@ def draw() -> Any:
         seed, pairs = blind_draw(names)
     except DrawError as exc:
         flash(str(exc), "error")
-        return redirect(url_for("hall.index"), 303)
+        return redirect(url_for("hall.index") + "#draw", 303)
+    latest = _latest_draw()
+    refusal = _redraw_refusal(latest, request.form.get("replace", ""))
+    if refusal:
+        flash(refusal, "error")
+        return redirect(url_for("hall.index") + "#draw", 303)
     with store().Session() as s:
         s.add(Draw(kind=kind, seed=seed, entrants=[n.strip() for n in names if n.strip()],
                    pairs=pairs))
         s.commit()
-    flash(f"Blind draw made ({len(pairs)} pairings).")
+    replaced = (f"; it replaces the draw of {latest.created_at:%H:%M:%S} (seed {latest.seed})"
+                if latest else "")
+    flash(f"Blind draw made ({len(pairs)} pairings){replaced}.")
     return redirect(url_for("hall.index") + "#draw", 303)
+
+
+def _seating(draw_id: int) -> DrawSeating | None:
+    with store().Session() as s:
+        return s.scalar(select(DrawSeating).where(DrawSeating.draw_id == draw_id))
+
+
+def _redraw_refusal(latest: Draw | None, replace: str) -> str | None:
+    """Why a new draw may not replace ``latest`` (None when it may): a draw is redone only
+    when the director ticks "replace" on a page showing that very draw, and never once its
+    tables are open."""
+    if latest is None:
+        return None
+    made = f"{latest.created_at:%H:%M:%S} (seed {latest.seed})"
+    if _seating(latest.id) is not None:
+        return (f"The draw of {made} is seated: its tables are open already, so a new draw "
+                "cannot replace it.")
+    if replace != str(latest.id):
+        return (f"A draw was already made at {made}. To redo it, tick \"Replace the draw\" "
+                "under that draw and draw again.")
+    return None
 
 
 @bp.post("/draw/seat")
@@ -222,15 +292,29 @@ def seat_draw() -> Any:
     if latest is None:
         abort(409, description="make a draw first")
     rules = "partnership" if latest.kind == "partnership" else "tournament"
-    made = 0
-    for pair in latest.pairs:
-        if pair.get("bye"):
-            continue
-        name = f"Table {pair['table']}"
-        store().create_table(name, {"name": name, "players": {"A": pair["A"], "B": pair["B"]},
-                                    "rules": rules, "camera": None}, Actor("director"))
-        made += 1
-    flash(f"{made} table(s) opened for the draw of {latest.created_at:%H:%M}.")
+    with store().Session() as s:  # claim the draw first: only one director seats it
+        claim = DrawSeating(draw_id=latest.id, table_ids=[])
+        s.add(claim)
+        try:
+            s.commit()
+        except IntegrityError:
+            s.rollback()
+            seated = _seating(latest.id)
+            tables = ", ".join(str(t) for t in (seated.table_ids if seated else []))
+            flash(f"The tables of the draw of {latest.created_at:%H:%M:%S} are already open"
+                  f"{f' (tables {tables})' if tables else ''}.", "error")
+            return redirect(url_for("hall.index"), 303)
+        made: list[int] = []
+        for pair in latest.pairs:
+            if pair.get("bye"):
+                continue
+            name = f"Table {pair['table']}"
+            made.append(store().create_table(
+                name, {"name": name, "players": {"A": pair["A"], "B": pair["B"]},
+                       "rules": rules, "camera": None}, Actor("director")))
+        claim.table_ids = made
+        s.commit()
+    flash(f"{len(made)} table(s) opened for the draw of {latest.created_at:%H:%M}.")
     return redirect(url_for("hall.index"), 303)
 
 

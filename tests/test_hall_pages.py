@@ -13,6 +13,7 @@ import pytest
 from hall_helpers import (
     PLAYER_A,
     PNG_DATA_URL,
+    TcpCut,
     director_client,
     new_table,
     play_hand,
@@ -165,3 +166,24 @@ def test_the_hall_and_a_table_app_on_one_host_keep_their_own_sessions(hall, tmp_
     names = {c.key for c in browser._cookies.values()}
     assert "session" in names and hall_app.config["SESSION_COOKIE_NAME"] in names
     assert hall_app.config["SESSION_COOKIE_NAME"] != "session"
+
+
+def test_event_database_away_is_a_clear_503_page_and_back_when_it_returns(pg_url, tmp_path):
+    host, port = pg_url.split("@", 1)[1].split("/", 1)[0].split(":")
+    relay = TcpCut(host, int(port))
+    app = create_hall_app({"DATABASE_URL": relay.url(pg_url),
+                           "DATA_DIR": str(tmp_path / "hall")})
+    client = director_client(app)
+    new_table(app.extensions["gintray.store"], "Table 1")
+    assert client.get("/").status_code == 200
+    relay.cut()
+    for path in ("/", "/live", "/tables/1", "/login"):
+        r = client.get(path)
+        assert r.status_code == 503, (path, r.status_code)
+        page = r.get_data(as_text=True)
+        assert "event database" in page and "cannot be reached" in page
+        assert "Traceback" not in page and "psycopg" not in page
+    r = client.get("/api/event")
+    assert r.status_code == 503 and r.get_json()["error"]["code"] == "database_unavailable"
+    relay.connect()
+    assert client.get("/").status_code == 200

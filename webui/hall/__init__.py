@@ -12,6 +12,7 @@ from typing import Any
 
 from flask import Flask, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
 from webui.store import CommandError
@@ -80,6 +81,16 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(CommandError)
     def command_error(exc: CommandError) -> Any:
         return answer(exc.status, exc.code, exc.message)
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def database_away(exc: Exception) -> Any:
+        app.logger.warning("event database unreachable: %s", str(exc).splitlines()[0])
+        reply = answer(503, "database_unavailable", "The event database cannot be reached "
+                       "(PostgreSQL stopped or the network is down). The tables keep scoring "
+                       "on their own databases and their syncs catch up when it is back; "
+                       "reload this page then.")
+        return reply[0], reply[1], {"Retry-After": "5"}
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from scorer.errors import CardError
+from scorer.errors import CardError, shown
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -99,7 +99,7 @@ def parse_card(text: str | Card) -> Card:
         return text
     if not isinstance(text, str):
         raise CardError(
-            f"bad card {_shown(text)}: expected a code like 7D, TD, 10D or AS", "bad_card"
+            f"bad card {shown(text, 24)}: expected a code like 7D, TD, 10D or AS", "bad_card"
         )
     stripped = text.strip()
     # ASCII only: "ſ".upper() is "S", and a look-alike must not pass as a card
@@ -108,17 +108,11 @@ def parse_card(text: str | Card) -> Card:
     rank = _RANK_BY_CODE.get(rank_part)
     if rank is None or suit not in SUITS or not suit:
         raise CardError(
-            f"bad card {_shown(text)}: expected rank A,2-9,T (or 10),J,Q,K then suit S,H,D,C, "
+            f"bad card {shown(text, 24)}: expected rank A,2-9,T (or 10),J,Q,K then suit S,H,D,C, "
             "e.g. 7D",
             "bad_card",
         )
     return DECK[SUITS.index(suit) * 13 + rank - 1]
-
-
-def _shown(value: object, limit: int = 24) -> str:
-    """`value` as an error message shows it: its repr, cut to `limit` characters."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def parse_cards(items: Iterable[str | Card]) -> list[Card]:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from scorer.cards import Card, parse_cards
-from scorer.errors import CardError, InputError, ScorerError
+from scorer.errors import CardError, InputError, ScorerError, shown
 from scorer.hand import HandResult, score_hand
 from scorer.melds import MeldAnalysis, best_melds
 from scorer.sheet import BoardResult, Sheet, score_sheet, team_hand
@@ -98,7 +98,7 @@ def _read_json(path: str | None) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"input is not UTF-8 text (byte {exc.start}: {data[exc.start:exc.start + 1]!r})",
+            f"input is not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
             "bad_json",
         ) from None
     try:
@@ -117,7 +117,7 @@ def _object(doc: Any, allowed: set[str], what: str) -> dict[str, Any]:
     unknown = sorted(set(doc) - allowed)
     if unknown:
         raise InputError(
-            f"unknown field {unknown[0]!r} (known: {', '.join(sorted(allowed))})", "bad_field"
+            f"unknown field {shown(unknown[0])} (known: {', '.join(sorted(allowed))})", "bad_field"
         )
     return doc
 
@@ -193,7 +193,7 @@ def score_from_document(doc: Any) -> HandResult:
     doc = _object(doc, _SCORE_KEYS, "score")
     for key in ("knocker", "hands"):
         if key not in doc:
-            raise InputError(f"missing field {key!r}", "missing_field")
+            raise InputError(f"missing field {shown(key)}", "missing_field")
     accept = doc.get("accept_improper_knock", False)
     if not isinstance(accept, bool):
         raise InputError("accept_improper_knock must be true or false", "bad_field")
@@ -263,7 +263,7 @@ def sheet_from_document(doc: Any) -> Sheet:
         rules = doc.get("rules", "tournament")
     record = doc.get("record")
     if record is not None and not isinstance(record, dict):
-        raise InputError('record must be an object {team: [won, lost]}', "bad_field")
+        raise InputError("record must be an object {team: [won, lost]}", "bad_field")
     return score_sheet(
         rules, hands, players=players, dealer=doc.get("dealer"), record_before=record
     )
@@ -276,12 +276,12 @@ def _teams(value: Any) -> dict[str, str]:
     team_of: dict[str, str] = {}
     for team, members in value.items():
         if not team or not isinstance(members, list) or len(members) != 2:
-            raise InputError(f"team {team!r} must list its two players", "bad_field")
+            raise InputError(f"team {shown(team)} must list its two players", "bad_field")
         for player in members:
             if not isinstance(player, str) or not player:
-                raise InputError(f"team {team!r}: players are non-empty names", "bad_field")
+                raise InputError(f"team {shown(team)}: players are non-empty names", "bad_field")
             if player in team_of or player in value:
-                raise InputError(f"{player!r} is named twice in the teams", "bad_field")
+                raise InputError(f"{shown(player)} is named twice in the teams", "bad_field")
             team_of[player] = team
     return team_of
 
@@ -293,7 +293,7 @@ def _team_hand(index: int, hand: Any, team_of: dict[str, str], rules: Any) -> di
         raise InputError(f'{where} must be an object {{"boards": [board, board]}}', "bad_field")
     unknown = sorted(set(hand) - _TEAM_HAND_KEYS)
     if unknown:
-        raise InputError(f"{where}: unknown field {unknown[0]!r}", "bad_field")
+        raise InputError(f"{where}: unknown field {shown(unknown[0])}", "bad_field")
     boards = hand.get("boards")
     if not isinstance(boards, list) or len(boards) != 2:
         raise InputError(f"{where}: boards must list the two boards' hands", "bad_field")
@@ -320,7 +320,7 @@ def _board(board: Any, up_card: Any, team_of: dict[str, str], rules: Any) -> Boa
     else:
         unknown = sorted(set(board) - _BOARD_RESULT_KEYS)
         if unknown:
-            raise InputError(f"unknown field {unknown[0]!r}", "bad_field")
+            raise InputError(f"unknown field {shown(unknown[0])}", "bad_field")
         if board.get("dead") is True:
             return BoardResult(None, 0)
         winner, points = board.get("winner"), board.get("points")
@@ -330,7 +330,7 @@ def _board(board: Any, up_card: Any, team_of: dict[str, str], rules: Any) -> Boa
         players = {winner}
     strangers = sorted(p for p in players if p not in team_of)
     if strangers:
-        raise InputError(f"{strangers[0]!r} is in neither team", "unknown_player")
+        raise InputError(f"{shown(strangers[0])} is in neither team", "unknown_player")
     return BoardResult(result.winner, result.points)
 
 

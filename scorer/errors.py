@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Longest error message: a bad value is named, never echoed whole (a 10 MB string stays out).
+MAX_MESSAGE = 400
+
+
+def shown(value: object, limit: int = 40) -> str:
+    """``value`` as an error message names it: its repr, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 class ScorerError(ValueError):
     """Base of all rules-engine errors: ``code`` (short machine string) and ``message``."""
@@ -11,6 +20,8 @@ class ScorerError(ValueError):
     default_code = "scorer_error"
 
     def __init__(self, message: str, code: str | None = None) -> None:
+        if len(message) > MAX_MESSAGE:
+            message = message[: MAX_MESSAGE - 1] + "…"
         super().__init__(message)
         self.code: str = code or self.default_code
         self.message: str = message

@@ -37,7 +37,7 @@ from scorer.cards import (
     parse_cards,
     sort_cards,
 )
-from scorer.errors import CardError, ImproperKnockError, InputError, NewDealError
+from scorer.errors import CardError, ImproperKnockError, InputError, NewDealError, shown
 from scorer.layoffs import Defence, best_defence
 from scorer.melds import (
     ALL_MELDS,
@@ -156,23 +156,24 @@ def _parse_hands(hands: Mapping[str, Iterable[Card | str]]) -> dict[str, list[Ca
     seen: dict[Card, str] = {}
     for player, cards in hands.items():
         if not isinstance(player, str) or not player:
-            raise InputError(f"player names must be non-empty strings, got {player!r}")
+            raise InputError(f"player names must be non-empty strings, got {shown(player)}")
         if isinstance(cards, str) or not isinstance(cards, Iterable):
-            raise InputError(f"hand of {player!r} must be a list of card codes")
+            raise InputError(f"hand of {shown(player)} must be a list of card codes")
         try:
             parsed[player] = parse_cards(cards)
         except CardError as exc:
-            raise CardError(f"hand of {player!r}: {exc.message}", exc.code) from None
+            raise CardError(f"hand of {shown(player)}: {exc.message}", exc.code) from None
         for card in parsed[player]:
             if card in seen:
                 raise CardError(
-                    f"duplicate card {card.code} in the hands of {seen[card]!r} and {player!r}",
+                    f"duplicate card {card.code} in the hands of {shown(seen[card])} and "
+                    f"{shown(player)}",
                     "duplicate_card",
                 )
             seen[card] = player
         if not 1 <= len(parsed[player]) <= MAX_CARDS:
             raise CardError(
-                f"hand of {player!r} has {len(parsed[player])} cards: a hand has 10 "
+                f"hand of {shown(player)} has {len(parsed[player])} cards: a hand has 10 "
                 f"(1..{MAX_CARDS} accepted for the wrong-number-of-cards rule)",
                 "wrong_card_count",
             )
@@ -186,31 +187,33 @@ def _parse_melds(player: str, groups: Any, hand: int, knocker: bool) -> tuple[in
         ": an improper knock is played open (GRA rule 9)" if knocker else " (defender's melds)"
     )
     if isinstance(groups, str) or not isinstance(groups, Iterable):
-        raise InputError(f"melds of {player!r} must be a list of card lists")
+        raise InputError(f"melds of {shown(player)} must be a list of card lists")
     masks: list[int] = []
     used = 0
     for group in groups:
         if isinstance(group, str) or not isinstance(group, Iterable):
-            raise InputError(f"melds of {player!r}: each meld must be a list of card codes")
+            raise InputError(f"melds of {shown(player)}: each meld must be a list of card codes")
         cards = parse_cards(group)
         mask = cards_to_mask(cards)
         label = " ".join(codes(cards))
         if mask & ~hand:
             stray = codes(mask_to_cards(mask & ~hand))
             raise error(
-                f"meld [{label}] of {player!r} uses cards not in the hand: {', '.join(stray)}",
+                f"meld [{label}] of {shown(player)} uses cards not in the hand: {', '.join(stray)}",
                 "invalid_meld",
             )
         if mask not in ALL_MELDS:
             raise error(
-                f"[{label}] laid down by {player!r} is not a meld (a set of 3-4 of a rank or a "
+                f"[{label}] laid down by {shown(player)} is not a meld (a set of 3-4 of a rank "
+                f"or a "
                 f"run of 3+ of one suit, ace low){consequence}",
                 "invalid_meld",
             )
         if mask & used:
             dup = codes(mask_to_cards(mask & used))
             raise error(
-                f"{', '.join(dup)} of {player!r} is in two melds: a card belongs to one meld only",
+                f"{', '.join(dup)} of {shown(player)} is in two melds: a card belongs to one "
+                "meld only",
                 "invalid_meld",
             )
         used |= mask
@@ -424,13 +427,13 @@ def score_hand(
     parsed = _parse_hands(hands)
     if knocker not in parsed:
         raise InputError(
-            f"knocker {knocker!r} is not one of the players {sorted(parsed)}", "unknown_player"
+            f"knocker {shown(knocker)} is not one of the players {sorted(parsed)}", "unknown_player"
         )
     defender = next(p for p in parsed if p != knocker)
     melds = dict(melds or {})
     for player in melds:
         if player not in parsed:
-            raise InputError(f"melds given for unknown player {player!r}", "unknown_player")
+            raise InputError(f"melds given for unknown player {shown(player)}", "unknown_player")
 
     k_cards, d_cards = parsed[knocker], parsed[defender]
     k_hand, d_hand = cards_to_mask(k_cards), cards_to_mask(d_cards)
@@ -451,7 +454,7 @@ def score_hand(
             k_big_gin_shape and sum(m.bit_count() for m in k_melds) == k_size
         ):
             raise ImproperKnockError(
-                f"{knocker!r} melds more than ten cards: extra cards count at face value "
+                f"{shown(knocker)} melds more than ten cards: extra cards count at face value "
                 "(GRA rule 8)",
                 "invalid_meld",
             )
@@ -468,7 +471,7 @@ def score_hand(
 
     if declared_gin and not is_gin:
         raise ImproperKnockError(
-            f"{knocker!r} declared gin with deadwood {k_count}: per GRA rule 9 the hand is "
+            f"{shown(knocker)} declared gin with deadwood {k_count}: per GRA rule 9 the hand is "
             "played open (all ten cards face up)",
             "not_gin",
         )
@@ -485,7 +488,7 @@ def score_hand(
                 "the hand must be played for gin" if limit == 0 else f"the knock limit is {limit}"
             )
             raise ImproperKnockError(
-                f"improper knock by {knocker!r}: deadwood {k_count} and {what}{hint}. Per GRA "
+                f"improper knock by {shown(knocker)}: deadwood {k_count} and {what}{hint}. Per GRA "
                 "rule 9 the hand is played open (all ten cards face up), unless the opponent "
                 "accepts the knock",
                 "improper_knock",
@@ -510,7 +513,8 @@ def score_hand(
 
     if accepted and d_count > limit:
         raise ImproperKnockError(
-            f"{defender!r} cannot accept the improper knock: his count {d_count} after layoffs "
+            f"{shown(defender)} cannot accept the improper knock: his count {d_count} after "
+            f"layoffs "
             f"is over the knock card ({limit}) (GRA rule 9)",
             "cannot_accept_knock",
         )

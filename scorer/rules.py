@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from scorer.cards import Card
-from scorer.errors import RulesError
+from scorer.errors import RulesError, shown
 
 UP_CARD = "up_card"
 NEXT_DEAL_CHOICES = ("winner", "loser", "alternate")
@@ -49,15 +49,9 @@ class Shutout(StrEnum):
                     return member
         names = ", ".join(f'"{m.value}"' for m in cls)
         raise RulesError(
-            f"rule 'shutout' must be true, false or one of {names}, got {_short(value)}",
+            f"rule 'shutout' must be true, false or one of {names}, got {shown(value)}",
             "bad_rules",
         )
-
-
-def _short(value: Any) -> str:
-    """``repr`` of a bad value, cut so a huge input is not echoed whole."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)
@@ -188,14 +182,18 @@ def _check_override(name: str, value: Any) -> Any:
     if name in _INT_FIELDS:
         if not is_int(value) or value < 0:
             raise RulesError(
-                f"rule {name!r} must be a whole number >= 0, got {value!r}", "bad_rules"
+                f"rule {shown(name)} must be a whole number >= 0, got {shown(value)}", "bad_rules"
             )
         if name in {"game_target", "match_games"} and value < 1:
-            raise RulesError(f"rule {name!r} must be at least 1, got {value!r}", "bad_rules")
+            raise RulesError(
+                f"rule {shown(name)} must be at least 1, got {shown(value)}", "bad_rules"
+            )
         return value
     if name in _BOOL_FIELDS:
         if not isinstance(value, bool):
-            raise RulesError(f"rule {name!r} must be true or false, got {value!r}", "bad_rules")
+            raise RulesError(
+                f"rule {shown(name)} must be true or false, got {shown(value)}", "bad_rules"
+            )
         return value
     if name == "shutout":
         return Shutout.parse(value)
@@ -203,28 +201,31 @@ def _check_override(name: str, value: Any) -> Any:
         if value == UP_CARD or (is_int(value) and 0 <= value <= 100):
             return value
         raise RulesError(
-            f"rule 'knock_limit' must be a number 0..100 or \"up_card\", got {value!r}", "bad_rules"
+            f"rule 'knock_limit' must be a number 0..100 or \"up_card\", got {shown(value)}",
+            "bad_rules",
         )
     if name == "big_gin_bonus":
         if value is None or (is_int(value) and value >= 0):
             return value
         raise RulesError(
-            f"rule 'big_gin_bonus' must be a number or null, got {value!r}", "bad_rules"
+            f"rule 'big_gin_bonus' must be a number or null, got {shown(value)}", "bad_rules"
         )
     if name == "next_deal":
         if value in NEXT_DEAL_CHOICES:
             return value
-        raise RulesError(f"rule 'next_deal' must be one of {NEXT_DEAL_CHOICES}, got {value!r}")
+        raise RulesError(f"rule 'next_deal' must be one of {NEXT_DEAL_CHOICES}, got {shown(value)}")
     if name == "match_stop_after_losses":
         if value is None or (is_int(value) and value >= 1):
             return value
-        raise RulesError(f"rule 'match_stop_after_losses' must be a number or null, got {value!r}")
+        raise RulesError(
+            f"rule 'match_stop_after_losses' must be a number or null, got {shown(value)}"
+        )
     if name == "name":
         if isinstance(value, str) and value:
             return value
-        raise RulesError(f"rule 'name' must be a non-empty string, got {value!r}")
+        raise RulesError(f"rule 'name' must be a non-empty string, got {shown(value)}")
     known = ", ".join(f.name for f in fields(RuleSet))
-    raise RulesError(f"unknown rule {name!r} (known: {known})", "bad_rules")
+    raise RulesError(f"unknown rule {shown(name)} (known: {known})", "bad_rules")
 
 
 def rules_from_spec(spec: str | dict[str, Any] | RuleSet | None) -> RuleSet:
@@ -241,11 +242,13 @@ def rules_from_spec(spec: str | dict[str, Any] | RuleSet | None) -> RuleSet:
         preset = PRESETS.get(spec.strip().lower())
         if preset is None:
             raise RulesError(
-                f"unknown rule preset {spec!r} (known: {', '.join(PRESETS)})", "unknown_preset"
+                f"unknown rule preset {shown(spec)} (known: {', '.join(PRESETS)})", "unknown_preset"
             )
         return preset
     if not isinstance(spec, dict):
-        raise RulesError(f"rules must be a preset name or an object, got {spec!r}", "bad_rules")
+        raise RulesError(
+            f"rules must be a preset name or an object, got {shown(spec)}", "bad_rules"
+        )
     overrides = dict(spec)
     base = rules_from_spec(overrides.pop("preset", "tournament"))
     checked = {name: _check_override(name, value) for name, value in overrides.items()}
@@ -264,7 +267,7 @@ def knock_limit_for(rules: RuleSet, up_card: Card | None) -> int:
         return int(rules.knock_limit)
     if up_card is None:
         raise RulesError(
-            f"rule set {rules.name!r} takes the knock limit from the up card: give up_card",
+            f"rule set {shown(rules.name)} takes the knock limit from the up card: give up_card",
             "missing_up_card",
         )
     return 0 if up_card.rank == 1 else up_card.value

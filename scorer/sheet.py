@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorer.cards import parse_card
-from scorer.errors import InputError
+from scorer.errors import InputError, shown
 from scorer.rules import RuleSet, rules_from_spec
 
 # A sheet hand is {"winner", "points"} or {"dead": true}; a HandResult.to_json() is accepted too
@@ -63,11 +63,15 @@ def next_dealer(
     rules = rules_from_spec(rules)
     players = list(players)
     if len(players) != 2 or dealer not in players:
-        raise InputError(f"dealer {dealer!r} is not one of the players {players}", "unknown_player")
+        raise InputError(
+            f"dealer {shown(dealer)} is not one of the players {players}", "unknown_player"
+        )
     if winner is None:
         return dealer
     if winner not in players:
-        raise InputError(f"winner {winner!r} is not one of the players {players}", "unknown_player")
+        raise InputError(
+            f"winner {shown(winner)} is not one of the players {players}", "unknown_player"
+        )
     loser = players[1] if winner == players[0] else players[0]
     other = players[1] if dealer == players[0] else players[0]
     return {"winner": winner, "loser": loser, "alternate": other}[rules.next_deal]
@@ -259,9 +263,7 @@ def team_series(won: int, lost: int, rules: RuleSet) -> SeriesStatus:
     return SeriesStatus(won, lost, False, finalist, "playing")
 
 
-def team_hand(
-    results: Iterable[BoardResult | Any], teams: Mapping[str, str]
-) -> dict[str, Any]:
+def team_hand(results: Iterable[BoardResult | Any], teams: Mapping[str, str]) -> dict[str, Any]:
     """Net result of one partnership hand from each board's HandResult (000 partnership).
 
     ``teams`` maps each player to a team name. The team with more points over its boards wins
@@ -277,7 +279,7 @@ def team_hand(
         if result.winner is None:
             continue
         if result.winner not in teams:
-            raise InputError(f"player {result.winner!r} is in no team", "unknown_player")
+            raise InputError(f"player {shown(result.winner)} is in no team", "unknown_player")
         totals[teams[result.winner]] += result.points
     (team_a, points_a), (team_b, points_b) = totals.items()
     if points_a == points_b:
@@ -304,9 +306,15 @@ def _hollywood_targets(running: list[Game], winner: str) -> list[Game]:
 
 def _players_for(hands: Sequence[Mapping[str, Any]], players: Sequence[str] | None) -> list[str]:
     if players is not None:
+        if isinstance(players, (str, bytes)) or not isinstance(players, Sequence):
+            raise InputError(
+                f"players must be a list of two names, got {shown(players)}", "bad_field"
+            )
         names = list(players)
-        if len(names) != 2 or len(set(names)) != 2 or not all(isinstance(p, str) for p in names):
-            raise InputError(f"players must be two different names, got {players!r}", "bad_field")
+        if len(names) != 2 or not all(isinstance(p, str) for p in names) or len(set(names)) != 2:
+            raise InputError(
+                f"players must be two different names, got {shown(players)}", "bad_field"
+            )
         return names
     winners: list[str] = []
     for hand in hands:
@@ -326,7 +334,7 @@ def _check_hand(index: int, hand: Any, players: list[str]) -> tuple[str | None, 
         raise InputError(f'{where} must be an object {{"winner", "points"}} or {{"dead": true}}')
     unknown = set(hand) - _HAND_KEYS
     if unknown:
-        raise InputError(f"{where}: unknown field {sorted(unknown)[0]!r}", "bad_field")
+        raise InputError(f"{where}: unknown field {shown(sorted(unknown)[0])}", "bad_field")
     if hand.get("dead") is True:
         if hand.get("winner") is not None or hand.get("points"):
             raise InputError(f"{where}: a dead hand has no winner or points", "bad_field")
@@ -347,10 +355,12 @@ def _check_hand(index: int, hand: Any, players: list[str]) -> tuple[str | None, 
             return None, 0
         raise InputError(f"{where}: points without a winner", "bad_field")
     if winner not in players:
-        raise InputError(f"{where}: winner {winner!r} is not one of {players}", "unknown_player")
+        raise InputError(
+            f"{where}: winner {shown(winner)} is not one of {players}", "unknown_player"
+        )
     if not isinstance(points, int) or isinstance(points, bool) or points < 0:
         raise InputError(
-            f"{where}: points must be a whole number >= 0, got {points!r}", "bad_field"
+            f"{where}: points must be a whole number >= 0, got {shown(points)}", "bad_field"
         )
     return winner, points
 
@@ -374,7 +384,9 @@ def score_sheet(
         raise InputError("hands must be a list", "bad_field")
     names = _players_for(hands, players)
     if dealer is not None and dealer not in names:
-        raise InputError(f"dealer {dealer!r} is not one of the players {names}", "unknown_player")
+        raise InputError(
+            f"dealer {shown(dealer)} is not one of the players {names}", "unknown_player"
+        )
     games: list[Game] = []
     records: list[dict[str, Any]] = []
 
@@ -396,7 +408,7 @@ def score_sheet(
         hand_dealer = hand.get("dealer", current_dealer)
         if hand_dealer is not None and hand_dealer not in names:
             raise InputError(
-                f"hands[{index}]: dealer {hand_dealer!r} is not a player", "unknown_player"
+                f"hands[{index}]: dealer {shown(hand_dealer)} is not a player", "unknown_player"
             )
         running = open_games()
         number = index + 1
@@ -411,7 +423,9 @@ def score_sheet(
             targets = _hollywood_targets(running, winner) if rules.hollywood else running
             for game in targets:
                 game.record(number, winner, points, rules)
-        shown = targets if targets else [g for g in running if not g.complete][:1] or running[-1:]
+        displayed = (
+            targets if targets else [g for g in running if not g.complete][:1] or running[-1:]
+        )
         record["games"] = [
             {
                 "game": g.number,
@@ -419,11 +433,13 @@ def score_sheet(
                 "boxes": dict(g.boxes),
                 "complete": g.complete,
             }
-            for g in shown
+            for g in displayed
         ]
-        if not rules.hollywood and shown:
+        if not rules.hollywood and displayed:
             record.update(
-                game=shown[0].number, totals=dict(shown[0].totals), boxes=dict(shown[0].boxes)
+                game=displayed[0].number,
+                totals=dict(displayed[0].totals),
+                boxes=dict(displayed[0].boxes),
             )
         if hand_dealer is not None:
             record["dealer"] = hand_dealer
@@ -450,7 +466,9 @@ def _check_record(
     out: dict[str, tuple[int, int]] = {}
     for team, pair in record.items():
         if team not in names:
-            raise InputError(f"record: {team!r} is not one of the teams {names}", "unknown_player")
+            raise InputError(
+                f"record: {shown(team)} is not one of the teams {names}", "unknown_player"
+            )
         ok = (
             isinstance(pair, (list, tuple))
             and len(pair) == 2
@@ -458,7 +476,7 @@ def _check_record(
         )
         if not ok:
             raise InputError(
-                f"record of {team!r} must be [won, lost], whole numbers 0..5", "bad_field"
+                f"record of {shown(team)} must be [won, lost], whole numbers 0..5", "bad_field"
             )
         out[team] = (pair[0], pair[1])
     return out

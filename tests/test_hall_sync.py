@@ -365,3 +365,114 @@ def test_a_session_dropped_mid_transaction_cannot_hold_the_events_locked_for_lon
     engine.dispose()
     assert (idle, lock) == ("30s", "15s")
     assert keepalive in ("10", "10s", "0")  # 0: a Unix socket, where keepalives do not apply
+
+
+def copy_of(local: Store, tmp_path: Path, name: str) -> Store:
+    """A copy of a table database's folder, as someone would make with cp -r."""
+    import shutil
+
+    local.engine.dispose()  # the open connections checkpoint nothing: copy the WAL too
+    src = Path(local.engine.url.database).parent
+    shutil.copytree(src, tmp_path / name)
+    return open_store(f"sqlite:///{tmp_path / name / Path(local.engine.url.database).name}")
+
+
+@pytest.mark.parametrize("copy_first", [True, False])
+def test_a_copied_table_database_is_refused_and_the_original_keeps_syncing(tmp_path, pg_url,
+                                                                           copy_first):
+    (tmp_path / "orig").mkdir()
+    local = open_store(f"sqlite:///{tmp_path / 'orig' / 'table.sqlite3'}")
+    t = new_table(local, "Table 1", "Ann", "Bob")
+    play_hand(local, t, "A")
+    central = open_store(pg_url)
+    sync_once(local, central)
+    copy = copy_of(local, tmp_path, "copy")
+    play_hand(copy, t, "B", gin=True)  # a different hand on each
+    play_hand(local, t, "A")
+    first, second = (copy, local) if copy_first else (local, copy)
+    if copy_first:
+        with pytest.raises(SyncConflict, match="copy"):
+            sync_once(copy, central)
+        sync_once(local, central)
+    else:
+        sync_once(local, central)
+        with pytest.raises(SyncConflict, match="copy"):
+            sync_once(copy, central)
+    del first, second
+    mirror = mirror_of(central, local, t)
+    assert stream(central, mirror) == stream(local, t)  # the original's hands, nothing else
+    assert [h[2] for h in confirmed_hands(central, mirror)] == ["A", "A"]
+    play_hand(local, t, "B")
+    sync_once(local, central)  # the original keeps syncing
+    assert stream(central, mirror) == stream(local, t)
+    with pytest.raises(SyncConflict):
+        sync_once(copy, central)  # and the copy stays refused
+    assert len(central.tables()) == 1
+
+
+def test_a_diverged_copy_that_claims_the_place_is_still_refused(tmp_path, pg_url):
+    from webui.hall.identity import adopt_location
+
+    (tmp_path / "orig").mkdir()
+    local = open_store(f"sqlite:///{tmp_path / 'orig' / 'table.sqlite3'}")
+    t = new_table(local, "Table 1", "Ann", "Bob")
+    play_hand(local, t, "A")
+    central = open_store(pg_url)
+    sync_once(local, central)
+    backup = copy_of(local, tmp_path, "backup")
+    play_hand(local, t, "A")
+    sync_once(local, central)
+    adopt_location(backup)  # "this is the table's database now": but it is behind
+    play_hand(backup, t, "B")
+    with pytest.raises(SyncConflict, match="diverged"):
+        sync_once(backup, central)
+    mirror = mirror_of(central, local, t)
+    assert stream(central, mirror) == stream(local, t)
+    play_hand(local, t, "B")
+    sync_once(local, central)
+    assert stream(central, mirror) == stream(local, t)
+
+
+def test_a_sync_cut_off_after_the_event_database_took_its_generation_goes_on(tmp_path, pg_url,
+                                                                             monkeypatch):
+    from webui.hall import identity
+
+    local = local_store(tmp_path)
+    t = new_table(local, "Table 1")
+    central = open_store(pg_url)
+    sync_once(local, central)
+    real = identity._cas_setting
+
+    def crash_on_local_commit(store, key, old, new):
+        if key == identity.SYNC_KEY:
+            raise OperationalError("local write", {}, Exception("disk gone"))
+        return real(store, key, old, new)
+
+    monkeypatch.setattr(identity, "_cas_setting", crash_on_local_commit)
+    play_hand(local, t, "A")
+    with pytest.raises(OperationalError):
+        sync_once(local, central)
+    monkeypatch.setattr(identity, "_cas_setting", real)
+    sync_once(local, central)
+    sync_once(local, central)
+    assert stream(central, mirror_of(central, local, t)) == stream(local, t)
+
+
+def test_cli_refuses_a_copy_saying_why_and_adopt_takes_a_moved_original(tmp_path, pg_url,
+                                                                         capsys):
+    from webui.hall.cli import sync_main
+
+    (tmp_path / "orig").mkdir()
+    local = open_store(f"sqlite:///{tmp_path / 'orig' / 'table.sqlite3'}")
+    play_hand(local, new_table(local, "Table 1"), "A")
+    src = f"sqlite:///{tmp_path / 'orig' / 'table.sqlite3'}"
+    assert sync_main(["--from", src, "--to", pg_url]) == 0
+    copy_of(local, tmp_path, "moved")
+    (tmp_path / "orig" / "table.sqlite3").unlink()  # the original is gone: the folder moved
+    moved = f"sqlite:///{tmp_path / 'moved' / 'table.sqlite3'}"
+    capsys.readouterr()
+    assert sync_main(["--from", moved, "--to", pg_url]) == 1
+    err = capsys.readouterr().err
+    assert "is a copy of table database" in err and "--adopt" in err
+    assert sync_main(["--from", moved, "--to", pg_url, "--adopt"]) == 0
+    assert sync_main(["--from", moved, "--to", pg_url]) == 0

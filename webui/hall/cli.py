@@ -67,6 +67,10 @@ def sync_parser() -> argparse.ArgumentParser:
     parser.add_argument("--loop", type=float, metavar="SECONDS",
                         help="keep syncing every SECONDS (an unreachable event database is "
                         "retried); without it, sync once")
+    parser.add_argument("--adopt", action="store_true",
+                        help="this database file is the table's database now (it was moved, "
+                        "or restored after the original was lost); a copy is refused without "
+                        "it, and a database behind the event database is refused even with it")
     return parser
 
 
@@ -81,8 +85,11 @@ def sync_main(argv: list[str]) -> int:
         return 2
     from sqlalchemy.exc import OperationalError
 
+    from webui.hall.identity import adopt_location
     from webui.hall.sync import SyncConflict, open_store, sync_loop, sync_once
 
+    if args.adopt:
+        adopt_location(open_store(args.source))
     if args.loop is not None:
         try:
             sync_loop(args.source, args.target, args.loop,

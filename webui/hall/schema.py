@@ -34,6 +34,16 @@ class TableLink(HallBase):
     linked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class OriginState(HallBase):
+    """The sync generation the event database last took from a table database (its origin):
+    a table database syncs only from this generation on (``webui.hall.identity``)."""
+
+    __tablename__ = "hall_origins"
+    origin: Mapped[str] = mapped_column(String(40), primary_key=True)
+    generation: Mapped[int] = mapped_column(Integer, default=0)
+    token: Mapped[str] = mapped_column(String(40), default="")
+
+
 class DirectorRequest(HallBase):
     """A director's correction for a mirrored table: the table's sync applies it to the
     table's own database (as an event with this ``request_id``) and uploads the result."""

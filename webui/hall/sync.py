@@ -17,7 +17,6 @@ the result with everything else.
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +29,12 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, Pro
 from webui import commands
 from webui.db import EventRow, TableRow, database_url
 from webui.hall.actions import at_revision
+from webui.hall.identity import (
+    SyncConflict,
+    check_home,
+    claim_generation,
+    origin_of,
+)
 from webui.hall.schema import (
     DirectorReply,
     DirectorRequest,
@@ -38,13 +43,8 @@ from webui.hall.schema import (
 )
 from webui.store import Actor, CommandError, Store
 
-ORIGIN_KEY = "hall_origin"
 BATCH = 500
 DIRECTOR = Actor("director")
-
-
-class SyncConflict(RuntimeError):
-    """The event database holds a different event where this table's event belongs."""
 
 
 @dataclass
@@ -73,11 +73,6 @@ def open_store(url: str) -> Store:
         store = Store(url)
     ensure_schema(store.engine)
     return store
-
-
-def origin_of(local: Store) -> str:
-    """This table database's permanent id (made on first sync, kept in its settings)."""
-    return local.set_setting(ORIGIN_KEY, uuid.uuid4().hex, only_if_missing=True)
 
 
 def link_table(central: Store, origin: str, local_table: TableRow) -> int:
@@ -211,8 +206,11 @@ def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
 
 
 def sync_once(local: Store, central: Store) -> SyncReport:
-    """One pass over every table of the local database: director requests down, events up."""
+    """One pass over every table of the local database: director requests down, events up.
+    A copied or diverged table database is refused first (``IdentityRefused``)."""
     origin = origin_of(local)
+    check_home(local, origin)
+    claim_generation(local, central, origin)
     report = SyncReport()
     for table in local.tables():
         central_id = link_table(central, origin, table)

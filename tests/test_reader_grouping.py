@@ -70,12 +70,69 @@ def test_a_fan_with_an_extra_card_splits_into_meld_and_deadwood():
     assert grouping.problems == []
 
 
-@needs_engine
-def test_a_group_that_is_no_meld_is_reported():
+def test_a_group_that_is_no_meld_is_left_to_the_engine_not_fixed():
+    """Issue 17: three cards laid together that are no meld are not a group (and no false
+    invalid_meld problem); the rules engine arranges them."""
     cards, _ = cards_from_detections(fan(["5H", "6C", "9D"], 0, 0))
     grouping = group_cards(cards)
-    assert grouping.groups == [["5H", "6C", "9D"]]
-    assert grouping.problems == ["invalid_meld: 5H 6C 9D is laid as a meld but is not one"]
+    assert grouping.groups == [] and sorted(grouping.loose) == ["5H", "6C", "9D"]
+    assert grouping.problems == [] and grouping.arranged_by_engine
+
+
+def _groups_are_melds(grouping) -> bool:
+    from scorer import is_meld
+
+    return all(is_meld(g) for g in grouping.groups)
+
+
+def _arranged_deadwood(grouping) -> int:
+    """The deadwood the proposal will carry: as grouped, or the engine's best arrangement."""
+    from scorer import min_deadwood, parse_cards
+
+    every = [c for g in grouping.groups for c in g] + grouping.loose
+    if grouping.arranged_by_engine:
+        return min_deadwood(every)
+    return sum(card.value for card in parse_cards(grouping.loose))
+
+
+@pytest.mark.parametrize(
+    ("name", "dets", "deadwood"),
+    [
+        # a 9-K run of clubs laid in two rows: 9 10 J over Q K (no row of two is a meld)
+        ("two rows", fan(["9C", "TC", "JC"], 0, 0) + fan(["QC", "KC"], 0, 200), 0),
+        # the top row J Q K is a meld, the 9 10 below only fit it as one run with it
+        ("two rows, meld on top", fan(["JC", "QC", "KC"], 0, 0) + fan(["9C", "TC"], 0, 200), 0),
+        # a run laid in a row with gaps wider than the linking reach
+        ("row with gaps", laid_card("5S", 0, 0) + laid_card("6S", 160, 0)
+         + laid_card("7S", 320, 0) + laid_card("8S", 480, 0), 0),
+        # a set stacked by rank, then a run crossing it
+        ("stack and crossing run", stack(["4C", "4D", "4H"], 0, 0)
+         + fan(["8H", "9H", "TH"], 40, 60, dx=26, dy=10), 0),
+        # a run laid out of order in one fan (K 9 J 10 Q): no fan split is a meld
+        ("shuffled fan", fan(["KC", "9C", "JC", "TC", "QC"], 0, 0), 0),
+        # a real deadwood card beside a clear meld stays deadwood
+        ("meld and deadwood", fan(["5H", "6H", "7H"], 0, 0) + laid_card("KC", 400, 0), 10),
+    ],
+)
+def test_laid_out_melds_of_every_shape_never_become_wrong_melds_or_deadwood(name, dets, deadwood):
+    """Issue 17: rows, two rows, gaps, crossing, stacks by rank and shuffled fans. Every group the
+    reader fixes is a meld, there is no false invalid_meld problem, and the deadwood the proposal
+    carries is the cards' true deadwood (the engine arranges what the layout does not show)."""
+    cards, _ = cards_from_detections(dets)
+    grouping = group_cards(cards)
+    assert _groups_are_melds(grouping), (name, grouping)
+    assert grouping.problems == [], name
+    assert _arranged_deadwood(grouping) == deadwood, (name, grouping)
+
+
+def test_a_clear_fan_of_melds_is_kept_as_laid():
+    """Issue 17: where the layout clearly shows the melds (fans a card's width apart) they are
+    the knocker's melds as laid down, not rearranged."""
+    dets = fan(["5H", "6H", "7H", "8H"], 20, 20) + stack(["9C", "9D", "9S"], 260, 20)
+    cards, _ = cards_from_detections(dets)
+    grouping = group_cards(cards)
+    assert not grouping.arranged_by_engine
+    assert grouping.groups == [["5H", "6H", "7H", "8H"], ["9C", "9D", "9S"]]
 
 
 def test_real_frames_merge_corners_into_one_card_each():

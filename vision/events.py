@@ -29,6 +29,8 @@ class SpreadRead:
     """One player's cards as laid down: melds as grouped on the table, loose cards (deadwood).
 
     ``layoffs`` are the cards this player (the defender) placed on the knocker's melds.
+    ``arranged_by_engine``: the layout did not clearly show the melds, so the rules engine
+    arranges the cards (the groups are shown, not handed to the engine as laid down).
     """
 
     player: str
@@ -36,6 +38,7 @@ class SpreadRead:
     loose: list[str]
     confidence: float
     layoffs: list[str] = field(default_factory=list)
+    arranged_by_engine: bool = False
     kind: str = field(default="spread_read", init=False)
 
     @property
@@ -46,6 +49,7 @@ class SpreadRead:
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "player": self.player, "groups": [list(g) for g in self.groups],
                 "loose": list(self.loose), "layoffs": list(self.layoffs),
+                "arranged_by_engine": self.arranged_by_engine,
                 "confidence": round(self.confidence, 3)}
 
 
@@ -93,8 +97,10 @@ class TableRead:
         return {player: spread.cards for player, spread in self.spreads.items()}
 
     def melds(self) -> dict[str, list[list[str]]]:
-        """Each player's groups as laid down (proposed melds)."""
-        return {player: [list(g) for g in spread.groups] for player, spread in self.spreads.items()}
+        """Each player's melds as laid down, for the engine: none where the layout left the
+        arrangement to the engine (it then finds the knocker's best spread)."""
+        return {player: [] if spread.arranged_by_engine else [list(g) for g in spread.groups]
+                for player, spread in self.spreads.items()}
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "up_card": self.up_card, "knocker": self.knocker,

@@ -8,8 +8,12 @@ Works on :class:`vision.detection.Detection`-like objects (anything with ``card`
 - :func:`group_cards` links cards whose corner indices lie close together (a fan in a line or a
   stack by rank shows its indices a short step apart; separate melds lie a card's width apart),
   and reads each cluster of three or more as a group; smaller clusters are loose cards.
-  A cluster that is not a meld is split along its fan into melds and loose cards when it can be,
-  and otherwise reported as a problem. Meld validity comes from the rules engine (``scorer``).
+  A cluster that is not a meld is split along its fan into melds and loose cards when it can be.
+  The layout is trusted only where it clearly shows melds: a cluster that is no meld and cannot
+  be split, or groups that leave more deadwood than the cards need (a run laid in two rows, a
+  card a little apart from its meld), hand the arrangement to the rules engine
+  (``arranged_by_engine``): the reader never fixes a group that is not a meld and never turns a
+  spread it could not follow into deadwood. Meld validity comes from the rules engine.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
+
+from scorer import ScorerError, is_meld, min_deadwood, parse_cards
 
 # Geometry, in units of the typical corner index size u = sqrt(width * height) of its box.
 SAME_CARD_REACH = 9.0  # two corners of one card are at most about a card diagonal apart
@@ -57,11 +63,14 @@ class SeenCard:
 
 @dataclass
 class Grouping:
-    """A player's cards as laid down: groups (ordered along the fan), loose cards, problems."""
+    """A player's cards as laid down: groups (ordered along the fan, each one a meld), loose
+    cards, problems, and whether the layout was too unclear to fix the melds
+    (``arranged_by_engine``: the rules engine arranges the cards, the groups are only shown)."""
 
     groups: list[list[str]] = field(default_factory=list)
     loose: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    arranged_by_engine: bool = False
 
 
 def normalise_code(code: str) -> str | None:
@@ -200,22 +209,18 @@ def _order_along_axis(group: list[SeenCard]) -> list[SeenCard]:
     return [group[i] for i in np.argsort(centered @ axis, kind="stable")]
 
 
-def _is_meld(codes: Sequence[str]) -> bool | None:
-    """The rules engine's verdict, or None while the engine is not installed."""
+def _is_meld(codes: Sequence[str]) -> bool:
+    """The rules engine's verdict (a code seen twice is no meld)."""
     try:
-        from scorer import is_meld, parse_card
-    except ImportError:
-        return None
-    try:
-        return bool(is_meld([parse_card(c) for c in codes]))
-    except ValueError:
+        return bool(is_meld(parse_cards(codes)))
+    except ScorerError:
         return False
 
 
 def split_fan(codes: Sequence[str]) -> tuple[list[list[str]], list[str]] | None:
     """Split an ordered fan into consecutive melds and loose cards, fewest loose cards first.
 
-    Returns None when no split contains a meld (or the engine is unavailable).
+    Returns None when no split contains a meld.
     """
     n = len(codes)
     best: list[tuple[int, list[list[str]], list[str]] | None] = [None] * (n + 1)
@@ -245,18 +250,31 @@ def group_cards(cards: Sequence[SeenCard], unit: float | None = None) -> Groupin
         if len(codes) < 3:
             result.loose.extend(codes)
             continue
-        verdict = _is_meld(codes)
-        if verdict is None or verdict:
+        if _is_meld(codes):
             result.groups.append(codes)
             continue
         split = split_fan(codes)
-        if split is None:
-            result.groups.append(codes)
-            result.problems.append(
-                f"invalid_meld: {' '.join(codes)} is laid as a meld but is not one"
-            )
+        if split is None:  # laid together but no meld: the layout says nothing reliable
+            result.loose.extend(codes)
+            result.arranged_by_engine = True
             continue
         melds, loose = split
         result.groups.extend(melds)
         result.loose.extend(loose)
+    if not result.arranged_by_engine and not _layout_is_optimal(result):
+        result.arranged_by_engine = True
     return result
+
+
+def _layout_is_optimal(grouping: Grouping) -> bool:
+    """True if the groups leave no more deadwood than the best arrangement of the same cards.
+
+    A camera sees a meld split over two rows, or a card a little apart from its meld, as loose
+    cards; counting them as deadwood would turn a misread layout into points.
+    """
+    try:
+        loose = parse_cards(grouping.loose)
+        every = parse_cards([c for g in grouping.groups for c in g] + list(grouping.loose))
+    except ScorerError:  # a code seen twice: reported as duplicate_card, nothing to arrange
+        return True
+    return sum(card.value for card in loose) == min_deadwood(every)

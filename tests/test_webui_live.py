@@ -164,6 +164,53 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
     assert swapped["source"] == "manual" and "doubts" not in swapped
 
 
+def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path):
+    """Issue 17: the detector misses one of B's cards in every frame. The proposal asks which
+    card is missing and scores nothing (no 'missing card' penalty of 10 points), confirming is
+    refused until the players correct the cards, and the panel says it in words."""
+    verify = pytest.importorskip("vision.demo.verify")
+    import json
+
+    truth = json.loads((DEMO / "ground_truth.json").read_text())
+    first = truth["hands"][0]
+    missed = first["spreads"]["B"]["loose"][0]
+
+    class Misses(verify.TruthDetector):
+        def detect(self, image):
+            return [d for d in super().detect(image) if d.card != missed]
+
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=0", tmp_path,
+                       app.extensions["gintray.notifier"].publish,
+                       layout=frame_level_demo_layout(tmp_path),
+                       detector=Misses(truth["frames"]))
+    feed.start()
+    feed.thread.join(timeout=60)
+    hand = store.state(1).current_hand()
+    proposal = hand.proposal
+    assert len(proposal["cards"]["B"]) == 9 and missed not in proposal["cards"]["B"]
+    assert proposal.get("result") is None  # no points from a camera miss
+    assert "sees 9 of Ben's cards: which is missing?" in proposal["question"]
+    tablet = Tablet(app)
+    answer = tablet.confirm("A")
+    assert answer.status_code == 409 and answer.get_json()["error"]["code"] == "unplayable"
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    assert 'id="camera-question"' in panel and "which is missing?" in panel
+
+
+def test_card_count_question_names_the_player_and_allows_big_gin():
+    from webui.camera_feed import card_count_question
+
+    ten = [f"{r}S" for r in "A23456789T"]
+    assert card_count_question({"A": ten, "B": ten}, "A", {"A": "Ann", "B": "Ben"}) is None
+    assert card_count_question({"A": [*ten, "JS"], "B": ten}, "A", {}) is None  # big gin shape
+    ask = card_count_question({"A": ten, "B": ten[:9]}, "A", {"A": "Ann", "B": "Ben"})
+    assert ask.startswith("the camera sees 9 of Ben's cards: which is missing?")
+    ask = card_count_question({"A": ten, "B": [*ten, "JS"]}, "A", {"B": "Ben"})
+    assert "11 cards for Ben" in ask
+
+
 def _camera_page_after_replay(tmp_path, monkeypatch, detector_factory=None) -> str:
     """The table page once a short replay has run with the detector the app loads itself."""
     import shutil

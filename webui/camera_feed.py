@@ -251,7 +251,10 @@ class TableCamera:
         melds = {knocker: read.melds().get(knocker, [])}
         snapshot = self._save_snapshot()
         proposal = {"kind": "score", "knocker": knocker, "cards": hands, "melds": melds}
-        extra = {"problems": list(read.problems), "confidence": round(read.confidence, 3)}
+        extra: dict[str, Any] = {"problems": list(read.problems),
+                                 "confidence": round(read.confidence, 3)}
+        if spreads[knocker].arranged_by_engine:
+            extra["arranged_by_engine"] = True
         if snapshot:
             extra["snapshot"] = snapshot
         doubts = doubtful_cards(read)
@@ -262,6 +265,10 @@ class TableCamera:
             hand = st.current_hand()
             if hand is None or (hand.proposal and hand.proposal.get("source") != "camera"):
                 return []  # a result entered by hand wins over the camera
+            question = card_count_question(hands, knocker, st.players)
+            if question:  # a camera read never becomes penalty points: ask the players
+                extra.update(result=None, question=question,
+                             error={"code": "card_count", "message": question})
             if read.up_card and hand.up_card and read.up_card != hand.up_card:
                 log.info("table %s: reading of a later deal (%s) ignored until hand %s is "
                          "confirmed", self.table_id, read.up_card, hand.number)
@@ -288,6 +295,26 @@ class TableCamera:
             log.info("camera reading not recorded: %s", exc.message)
         except Exception:
             log.exception("camera reading not recorded")
+
+
+def card_count_question(hands: dict[str, list[str]], knocker: str,
+                        names: dict[str, str]) -> str | None:
+    """The question to ask when the cards read do not add up to a hand (10 each, 11 for a
+    knocker's big gin), or None. Seed 000 rule 8's penalty is for a player who really holds
+    the wrong number of cards; a card the camera missed is not that."""
+    asks = []
+    for player, cards in hands.items():
+        allowed = (10, 11) if player == knocker else (10,)
+        if len(cards) in allowed:
+            continue
+        name = names.get(player, player)
+        if len(cards) < 10:
+            asks.append(f"the camera sees {len(cards)} of {name}'s cards: which is missing?")
+        else:
+            asks.append(f"the camera sees {len(cards)} cards for {name}: which is not theirs?")
+    if not asks:
+        return None
+    return "; ".join(asks) + " Correct the cards below (nothing is scored until then)."
 
 
 def _cur(state: Any) -> tuple[int, int]:

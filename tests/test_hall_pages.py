@@ -21,7 +21,7 @@ from hall_helpers import (
 
 from webui import commands
 from webui.hall import create_hall_app
-from webui.hall.sync import open_store, sync_once
+from webui.hall.sync import SyncConflict, open_store, sync_once
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 
@@ -56,9 +56,16 @@ def test_every_director_page_loads_with_confirmed_corrected_signed_and_partnersh
                                        "board_1": b1, "board_2": b2, "csrf_token": client.csrf})
     play_hand(store, b1, "A")
     play_hand(store, b2, "B", gin=True)
-    local = open_store(f"sqlite:///{tmp_path / 'table.sqlite3'}")
+    (tmp_path / "t").mkdir()
+    local = open_store(f"sqlite:///{tmp_path / 't' / 'table.sqlite3'}")
     play_hand(local, new_table(local, "Synced", "Kim", "Lou"), "B")
     sync_once(local, store)
+    import shutil
+
+    local.engine.dispose()
+    shutil.copytree(tmp_path / "t", tmp_path / "copy")
+    with pytest.raises(SyncConflict):
+        sync_once(open_store(f"sqlite:///{tmp_path / 'copy' / 'table.sqlite3'}"), store)
     synced = next(t.id for t in store.tables() if t.name == "Synced")
     client.post("/draw", data={"entrants": "Ann\nBob\nCy", "csrf_token": client.csrf})
 
@@ -66,7 +73,7 @@ def test_every_director_page_loads_with_confirmed_corrected_signed_and_partnersh
     assert index.status_code == 200
     page = index.get_data(as_text=True)
     for text in ("Confirmed", "Corrected", "Signed", "Board 1", "Synced", "Aces v Kings",
-                 "Standings", "Blind draw"):
+                 "Standings", "Blind draw", "Syncs refused", "is a copy of table database"):
         assert text in page, text
     live = client.get("/live")
     assert live.status_code == 200 and "Synced" in live.get_data(as_text=True)

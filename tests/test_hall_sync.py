@@ -16,6 +16,7 @@ from hall_helpers import (
     play_hand,
     stream,
 )
+from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
 from webui import commands
@@ -408,6 +409,11 @@ def test_a_copied_table_database_is_refused_and_the_original_keeps_syncing(tmp_p
     with pytest.raises(SyncConflict):
         sync_once(copy, central)  # and the copy stays refused
     assert len(central.tables()) == 1
+    from webui.hall.schema import SyncRefusal
+
+    with central.Session() as s:  # the hall's page shows each refusal
+        refusals = list(s.scalars(select(SyncRefusal)))
+    assert len(refusals) == 2 and all("copy" in r.message for r in refusals)
 
 
 def test_a_diverged_copy_that_claims_the_place_is_still_refused(tmp_path, pg_url):

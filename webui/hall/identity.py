@@ -147,7 +147,10 @@ def claim_generation(local: Store, central: Store, origin: str) -> Generation:
             .values(generation=pending.number, token=pending.token)).rowcount == 1
         there = conn.execute(select(table.c.generation, table.c.token)
                              .where(table.c.origin == origin)).one()
-    if not moved and Generation(there.generation, there.token) != pending:
+    held = Generation(there.generation, there.token)
+    if not moved and held != pending:
+        if _ours(local, held):  # a concurrent sync of this database claimed it meanwhile
+            return held
         raise IdentityRefused(
             f"this table database has diverged from what the event database holds from it: "
             f"table database {origin[:8]} last synced its generation {there.generation} and "
@@ -159,6 +162,12 @@ def claim_generation(local: Store, central: Store, origin: str) -> Generation:
     if _cas_setting(local, SYNC_KEY, old, pending.text()) or _at_least(local, pending):
         _cas_setting(local, NEXT_KEY, pending.text(), None)
     return pending
+
+
+def _ours(local: Store, held: Generation) -> bool:
+    """Whether the event database's generation is this database's own, made meanwhile by a
+    concurrent sync of it (a copy never holds the tokens the original made after copying)."""
+    return held.text() in (local.get_setting(SYNC_KEY), local.get_setting(NEXT_KEY))
 
 
 def _at_least(local: Store, generation: Generation) -> bool:

@@ -44,6 +44,18 @@ class OriginState(HallBase):
     token: Mapped[str] = mapped_column(String(40), default="")
 
 
+class SyncRefusal(HallBase):
+    """A table database's sync the event database refused (a copy or a diverged history),
+    shown to the director: which origin, from where, why, when."""
+
+    __tablename__ = "hall_sync_refusals"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    origin: Mapped[str] = mapped_column(String(40), index=True)
+    home: Mapped[str] = mapped_column(String(200))
+    message: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class DirectorRequest(HallBase):
     """A director's correction for a mirrored table: the table's sync applies it to the
     table's own database (as an event with this ``request_id``) and uploads the result."""

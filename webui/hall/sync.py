@@ -30,14 +30,17 @@ from webui import commands
 from webui.db import EventRow, TableRow, database_url
 from webui.hall.actions import at_revision
 from webui.hall.identity import (
+    IdentityRefused,
     SyncConflict,
     check_home,
     claim_generation,
+    home_of,
     origin_of,
 )
 from webui.hall.schema import (
     DirectorReply,
     DirectorRequest,
+    SyncRefusal,
     TableLink,
     ensure_schema,
 )
@@ -209,8 +212,14 @@ def sync_once(local: Store, central: Store) -> SyncReport:
     """One pass over every table of the local database: director requests down, events up.
     A copied or diverged table database is refused first (``IdentityRefused``)."""
     origin = origin_of(local)
-    check_home(local, origin)
-    claim_generation(local, central, origin)
+    try:
+        check_home(local, origin)
+        claim_generation(local, central, origin)
+    except IdentityRefused as exc:
+        with central.Session() as s:  # the director sees it on the hall's page
+            s.add(SyncRefusal(origin=origin, home=home_of(local)[:200], message=str(exc)))
+            s.commit()
+        raise
     report = SyncReport()
     for table in local.tables():
         central_id = link_table(central, origin, table)

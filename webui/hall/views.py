@@ -31,7 +31,14 @@ from webui.hall.actions import MAX_SEQ, ActionKind, DirectorAction, at_revision,
 from webui.hall.bundle import build_bundle
 from webui.hall.draw import DrawError, blind_draw
 from webui.hall.partnership import PartnershipError, check_teams, partnership_view
-from webui.hall.schema import DirectorReply, DirectorRequest, Draw, DrawSeating, Partnership
+from webui.hall.schema import (
+    DirectorReply,
+    DirectorRequest,
+    Draw,
+    DrawSeating,
+    Partnership,
+    SyncRefusal,
+)
 from webui.hall.sync import linked_tables, pending_requests
 from webui.security import (
     director_required,
@@ -111,6 +118,14 @@ def _requests() -> list[dict[str, Any]]:
     return out
 
 
+def _sync_refusals() -> list[dict[str, Any]]:
+    """The latest refused syncs (copied or diverged table databases), newest first."""
+    with store().Session() as s:
+        rows = list(s.scalars(select(SyncRefusal).order_by(SyncRefusal.id.desc()).limit(20)))
+    return [{"origin": r.origin, "home": r.home, "message": r.message,
+             "at": r.created_at.isoformat()} for r in rows]
+
+
 def event_json() -> dict[str, Any]:
     """Everything on the director's page, as JSON."""
     links = linked_tables(store())
@@ -126,6 +141,7 @@ def event_json() -> dict[str, Any]:
         "draw": ({"id": draw.id, "kind": draw.kind, "seed": draw.seed, "entrants": draw.entrants,
                   "pairs": draw.pairs, "at": draw.created_at.isoformat()} if draw else None),
         "requests": _requests(),
+        "sync_refusals": _sync_refusals(),
         "at": datetime.now(UTC).isoformat(),
     }
 

@@ -105,7 +105,7 @@ class _LabelScore:
     def __init__(self, labels: Path, names: Path | None) -> None:
         self.labels = labels
         yaml_path = names or labels.parent.parent / "data.yaml"
-        self.names = _class_names(yaml_path)
+        self.names = yolo_class_names(yaml_path)
         self.tp = self.fp = self.fn = self.exact = self.images = 0
         self.errors: list[str] = []
 
@@ -146,7 +146,7 @@ class _LabelScore:
             f"{s['exact_frames']}/{s['images']} ({s['exact_share']:.1%})")])
 
 
-def _class_names(path: Path) -> list[str]:
+def yolo_class_names(path: Path) -> list[str]:
     """Class names of a YOLO data.yaml ('names:' mapping or list), without a YAML library."""
     names: dict[int, str] = {}
     in_names = False
@@ -157,8 +157,8 @@ def _class_names(path: Path) -> list[str]:
         if in_names and line.startswith("  ") and ":" in line:
             key, value = line.split(":", 1)
             names[int(key)] = value.strip()
-        elif in_names and line.startswith("  - "):
-            names[len(names)] = line[4:].strip()
+        elif in_names and line.lstrip().startswith("- "):
+            names[len(names)] = line.lstrip()[2:].strip()
         elif in_names and line.strip() and not line.startswith(" "):
             break
     return [names[i] for i in range(len(names))]

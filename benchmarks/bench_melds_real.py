@@ -1,0 +1,244 @@
+"""Real-photo meld benchmark (issue 17): is the camera's proposal for a laid-down spread right?
+
+Frames: the real phone photos of a second deck (``vision.phone_data``: runs and sets laid on
+tables, sofas and bedspreads; whole-card labels give each frame's true cards) and the dev
+overhead frames (``../shared/data/real-cards/dev``, corner labels), each read as one player's
+spread, exactly as ``gintray read`` reads a photo (``vision.reader.read_image``).
+
+A frame is right only when all of these hold:
+- the cards read are exactly the true cards (none missed, none extra, none twice);
+- every group the reader fixes is a meld;
+- no false meld problem (``invalid_meld``) is reported;
+- the deadwood the proposal carries is the true cards' deadwood: the groups as laid when the
+  reader hands them to the engine, else the engine's best arrangement (``arranged_by_engine``).
+
+Voting: consecutive photos of one scene with the same true cards (a spread photographed several
+times, seconds apart) are also fed, in time order, to the live reader's vote
+(``vision.voting.RegionVoter`` over all of them) and the voted cards grouped as one read.
+
+The phone frames are split by time (``vision.phone_data.split_by_time``: whole scenes, the last
+30% held out); figures are given for the held-out side. Frames the exporter may have mirrored
+(source split "train") are read as they are and mirrored back, keeping the read with more cards
+(then the higher mean confidence), which uses no label; frames never mirrored are reported
+apart. Usage::
+
+    .venv/bin/python benchmarks/bench_melds_real.py [--backend onnx] [--limit N] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scorer import is_meld, min_deadwood, parse_cards  # noqa: E402
+from vision.events import SpreadRead, TableRead  # noqa: E402
+from vision.grouping import SeenCard, group_cards  # noqa: E402
+from vision.phone_data import load_frames, split_by_time  # noqa: E402
+from vision.reader import read_image  # noqa: E402
+from vision.voting import RegionVoter  # noqa: E402
+
+MIN_VOTE_PHOTOS = 3
+DEV = ROOT.parent / "shared" / "data" / "real-cards" / "dev"
+
+
+@dataclass(frozen=True)
+class FrameScore:
+    """One frame's verdict, each condition apart."""
+
+    name: str
+    side: str
+    never_mirrored: bool
+    cards_exact: bool
+    groups_are_melds: bool
+    no_false_meld_problem: bool
+    deadwood_right: bool
+    arranged_by_engine: bool
+    missed: tuple[str, ...]
+    extra: tuple[str, ...]
+
+    @property
+    def right(self) -> bool:
+        return (self.cards_exact and self.groups_are_melds and self.no_false_meld_problem
+                and self.deadwood_right)
+
+
+def proposal_deadwood(spread: SpreadRead) -> int | None:
+    """The deadwood the proposal will carry (None when the cards cannot be scored)."""
+    try:
+        every = parse_cards(spread.cards)
+        loose = parse_cards(spread.loose)
+    except ValueError:
+        return None
+    if getattr(spread, "arranged_by_engine", False) or not spread.groups:
+        return min_deadwood(every)
+    return sum(card.value for card in loose)
+
+
+def only_spread(read: TableRead) -> SpreadRead:
+    """The one spread of a photo read without a layout."""
+    return next(iter(read.spreads.values()))
+
+
+def read_photo(path: Path, detector: object, unmirror: bool) -> TableRead:
+    """Read a photo; with ``unmirror`` also its mirror image, keeping the fuller read."""
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    best = read_image(image, None, detector)
+    if unmirror:
+        flipped = read_image(cv2.flip(image, 1), None, detector)
+
+        def key(read: TableRead) -> tuple[int, float]:
+            confs = [c["confidence"] for c in read.cards]
+            return len(confs), sum(confs) / len(confs) if confs else 0.0
+
+        if key(flipped) > key(best):
+            best = flipped
+    return best
+
+
+def score_frame(name: str, side: str, never_mirrored: bool, truth: tuple[str, ...],
+                read: TableRead) -> FrameScore:
+    spread = only_spread(read)
+    seen = spread.cards
+    truth_set = set(truth)
+    deadwood = proposal_deadwood(spread)
+    return FrameScore(
+        name=name,
+        side=side,
+        never_mirrored=never_mirrored,
+        cards_exact=sorted(seen) == sorted(truth_set) and len(seen) == len(set(seen)),
+        groups_are_melds=all(is_meld(g) for g in spread.groups),
+        no_false_meld_problem=not any(p.startswith("invalid_meld") for p in read.problems),
+        deadwood_right=deadwood == min_deadwood(sorted(truth_set)),
+        arranged_by_engine=getattr(spread, "arranged_by_engine", False),
+        missed=tuple(sorted(truth_set - set(seen))),
+        extra=tuple(sorted(set(seen) - truth_set)),
+    )
+
+
+def seen_cards(read: TableRead) -> list[SeenCard]:
+    """The cards of a read as the reader's SeenCard objects (for voting)."""
+    return [SeenCard(c["card"], tuple(tuple(b) for b in c["boxes"]), c["confidence"],
+                     tuple(c["center"]), c.get("alternative")) for c in read.cards]
+
+
+def vote_scene(reads: list[TableRead]) -> TableRead:
+    """The live reader's vote over a scene's photos, then grouped as one spread."""
+    voter = RegionVoter(window=len(reads))
+    result = None
+    for read in reads:
+        result = voter.add(seen_cards(read))
+    assert result is not None
+    grouping = group_cards(result.cards)
+    spread = SpreadRead(player="table", groups=grouping.groups, loose=grouping.loose,
+                        confidence=result.confidence,
+                        arranged_by_engine=getattr(grouping, "arranged_by_engine", False))
+    return TableRead(up_card=None, spreads={"table": spread}, problems=grouping.problems,
+                     confidence=result.confidence)
+
+
+def dev_frames() -> list[tuple[str, Path, tuple[str, ...]]]:
+    """Dev overhead frames with their labelled cards (corner labels, one code per card)."""
+    from vision.read_cli import yolo_class_names
+    from vision.synth.scene import class_name_to_code
+
+    names = yolo_class_names(DEV.parent / "data.yaml")
+    out = []
+    for image in sorted((DEV / "images").glob("*.jpg")):
+        label = DEV / "labels" / f"{image.stem}.txt"
+        codes = {class_name_to_code(names[int(line.split()[0])])
+                 for line in label.read_text().splitlines() if line.strip()}
+        out.append((image.stem, image, tuple(sorted(c for c in codes if c))))
+    return out
+
+
+def summary(scores: list[FrameScore]) -> dict[str, object]:
+    n = len(scores)
+
+    def share(attr: str) -> str:
+        k = sum(getattr(s, attr) for s in scores)
+        return f"{k}/{n} ({k / n:.0%})" if n else "-"
+
+    return {"frames": n, "right": share("right"), "cards_exact": share("cards_exact"),
+            "groups_are_melds": share("groups_are_melds"),
+            "no_false_meld_problem": share("no_false_meld_problem"),
+            "deadwood_right": share("deadwood_right"),
+            "arranged_by_engine": share("arranged_by_engine"),
+            "right_when_cards_exact": (
+                f"{sum(s.right for s in scores if s.cards_exact)}/"
+                f"{sum(s.cards_exact for s in scores)}")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", default=None, help="detector backend (default: portable)")
+    parser.add_argument("--limit", type=int, default=None, help="read only N frames a set")
+    parser.add_argument("--json", type=Path, help="write every frame's verdict here")
+    args = parser.parse_args(argv)
+    from vision.cpu import cpu_info
+    from vision.detector import default_backend, load_detector
+
+    backend = args.backend or default_backend()
+    detector = load_detector(backend)
+    print(f"CPU: {cpu_info().describe()} ({platform.node()}); backend {backend}; models "
+          f"{', '.join(Path(p).name for p in detector.model_paths)}")
+    earlier, held = split_by_time(load_frames())
+    scores: list[FrameScore] = []
+    started = time.perf_counter()
+    votes: list[FrameScore] = []
+    for side, frames in (("held-out", held), ("earlier", earlier)):
+        scene: list[tuple[object, TableRead]] = []
+        for frame in [*frames[: args.limit], None]:
+            if scene and (frame is None or (frame.scene, frame.cards) != (
+                    scene[0][0].scene, scene[0][0].cards)):
+                if len(scene) >= MIN_VOTE_PHOTOS:
+                    first = scene[0][0]
+                    votes.append(score_frame(f"{first.image.stem}+{len(scene) - 1}", side,
+                                             all(not f.may_be_mirrored for f, _ in scene),
+                                             first.cards, vote_scene([r for _, r in scene])))
+                scene = []
+            if frame is None:
+                break
+            read = read_photo(frame.image, detector, unmirror=frame.may_be_mirrored)
+            scene.append((frame, read))
+            scores.append(score_frame(frame.image.stem, side, not frame.may_be_mirrored,
+                                      frame.cards, read))
+    for stem, image, truth in dev_frames()[: args.limit]:
+        scores.append(score_frame(stem, "dev", True, truth, read_photo(image, detector, False)))
+    seconds = time.perf_counter() - started
+    rows = {
+        "phone held-out (last scenes), all": [s for s in scores if s.side == "held-out"],
+        "phone held-out, never mirrored": [s for s in scores
+                                           if s.side == "held-out" and s.never_mirrored],
+        "phone earlier scenes, all": [s for s in scores if s.side == "earlier"],
+        "dev overhead frames (tuning set)": [s for s in scores if s.side == "dev"],
+        "voted: phone held-out scenes (3+ photos)": [v for v in votes if v.side == "held-out"],
+        "voted: phone earlier scenes (3+ photos)": [v for v in votes if v.side == "earlier"],
+    }
+    header = ["set", "frames", "right", "cards exact", "groups are melds", "no false meld",
+              "deadwood right", "arranged by engine", "right when cards exact"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + " --- |" * len(header))
+    for label, group in rows.items():
+        s = summary(group)
+        print(f"| {label} | {s['frames']} | {s['right']} | {s['cards_exact']} | "
+              f"{s['groups_are_melds']} | {s['no_false_meld_problem']} | {s['deadwood_right']} | "
+              f"{s['arranged_by_engine']} | {s['right_when_cards_exact']} |")
+    print(f"{len(scores)} frames read in {seconds:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps(
+            [{**asdict(s), "right": s.right} for s in [*scores, *votes]], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

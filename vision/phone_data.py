@@ -1,0 +1,88 @@
+"""The real phone photos of a second deck (``../shared/data/real-cards-phone``): frames, their
+true cards, scenes by time, and the held-out split.
+
+Photos taken seconds apart show one scene, so frames are grouped into scenes by the time in
+their file names (``IMG_YYYYMMDD_HHMMSS``) and split by scene, never by frame: the last scenes
+shot are held out. Frames the exporter may have mirrored (``source_split`` train, random flips)
+are marked: a table camera never sees mirrored glyphs.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from vision.read_cli import yolo_class_names
+
+PHONE_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-cards-phone"
+SCENE_GAP_SECONDS = 60.0  # photos closer in time than this are one scene
+HELD_OUT_SHARE = 0.3  # the last 30% of scenes (by time) are held out
+_RANKS = {"ace": "A", "jack": "J", "queen": "Q", "king": "K", "10": "T"}
+_SUITS = {"clubs": "C", "diamonds": "D", "hearts": "H", "spades": "S"}
+_TAKEN = re.compile(r"(\d{8})_(\d{6})")
+
+
+@dataclass(frozen=True)
+class PhoneFrame:
+    """One phone photo with its labelled cards (codes like ``"TC"``) and when it was taken."""
+
+    image: Path
+    cards: tuple[str, ...]
+    taken: datetime
+    may_be_mirrored: bool
+    scene: int = -1
+
+
+def card_code(name: str) -> str | None:
+    """``"10 of clubs"`` / ``"jack  of clubs"`` -> ``"TC"`` / ``"JC"``; None for other names."""
+    parts = name.lower().split()
+    if len(parts) != 3 or parts[1] != "of" or parts[2] not in _SUITS:
+        return None
+    rank = _RANKS.get(parts[0], parts[0])
+    if rank not in {"A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"}:
+        return None
+    return rank + _SUITS[parts[2]]
+
+
+def load_frames(root: Path = PHONE_DATA) -> list[PhoneFrame]:
+    """Every labelled photo, in time order, with its scene number."""
+    names = yolo_class_names(root / "data.yaml")
+    splits = {}
+    with (root / "manifest.csv").open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            splits[row["file"]] = row["source_split"]
+    frames = []
+    for image in sorted((root / "images").glob("*.jpg")):
+        found = _TAKEN.search(image.name)
+        label = root / "labels" / f"{image.stem}.txt"
+        if found is None or not label.is_file():
+            continue
+        codes = [card_code(names[int(line.split()[0])])
+                 for line in label.read_text().splitlines() if line.strip()]
+        frames.append(PhoneFrame(
+            image=image,
+            cards=tuple(sorted(c for c in codes if c)),
+            taken=datetime.strptime("".join(found.groups()), "%Y%m%d%H%M%S"),
+            may_be_mirrored=splits.get(image.name, "train") == "train",
+        ))
+    frames.sort(key=lambda f: (f.taken, f.image.name))
+    out, scene, previous = [], -1, None
+    for frame in frames:
+        if previous is None or (frame.taken - previous).total_seconds() > SCENE_GAP_SECONDS:
+            scene += 1
+        previous = frame.taken
+        out.append(PhoneFrame(frame.image, frame.cards, frame.taken, frame.may_be_mirrored, scene))
+    return out
+
+
+def split_by_time(
+    frames: list[PhoneFrame], held_out_share: float = HELD_OUT_SHARE
+) -> tuple[list[PhoneFrame], list[PhoneFrame]]:
+    """(earlier scenes, held-out last scenes): whole scenes, the last ``held_out_share``."""
+    scenes = sorted({f.scene for f in frames})
+    first_held = scenes[round(len(scenes) * (1 - held_out_share))] if scenes else 0
+    earlier = [f for f in frames if f.scene < first_held]
+    return earlier, [f for f in frames if f.scene >= first_held]

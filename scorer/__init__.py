@@ -16,7 +16,14 @@ from scorer.errors import (
 from scorer.hand import Alternative, HandResult, Layoff, score_hand
 from scorer.melds import DiscardOption, MeldAnalysis, best_melds, is_meld, min_deadwood
 from scorer.rules import PRESETS, RuleSet, Shutout, knock_limit_for, rules_from_spec
-from scorer.sheet import Game, Sheet, next_dealer, score_sheet, team_hand
+from scorer.sheet import (
+    Game,
+    Sheet,
+    match_status,
+    next_dealer,
+    score_sheet,
+    team_hand,
+)
 
 __all__ = [
     "DECK",
@@ -41,6 +48,7 @@ __all__ = [
     "best_melds",
     "is_meld",
     "knock_limit_for",
+    "match_status",
     "min_deadwood",
     "next_dealer",
     "parse_card",

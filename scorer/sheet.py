@@ -163,39 +163,9 @@ class Sheet:
         return dict(done[-1].finals) if done else None
 
     def match(self) -> dict[str, Any]:
-        """Games won and whether the match is decided (best of ``match_games``, or 000's
-        partnership series: see ``team_series``)."""
-        won = dict.fromkeys(self.players, 0)
-        for game in self.games:
-            if game.complete and game.winner is not None:
-                won[game.winner] += 1
-        played = sum(won.values())
-        rules = self.rules
-        winner = None
-        out: dict[str, Any] = {"games": rules.match_games}
-        if rules.match_stop_after_losses is not None:
-            before = self.record_before or {}
-            series = {
-                p: team_series(
-                    before.get(p, (0, 0))[0] + won[p],
-                    before.get(p, (0, 0))[1] + played - won[p],
-                    rules,
-                )
-                for p in self.players
-            }
-            complete = any(s.finished for s in series.values())
-            if complete:
-                best = max(won.values())
-                leaders = [p for p, w in won.items() if w == best]
-                winner = leaders[0] if len(leaders) == 1 else None
-            out["series"] = {p: s.to_json() for p, s in series.items()}
-        else:
-            need = rules.match_games // 2 + 1
-            leaders = [p for p, w in won.items() if w >= need]
-            winner = leaders[0] if leaders else None
-            complete = winner is not None
-        out.update(games_won=won, complete=complete, winner=winner)
-        return out
+        """Games won and whether the match is decided (see ``match_status``)."""
+        winners = [g.winner for g in self.games if g.complete]
+        return match_status(self.rules, self.players, winners, self.record_before)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -455,6 +425,46 @@ def score_sheet(
         next_dealer=current_dealer,
         record_before=_check_record(record_before, names),
     )
+
+
+def match_status(
+    rules: RuleSet,
+    players: Sequence[str],
+    game_winners: Iterable[str | None],
+    record_before: Mapping[str, tuple[int, int]] | None = None,
+) -> dict[str, Any]:
+    """Games won and whether the match is decided: best of ``match_games``, or 000's
+    partnership series (``team_series``). The one place a match winner is worked out: the
+    sheet, the table app and the hall all ask here.
+    """
+    won = dict.fromkeys(players, 0)
+    for winner in game_winners:
+        if winner is not None:
+            won[winner] += 1
+    played = sum(won.values())
+    winner = None
+    out: dict[str, Any] = {"games": rules.match_games}
+    if rules.match_stop_after_losses is not None:
+        before = record_before or {}
+        series = {
+            p: team_series(
+                before.get(p, (0, 0))[0] + won[p], before.get(p, (0, 0))[1] + played - won[p], rules
+            )
+            for p in players
+        }
+        complete = any(s.finished for s in series.values())
+        if complete:
+            best = max(won.values())
+            leaders = [p for p, w in won.items() if w == best]
+            winner = leaders[0] if len(leaders) == 1 else None
+        out["series"] = {p: s.to_json() for p, s in series.items()}
+    else:
+        need = rules.match_games // 2 + 1
+        leaders = [p for p, w in won.items() if w >= need]
+        winner = leaders[0] if leaders else None
+        complete = winner is not None
+    out.update(games_won=won, complete=complete, winner=winner)
+    return out
 
 
 def _check_record(

@@ -305,7 +305,7 @@ def next_game(dealer: Any = None) -> Command:
         g = state.game
         if g is None or not g.ended:
             raise CommandError("not_over", "the current game is not over", 409)
-        if state.match_json()["winner"] and "tournament" in str(state.rules):
+        if state.match_json()["decided"]:
             raise CommandError("match_over", "the match is decided", 409)
         if dealer in PLAYERS:
             first = dealer

@@ -19,7 +19,7 @@ from scorer import (
 PLAYERS = ("A", "B")
 
 __all__ = ["PLAYERS", "ScorerError", "card_json", "dealer_after", "knock_card_info",
-           "normalise_cards", "preset_names", "rules_json", "score", "sheet"]
+           "match", "normalise_cards", "preset_names", "rules_json", "score", "sheet"]
 
 
 def preset_names() -> list[str]:
@@ -90,6 +90,11 @@ def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list
 def sheet(spec: Any, hands: list[dict[str, Any]]) -> dict[str, Any]:
     """The engine's score sheet of one game from its confirmed hands' results."""
     return score_sheet(rules_from_spec(spec), hands).to_json()
+
+
+def match(spec: Any, game_winners: list[str]) -> dict[str, Any]:
+    """The engine's match status from the finished games' winners, in order."""
+    return scorer.match_status(rules_from_spec(spec), PLAYERS, game_winners)
 
 
 def dealer_after(spec: Any, dealer: str, winner: str | None) -> str:

@@ -153,15 +153,18 @@ class TableState:
         return None
 
     def match_json(self) -> dict[str, Any]:
-        """Match progress (games won by each player; best of five in tournaments)."""
-        won = {p: sum(1 for g in self.games if g.winner == p) for p in PLAYERS}
+        """Match progress from the rules engine (games won, best of, winner, series)."""
+        winners = [g.winner for g in self.games if g.winner is not None]
         try:
-            best_of = int(engine.rules_json(self.rules).get("match_games") or 5)
-        except engine.ScorerError:
-            best_of = 5
-        need = best_of // 2 + 1
-        return {"games_won": won, "best_of": best_of, "games": len(self.games),
-                "winner": next((p for p, n in won.items() if n >= need), None)}
+            status = engine.match(self.rules, winners)
+        except engine.ScorerError:  # rules the engine refuses: show the games, decide nothing
+            won = {p: winners.count(p) for p in PLAYERS}
+            status = {"games_won": won, "games": 5, "complete": False, "winner": None}
+        # a match of several games (tournament best of five, partnership series) ends play;
+        # single-game rule sets play on, game after game
+        decided = bool(status["complete"] and status["games"] > 1)
+        return {**status, "best_of": status["games"], "games": len(self.games),
+                "decided": decided}
 
     def to_json(self) -> dict[str, Any]:
         current = self.current_hand()

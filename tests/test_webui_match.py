@@ -1,0 +1,28 @@
+"""The table app asks the rules engine who won the match (issue 16: it worked it out itself and
+disagreed with the hall under partnership rules)."""
+
+from __future__ import annotations
+
+from webui_helpers import Tablet, make_app
+
+from scorer import score_sheet
+from webui.store import Actor
+
+
+def test_partnership_match_winner_is_the_engines_on_the_table_page(tmp_path):
+    """000 partnership rule 1: a team that loses 2 games stops, so A wins the series 2-0; the
+    table app used best-of-five arithmetic (3 wins needed) and showed no winner."""
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    table = store.create_table("Board 1", {"name": "Board 1", "players": {"A": "Ann", "B": "Ben"},
+                                           "rules": "partnership", "camera": None}, Actor("test"))
+    tablet = Tablet(app, table_id=table)
+    for game in (1, 2):
+        if game == 2:
+            assert tablet.post("next-game", {}).status_code == 200
+        tablet.play_manual_hand("A", 250)
+    match = tablet.state()["match"]
+    engine = score_sheet("partnership", [{"winner": "A", "points": 250}] * 2).match()
+    assert engine["winner"] == "A" and engine["complete"]
+    assert match["winner"] == "A" and match["complete"] and match["games_won"] == {"A": 2, "B": 0}
+    assert "Ann wins the match" in tablet.client.get(f"/t/{table}/panel").get_data(as_text=True)

@@ -26,3 +26,27 @@ def test_partnership_match_winner_is_the_engines_on_the_table_page(tmp_path):
     assert engine["winner"] == "A" and engine["complete"]
     assert match["winner"] == "A" and match["complete"] and match["games_won"] == {"A": 2, "B": 0}
     assert "Ann wins the match" in tablet.client.get(f"/t/{table}/panel").get_data(as_text=True)
+
+
+def test_restarting_with_another_camera_keeps_the_tables_calibration(tmp_path):
+    """Issue 16: `gintray serve --camera X` after a calibration, then `--camera Y`: the table's
+    layout stays (ensure_table re-sent the settings without it)."""
+    from webui.commands import change_settings
+    from webui.demo import ensure_table
+
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    table = ensure_table(store, "Table 9", {"A": "Ann", "B": "Ben"}, "usb:0")
+    layout = tmp_path / "layout.json"
+    from vision.layout import TableLayout, save_layout
+
+    save_layout(TableLayout(up_card_slot=[(10, 10), (20, 10), (20, 20), (10, 20)],
+                            areas={"A": [(0, 30), (100, 30), (100, 60), (0, 60)],
+                                   "B": [(0, 0), (100, 0), (100, 5), (0, 5)]},
+                            image_size=(100, 60), name="t"), layout)
+    state = store.state(table)
+    store.execute(table, change_settings(state.name, state.players, state.rules, state.camera,
+                                         str(layout)), Actor("director"))
+    assert ensure_table(store, "Table 9", {"A": "Ann", "B": "Ben"}, "usb:1") == table
+    state = store.state(table)
+    assert state.camera == "usb:1" and state.layout == str(layout)

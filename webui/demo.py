@@ -44,8 +44,10 @@ def ensure_table(store: Store, name: str, players: dict[str, str], camera: str |
             if camera and state.camera != camera:
                 from webui.commands import change_settings
 
+                # a new camera keeps the table's calibration (restarting `gintray serve` with
+                # another --camera wiped it)
                 store.execute(table.id, change_settings(state.name, state.players, state.rules,
-                                                        camera), Actor("system"))
+                                                        camera, state.layout), Actor("system"))
             return table.id
     return store.create_table(name, {"name": name, "players": players,
                                      "rules": "tournament", "camera": camera},

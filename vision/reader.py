@@ -179,8 +179,8 @@ def _moved(det: Any, box: tuple[float, ...]) -> Any:
 def _with_tiles(detector: Any, layout: TableLayout | None, tile: int | None) -> Any:
     """The detector, wrapped in native-scale tiles when asked or when the layout says so."""
     scale = layout.detector_scale if layout is not None else None
-    if detector is None or not (tile or scale):
-        return detector
+    if detector is None or getattr(detector, "frame_level", False) or not (tile or scale):
+        return detector  # frame_level: it already answers in frame pixels (labelled frames)
     return NativeScaleDetector(detector, tile or 640, scale=scale or 1.0)
 
 
@@ -226,6 +226,8 @@ class TableReader:
         self.voters = {p: RegionVoter(window=window, min_share=min_share) for p in self.players}
         self._placed: TableLayout | None = None
         self._frames_seen = 0
+        #: the last frame's detections in frame pixels (after any tiling), for drawing
+        self.last_detections: list[Any] = []
         self._seen_cleared = False  # a cleared table (slot and areas empty) since the last deal
         self._cleared_streak = 0
         self._reset_hand()
@@ -256,7 +258,8 @@ class TableReader:
             # markers hidden for a moment (a hand, a sleeve): keep where they were last seen
             if by_markers or self._placed is None or not self.layout.markers:
                 self._placed = placed
-        return self.feed_detections(self.detector.detect(image), index, self._placed)
+        self.last_detections = list(self.detector.detect(image))
+        return self.feed_detections(self.last_detections, index, self._placed)
 
     def feed_detections(self, detections: Iterable[DetectionLike], index: int | None = None,
                         layout: TableLayout | None = None) -> list[Event]:

@@ -36,18 +36,6 @@ def layout_path_for(source: str, explicit: str | None = None) -> Path | None:
     return None
 
 
-class _RecordingDetector:
-    """Wraps the detector to keep each frame's detections for drawing."""
-
-    def __init__(self, detector: Any) -> None:
-        self.detector = detector
-        self.last: list[Any] = []
-
-    def detect(self, image: Any) -> list[Any]:
-        self.last = list(self.detector.detect(image))
-        return self.last
-
-
 def doubtful_cards(read: Any) -> list[dict[str, str]]:
     """The cards of a table reading the detector was unsure of, with the card each may be
     instead: [{"player", "card", "alternative"}], for a one-tap swap on the tablet."""
@@ -158,18 +146,22 @@ class TableCamera:
                         return
                     continue
                 events: list[Any] = []
-                if reader is not None:
-                    try:
+                drawn: list[Any] = []
+                try:
+                    if reader is not None:
                         events = reader.feed(frame)
-                    except Exception as exc:
-                        log.warning("reader failed on frame %s: %s", frame.index, exc)
-                self._publish_frame(frame.image, detector.last if detector else [])
+                        drawn = reader.last_detections  # in frame pixels, after its tiling
+                    elif detector is not None:  # not calibrated: the cards are shown
+                        drawn = list(detector.detect(frame.image))
+                except Exception as exc:
+                    log.warning("reader failed on frame %s: %s", frame.index, exc)
+                self._publish_frame(frame.image, drawn)
                 for ev in events:
                     self._on_event(ev, frame.image)
         finally:
             camera.close()
 
-    def _make_reader(self) -> tuple[_RecordingDetector | None, Any, str]:
+    def _make_reader(self) -> tuple[Any, Any, str]:
         try:
             from vision.layout import load_layout
             from vision.reader import TableReader
@@ -181,7 +173,7 @@ class TableCamera:
 
                 self._given_detector = load_detector()
                 self._run_self_check(self._given_detector, default_backend())
-            detector = _RecordingDetector(self._given_detector)
+            detector = self._given_detector
         except Exception as exc:
             return None, None, f"cards are not read (detector unavailable: {exc})"
         path = layout_path_for(self.source, self.layout_file)

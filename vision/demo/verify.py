@@ -41,7 +41,11 @@ class HandCheck:
 
 
 class TruthDetector:
-    """Returns a frame's labelled corners (for checking the reader without the model)."""
+    """Returns each frame's labelled corners in turn (for checking the reader without the
+    model). It answers for whole frames in frame pixels (``frame_level``: never tiled), and
+    starts again at the first frame when a looping replay does."""
+
+    frame_level = True
 
     def __init__(self, frames: list[dict[str, Any]]) -> None:
         self.frames = frames
@@ -50,7 +54,7 @@ class TruthDetector:
     def detect(self, image: Any) -> list[Any]:
         from vision.detection import Detection
 
-        frame = self.frames[self.position]
+        frame = self.frames[self.position % len(self.frames)]
         self.position += 1
         return [Detection(d["card"], tuple(d["box"]), 1.0) for d in frame["detections"]]
 

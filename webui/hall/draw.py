@@ -7,6 +7,8 @@ import random
 import secrets
 from typing import Any
 
+from webui.hall.players import player_key
+
 
 class DrawError(ValueError):
     """Entrants that cannot be drawn (too few, blank or repeated names)."""
@@ -14,10 +16,10 @@ class DrawError(ValueError):
 
 def clean_entrants(names: list[str]) -> list[str]:
     """Entrant names stripped; blank lines dropped; repeats and fewer than two refused."""
-    out = [n.strip() for n in names if n and n.strip()]
+    out = [" ".join(n.split()) for n in names if n and n.strip()]
     seen: set[str] = set()
     for name in out:
-        key = name.casefold()
+        key = player_key(name)
         if key in seen:
             raise DrawError(f"{name!r} is entered twice")
         seen.add(key)

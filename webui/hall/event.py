@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from scorer import RulesError, rules_from_spec
 from webui import engine, sheetview
+from webui.hall.players import PlayerNames, player_key
 from webui.state import PLAYERS, TableState
 from webui.store import Store
 
@@ -83,11 +85,43 @@ def table_summary(store: Store, table_id: int, mirrored: bool) -> dict[str, Any]
     }
 
 
+EVENT_RULES_KEY = "hall_event_rules"
+DEFAULT_EVENT_RULES = "tournament"
+
+
+def event_rules(store: Store) -> str:
+    """The rules of the event (a preset name; the director sets it, ``tournament`` if not)."""
+    return store.get_setting(EVENT_RULES_KEY) or DEFAULT_EVENT_RULES
+
+
+def same_rules(table_rules: Any, event: Any) -> bool:
+    """Whether a table plays the event's rules (every rule equal, whatever the preset's name
+    or spelling); rules the engine cannot read are not the event's."""
+    try:
+        mine, theirs = rules_from_spec(table_rules).to_json(), rules_from_spec(event).to_json()
+    except RulesError:
+        return False
+    mine.pop("name")
+    theirs.pop("name")
+    return mine == theirs
+
+
+def rules_label(rules: Any) -> str:
+    """A table's rules in a few words (the preset's name, "custom" for changed rules)."""
+    if isinstance(rules, str):
+        return rules
+    if isinstance(rules, dict):
+        return f"custom ({rules.get('preset', 'tournament')} changed)"
+    return "custom"
+
+
 @dataclass
 class Standing:
-    """One player's record over the event's singles tables."""
+    """One player's record over the event's singles tables, keyed on the player's identity
+    (``players.player_key``), not on how the name was typed."""
 
-    name: str
+    key: str
+    spellings: PlayerNames
     matches: int = 0
     matches_won: int = 0
     games_won: int = 0
@@ -96,22 +130,60 @@ class Standing:
     points_against: int = 0
     tables: list[int] = field(default_factory=list)
 
+    @property
+    def name(self) -> str:
+        return self.spellings.shown
+
     def to_json(self) -> dict[str, Any]:
-        return {**self.__dict__, "difference": self.points_for - self.points_against}
+        out = {k: v for k, v in self.__dict__.items() if k != "spellings"}
+        return {**out, "name": self.name, "spellings": list(self.spellings.spellings),
+                "difference": self.points_for - self.points_against}
 
 
-def standings(store: Store, table_ids: list[int]) -> list[dict[str, Any]]:
-    """Players ranked by matches won, then games won, fewer games lost, point difference.
-    Points are each finished game's final scores (bonuses included) from the engine."""
+@dataclass(frozen=True)
+class LeftOut:
+    """A table the standings do not count, and why."""
+
+    table_id: int
+    name: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"table": self.table_id, "name": self.name, "reason": self.reason}
+
+
+@dataclass
+class Standings:
+    """The ranked players, and the tables left out of the standings with the reason."""
+
+    rows: list[dict[str, Any]]
+    left_out: list[LeftOut]
+
+
+def event_standings(store: Store, table_ids: list[int], rules: Any) -> Standings:
+    """Players ranked by matches won, then games won, fewer games lost, point difference,
+    over the tables playing the event's ``rules`` (others, practice tables, are left out and
+    listed). Points are each finished game's final scores (bonuses included) from the
+    engine. A player is one row however the name was typed ("Frank" and "frank")."""
     rows: dict[str, Standing] = {}
+    left_out: list[LeftOut] = []
     for table_id in table_ids:
         state = store.state(table_id)
+        if not same_rules(state.rules, rules):
+            left_out.append(LeftOut(table_id, state.name, f"plays {rules_label(state.rules)} "
+                                    f"rules, the event plays {rules_label(rules)}"))
+            continue
         sheet = engine_sheet(state)
         match = sheet["match"]
         names = state.players
+        if player_key(names["A"]) == player_key(names["B"]):
+            left_out.append(LeftOut(table_id, state.name, f"both seats are {names['A']!r}"))
+            continue
         for seat in PLAYERS:
             other = "B" if seat == "A" else "A"
-            st = rows.setdefault(names[seat], Standing(names[seat]))
+            key = player_key(names[seat])
+            st = rows.setdefault(key, Standing(key, PlayerNames(key)))
+            st.spellings.add(names[seat])
             st.tables.append(table_id)
             st.games_won += match["games_won"].get(seat, 0)
             st.games_lost += match["games_won"].get(other, 0)
@@ -123,5 +195,11 @@ def standings(store: Store, table_ids: list[int]) -> list[dict[str, Any]]:
                     st.points_for += g["finals"][seat]
                     st.points_against += g["finals"][other]
     ranked = sorted(rows.values(), key=lambda s: (-s.matches_won, -s.games_won, s.games_lost,
-                                                  -(s.points_for - s.points_against), s.name))
-    return [{"rank": i + 1, **s.to_json()} for i, s in enumerate(ranked)]
+                                                  -(s.points_for - s.points_against), s.key))
+    return Standings([{"rank": i + 1, **s.to_json()} for i, s in enumerate(ranked)], left_out)
+
+
+def standings(store: Store, table_ids: list[int], rules: Any = DEFAULT_EVENT_RULES
+              ) -> list[dict[str, Any]]:
+    """The ranked rows of ``event_standings`` (JSON)."""
+    return event_standings(store, table_ids, rules).rows

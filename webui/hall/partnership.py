@@ -10,14 +10,18 @@ the series.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scorer import team_hand
 from webui import engine
+from webui.hall.event import rules_label, same_rules
+from webui.hall.players import player_key
 from webui.hall.schema import Partnership
 from webui.store import Store
 
+PARTNERSHIP_RULES = "partnership"
 FINALS_WINS = 4  # 000 partnership rule 2: "(4) and (5) game winners are in the finals"
 
 
@@ -33,17 +37,25 @@ class BoardResult:
     points: int
 
 
-def check_teams(team_a: str, team_b: str, boards: list[int], tables: list[int]) -> None:
-    """Refuse blank or equal team names and boards that are not two distinct event tables."""
+def check_teams(team_a: str, team_b: str, boards: list[int], tables: Mapping[int, Any]
+                ) -> None:
+    """Refuse blank or equal team names, boards that are not two distinct event tables, and
+    boards that are not partnership tables (``tables``: each table's rules by its id)."""
     if not team_a.strip() or not team_b.strip():
         raise PartnershipError("both teams need a name")
-    if team_a.strip().casefold() == team_b.strip().casefold():
+    if player_key(team_a) == player_key(team_b):
         raise PartnershipError("the two teams need different names")
     if len(boards) != 2 or boards[0] == boards[1]:
         raise PartnershipError("a partnership match is played on two different boards")
     missing = [b for b in boards if b not in tables]
     if missing:
         raise PartnershipError(f"no table {missing[0]} in this event")
+    for board in boards:
+        if not same_rules(tables[board], PARTNERSHIP_RULES):
+            raise PartnershipError(
+                f"table {board} plays {rules_label(tables[board])} rules: a board of a "
+                f"partnership match must be a table with the {PARTNERSHIP_RULES} rules (open "
+                f"it with the {PARTNERSHIP_RULES} preset, or pick another table)")
 
 
 def board_results(store: Store, table_id: int) -> list[BoardResult]:

@@ -23,7 +23,7 @@ from flask import (
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from webui import commands
+from webui import commands, engine
 from webui.director_auth import login_page, setup_page
 from webui.hall import event as event_mod
 from webui.hall import login_limit
@@ -134,9 +134,14 @@ def event_json() -> dict[str, Any]:
     tables = [event_mod.table_summary(store(), t.id, t.id in links) for t in store().tables()]
     singles = [t["id"] for t in tables if t["id"] not in boards]
     draw = _latest_draw()
+    rules = event_mod.event_rules(store())
+    ranked = event_mod.event_standings(store(), singles, rules)
     return {
         "tables": tables,
-        "standings": event_mod.standings(store(), singles),
+        "event_rules": rules,
+        "rule_presets": engine.preset_names(),
+        "standings": ranked.rows,
+        "standings_left_out": [t.to_json() for t in ranked.left_out],
         "partnerships": [partnership_view(store(), p) for p in partnerships],
         "draw": ({"id": draw.id, "kind": draw.kind, "seed": draw.seed, "entrants": draw.entrants,
                   "pairs": draw.pairs, "at": draw.created_at.isoformat()} if draw else None),
@@ -334,6 +339,18 @@ def seat_draw() -> Any:
     return redirect(url_for("hall.index"), 303)
 
 
+@bp.post("/event-rules")
+@director_required
+def set_event_rules() -> Any:
+    """The rules the event plays: only tables on these rules count in the standings."""
+    rules = request.form.get("rules", "")
+    if rules not in engine.preset_names():
+        abort(400, description=f"rules must be one of {', '.join(engine.preset_names())}")
+    store().set_setting(event_mod.EVENT_RULES_KEY, rules)
+    flash(f"The event plays {rules} rules: only tables on them count in the standings.")
+    return redirect(url_for("hall.index") + "#standings", 303)
+
+
 @bp.post("/partnerships")
 @director_required
 def new_partnership() -> Any:
@@ -341,7 +358,8 @@ def new_partnership() -> Any:
     team_a, team_b = f.get("team_A", "").strip()[:40], f.get("team_B", "").strip()[:40]
     try:
         boards = [int(f.get("board_1", "")), int(f.get("board_2", ""))]
-        check_teams(team_a, team_b, boards, [t.id for t in store().tables()])
+        rules = {t.id: store().state(t.id).rules for t in store().tables()}
+        check_teams(team_a, team_b, boards, rules)
     except ValueError as exc:
         message = str(exc) if isinstance(exc, PartnershipError) else "boards are table numbers"
         flash(message, "error")

@@ -1,0 +1,39 @@
+"""Who a typed name stands for: one player however the name was typed at the tables.
+
+Every place of the hall that groups or compares players by name goes through
+``player_key`` ("Frank", "frank" and " FRANK " are one player); ``PlayerNames`` keeps the
+spellings seen so the director sees which names were taken as one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+_SPACES = re.compile(r"\s+")
+
+
+def player_key(name: str) -> str:
+    """The identity of a typed name: Unicode NFKC, case folded, runs of whitespace made one
+    space, ends stripped."""
+    return _SPACES.sub(" ", unicodedata.normalize("NFKC", name)).strip().casefold()
+
+
+@dataclass
+class PlayerNames:
+    """The spellings of one player's name, first seen first (the first is the one shown)."""
+
+    key: str
+    spellings: list[str] = field(default_factory=list)
+
+    def add(self, name: str) -> None:
+        """Remember a spelling (whitespace tidied) once."""
+        tidy = _SPACES.sub(" ", name).strip()
+        if tidy not in self.spellings:
+            self.spellings.append(tidy)
+
+    @property
+    def shown(self) -> str:
+        """The name shown for the player."""
+        return self.spellings[0] if self.spellings else self.key

@@ -30,7 +30,7 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     setting.
     """
     from webui import engine, signing
-    from webui.hall.sync import open_store
+    from webui.hall.sync import open_store, prepare_event_database
 
     cfg = dict(config or {})
     url = cfg.pop("DATABASE_URL", None)
@@ -45,6 +45,7 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
                       MAX_CONTENT_LENGTH=1024 * 1024)
     app.config.update(cfg)
     store = open_store(url)
+    prepare_event_database(store)
     app.config["DATABASE_URL"] = str(store.engine.url)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = store.set_setting("hall_secret_key", secrets.token_hex(32),

@@ -16,7 +16,9 @@ the result with everything else.
 
 from __future__ import annotations
 
+import secrets
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +31,7 @@ from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, Pro
 from webui import commands
 from webui.db import EventRow, TableRow, database_url
 from webui.hall.actions import at_revision
+from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
 from webui.hall.identity import (
     IdentityRefused,
     SyncConflict,
@@ -78,6 +81,19 @@ def open_store(url: str) -> Store:
     return store
 
 
+_EVENT_DATABASES: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def prepare_event_database(central: Store) -> None:
+    """Mark ``central`` as an event database and install the mirror guard (once per engine
+    in this process; ``webui.hall.guard``)."""
+    if central.engine in _EVENT_DATABASES:
+        return
+    mark_event_database(central.engine)
+    install_mirror_guard(central.engine)
+    _EVENT_DATABASES.add(central.engine)
+
+
 def link_table(central: Store, origin: str, local_table: TableRow) -> int:
     """The event database's id of a local table, creating its mirror on first sync."""
     with central.Session() as s:
@@ -86,7 +102,8 @@ def link_table(central: Store, origin: str, local_table: TableRow) -> int:
         found = s.scalar(q)
         if found is not None:
             return found
-        row = TableRow(name=local_table.name, pin=local_table.pin)
+        # not the table's real PIN: the copy is not joined here, and the PIN stays at the table
+        row = TableRow(name=local_table.name, pin=secrets.token_hex(6))
         s.add(row)
         s.flush()
         s.add(TableLink(origin=origin, origin_table_id=local_table.id, table_id=row.id))
@@ -139,6 +156,7 @@ def upload(local: Store, local_id: int, central: Store, central_id: int) -> tupl
                  "created_at": e.created_at} for e in batch]
         before = _seqs(central, central_id, batch[0].seq, batch[-1].seq)
         with central.engine.begin() as conn:
+            as_sync_writer(conn)
             conn.execute(insert(EventRow.__table__).on_conflict_do_nothing(), rows)
         stored = {e.seq: e for e in central.events(central_id, after=batch[0].seq - 1)
                   if e.seq <= batch[-1].seq}
@@ -211,6 +229,7 @@ def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
 def sync_once(local: Store, central: Store) -> SyncReport:
     """One pass over every table of the local database: director requests down, events up.
     A copied or diverged table database is refused first (``IdentityRefused``)."""
+    prepare_event_database(central)
     origin = origin_of(local)
     try:
         check_home(local, origin)

@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 import secrets
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from flask import Flask, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -26,8 +28,9 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     """The director's page of a whole event.
 
     Config keys: ``DATABASE_URL`` (the event database, required; ``postgresql://...`` uses
-    psycopg 3), ``DATA_DIR`` (the hall's signing key; default ./hall-instance), plus any Flask
-    setting.
+    psycopg 3), ``DATA_DIR`` (the hall's signing key; default ./hall-instance), ``TIMEZONE``
+    (an IANA zone for times on the pages; default this machine's), ``STALL_MINUTES`` (a synced
+    table is stalled after this long without a sync; default 3), plus any Flask setting.
     """
     from webui import engine, signing
     from webui.hall.sync import open_store, prepare_event_database
@@ -56,12 +59,28 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     from markupsafe import Markup
 
     app.jinja_env.filters["card"] = lambda code: Markup(engine.card_html(str(code)))
+    zone = app.config.get("TIMEZONE")
+    app.jinja_env.filters["local_time"] = lambda value, fmt="%H:%M:%S": local_time(
+        value, fmt, zone)
     csrf.init_app(app)
     from webui.hall.views import bp
 
     app.register_blueprint(bp)
     _register_errors(app)
     return app
+
+
+def local_time(value: str | datetime | None, fmt: str = "%H:%M:%S",
+               zone: str | None = None) -> str:
+    """A stored time (ISO text or datetime; naive means UTC) as the hall's local time with
+    its zone, e.g. ``14:03:12 CET`` (``zone``: an IANA name; default the machine's)."""
+    if value is None or value == "":
+        return ""
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    local = moment.astimezone(ZoneInfo(zone)) if zone else moment.astimezone()
+    return f"{local.strftime(fmt)} {local.tzname()}"
 
 
 def _register_errors(app: Flask) -> None:

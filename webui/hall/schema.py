@@ -56,6 +56,18 @@ class SyncRefusal(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class TableSync(HallBase):
+    """A mirrored table's sync health: its last good sync (and the table database's last
+    event then), and the last error of a sync of it (cleared by the next good one)."""
+
+    __tablename__ = "hall_table_syncs"
+    table_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    synced_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    local_seq: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
 class DirectorRequest(HallBase):
     """A director's correction for a mirrored table: the table's sync applies it to the
     table's own database (as an event with this ``request_id``) and uploads the result."""

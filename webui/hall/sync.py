@@ -32,6 +32,7 @@ from webui import commands
 from webui.db import EventRow, TableRow, database_url
 from webui.hall.actions import at_revision
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
+from webui.hall.health import as_utc, record_sync, record_sync_error
 from webui.hall.identity import (
     IdentityRefused,
     SyncConflict,
@@ -153,7 +154,7 @@ def upload(local: Store, local_id: int, central: Store, central_id: int) -> tupl
         batch = pending[start:start + BATCH]
         rows = [{"table_id": central_id, "seq": e.seq, "kind": e.kind, "payload": e.payload,
                  "actor": e.actor, "device_id": e.device_id, "request_id": e.request_id,
-                 "created_at": e.created_at} for e in batch]
+                 "created_at": as_utc(e.created_at)} for e in batch]
         before = _seqs(central, central_id, batch[0].seq, batch[-1].seq)
         with central.engine.begin() as conn:
             as_sync_writer(conn)
@@ -243,7 +244,13 @@ def sync_once(local: Store, central: Store) -> SyncReport:
     for table in local.tables():
         central_id = link_table(central, origin, table)
         apply_requests(local, table.id, central, central_id, report)
-        up, present = upload(local, table.id, central, central_id)
+        local_seq = local.last_seq(table.id)
+        try:
+            up, present = upload(local, table.id, central, central_id)
+        except SyncConflict as exc:  # the director sees it on the hall's page
+            record_sync_error(central, central_id, local_seq, str(exc))
+            raise
+        record_sync(central, central_id, local_seq)
         report.tables += 1
         report.uploaded += up
         report.present += present

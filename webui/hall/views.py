@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask import (
@@ -30,6 +30,7 @@ from webui.hall import login_limit
 from webui.hall.actions import MAX_SEQ, ActionKind, DirectorAction, at_revision, parse_action
 from webui.hall.bundle import build_bundle
 from webui.hall.draw import DrawError, blind_draw
+from webui.hall.health import SyncState, table_health
 from webui.hall.partnership import PartnershipError, check_teams, partnership_view
 from webui.hall.schema import (
     DirectorReply,
@@ -132,6 +133,10 @@ def event_json() -> dict[str, Any]:
     partnerships = _partnerships()
     boards = {b for p in partnerships for b in p.boards}
     tables = [event_mod.table_summary(store(), t.id, t.id in links) for t in store().tables()]
+    stall = timedelta(minutes=float(current_app.config.get("STALL_MINUTES", 3)))
+    health = table_health(store(), tables, stall_after=stall)
+    for t in tables:
+        t["sync"] = health[t["id"]].to_json()
     singles = [t["id"] for t in tables if t["id"] not in boards]
     draw = _latest_draw()
     rules = event_mod.event_rules(store())
@@ -147,6 +152,9 @@ def event_json() -> dict[str, Any]:
                   "pairs": draw.pairs, "at": draw.created_at.isoformat()} if draw else None),
         "requests": _requests(),
         "sync_refusals": _sync_refusals(),
+        "sync_problems": [h.to_json() for h in health.values()
+                          if h.state in (SyncState.STALLED, SyncState.CONFLICT,
+                                         SyncState.REFUSED)],
         "at": datetime.now(UTC).isoformat(),
     }
 
@@ -178,8 +186,11 @@ def table(table_id: int) -> Any:
     state = store().state(table_id)
     mirrored = table_id in linked_tables(store())
     requests = [r for r in _requests() if r["table"] == table_id]
+    summary = event_mod.table_summary(store(), table_id, mirrored)
+    stall = timedelta(minutes=float(current_app.config.get("STALL_MINUTES", 3)))
+    summary["sync"] = table_health(store(), [summary], stall_after=stall)[table_id].to_json()
     return render_template("hall/table.html", state=state, mirrored=mirrored,
-                           summary=event_mod.table_summary(store(), table_id, mirrored),
+                           summary=summary,
                            requests=requests)
 
 

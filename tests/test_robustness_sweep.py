@@ -97,6 +97,19 @@ def test_rotation_box_follows_the_pixels(degrees: float) -> None:
     assert inside >= 0.8 * out[..., 0].sum()
 
 
+@pytest.mark.parametrize("degrees", [0, 45, 90])
+def test_rotation_true_aspect_widens_then_turns(degrees: float) -> None:
+    box = (100, 60, 130, 110)
+    frame = marker_frame(320, 320, box)
+    out, moved = P.rotate_true_aspect(frame, np.array([box], float), degrees)
+    if degrees == 0:
+        assert out.shape[:2] == (320, 569)
+        assert np.allclose(moved, [[100 * 569 / 320, 60, 130 * 569 / 320, 110]])
+    cx, cy = centroid(out)
+    ((x1, y1, x2, y2),) = moved
+    assert abs((x1 + x2) / 2 - cx) < 0.6 and abs((y1 + y2) / 2 - cy) < 0.6
+
+
 def test_jpeg_quality_lowers_psnr_monotonically() -> None:
     img, _ = scene()
     values = [P.psnr(img, P.jpeg(img, q)) for q in (30, 50, 70, 95)]

@@ -20,7 +20,8 @@ work on the 8-bit values, as a camera's tone curve and encoder do.
 - JPEG: a real `cv2.imencode` / `cv2.imdecode` at the given quality.
 - sensor noise: Poisson shot noise (k DN per electron) plus Gaussian read noise, on 8-bit DN.
 - rotation: the whole frame turned about its centre on a canvas grown to hold it, the new
-  corners filled with the median colour of the frame's border.
+  corners filled with the median colour of the frame's border. `rotation-true-aspect` first
+  brings the squeezed dev photo back to 16:9 (`unsqueeze`), so turned indices keep their shape.
 - tilt: the homography K R K^-1 of a camera turned by the tilt angle about its centre (focal
   length = the frame's long side), fitted back to the frame's long side.
 - resize: down with cv2.INTER_AREA; up with cv2.INTER_LANCZOS4 then a Gaussian lens blur of
@@ -278,6 +279,28 @@ def rotate(image: np.ndarray, boxes, degrees: float) -> tuple[np.ndarray, Boxes]
     return out, transform_boxes(boxes, m, out.shape[:2])
 
 
+def unsqueeze(image: np.ndarray, boxes, aspect: float = 16 / 9) -> tuple[np.ndarray, Boxes]:
+    """A frame squeezed to any shape (the dev photos: 16:9 webcam frames stretched to 640x640)
+    back at its true `aspect`, widened with cv2.INTER_LANCZOS4 (undoing an exporter's resize,
+    so no lens blur); boxes scaled with it."""
+    h, w = image.shape[:2]
+    nw = round(h * aspect)
+    if nw == w:
+        return image.copy(), _as_boxes(boxes).copy()
+    out = cv2.resize(image, (nw, h), interpolation=cv2.INTER_LANCZOS4)
+    return out, _as_boxes(boxes) * [nw / w, 1, nw / w, 1]
+
+
+def rotate_true_aspect(
+    image: np.ndarray, boxes, degrees: float, aspect: float = 16 / 9
+) -> tuple[np.ndarray, Boxes]:
+    """`rotate` of the frame brought back to its true aspect first (`unsqueeze`): a camera
+    turned on its axis sees the cards' true shapes turned, not a squeezed frame turned (which
+    shears every index). At 0 degrees, the unsqueezed frame as a webcam would deliver it."""
+    wide, b = unsqueeze(image, boxes, aspect)
+    return rotate(wide, b, degrees) if degrees % 360 else (wide, b)
+
+
 def tilt_homography(
     shape: tuple[int, int], degrees: float, axis: str = "x", focal: float | None = None
 ) -> tuple[np.ndarray, tuple[int, int]]:
@@ -388,6 +411,7 @@ SWEEP_POINTS: dict[str, tuple[float, ...]] = {
     "jpeg": (30, 50, 70, 95),
     "noise": tuple(float(i) for i in range(len(NOISE_LEVELS))),
     "rotation": (30, 45, 60, 90, 120, 150, 180, 210, 240, 270, 300, 330),
+    "rotation-true-aspect": (0, 30, 45, 60, 90, 120, 150, 180, 210, 240, 270, 300, 330),
     "tilt-x": (10, 15, 20, 25),
     "tilt-y": (10, 15, 20, 25),
     "index-size": (12, 16, 20, 30, 45, 60, 90, 120),
@@ -449,6 +473,9 @@ def condition(family: str, value: float) -> Condition:
         return Condition(family, label, sigma, _noise(int(v)))
     if family == "rotation":
         return Condition(family, f"rotate {v:g} deg", v, lambda im, b, n: rotate(im, b, v))
+    if family == "rotation-true-aspect":
+        label = f"16:9, rotate {v:g} deg"
+        return Condition(family, label, v, lambda im, b, n: rotate_true_aspect(im, b, v))
     if family in ("tilt-x", "tilt-y"):
         axis = family[-1]
         label = f"tilt {v:g} deg ({'top' if axis == 'x' else 'left side'} recedes)"

@@ -1,0 +1,50 @@
+"""The event bundle on a real PostgreSQL event database (issue 18 item 9): each signed game's
+JSON carries that game's events (and the table's settings), not the table's whole history."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import hall_helpers
+import pytest
+from hall_helpers import PLAYER_A, PNG_DATA_URL, director_client, new_table, play_hand
+
+from webui import commands
+from webui.hall import create_hall_app
+from webui.signing import verify_pdf
+
+pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
+
+
+@pytest.fixture
+def hall(pg_url, tmp_path):
+    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
+    return app, director_client(app), app.extensions["gintray.store"]
+
+
+def test_each_game_json_holds_only_its_own_events(hall):
+    app, client, store = hall
+    table = new_table(store, "Table 1", "Ann", "Bob")
+    for game in (1, 2, 3):  # three games of three gins, each signed by both
+        for _ in range(3):
+            play_hand(store, table, "A", gin=True)
+        for p in "AB":
+            store.execute(table, commands.sign(game, p, PNG_DATA_URL), PLAYER_A)
+    history = store.events(table)
+    zf = zipfile.ZipFile(io.BytesIO(client.get("/bundle.zip").data))
+    seen: set[int] = set()
+    for game in (1, 2, 3):
+        body = json.loads(zf.read(f"table-{table:03d}-table-1/game-{game}.json"))
+        kinds = {e["kind"] for e in body["history"]}
+        games = {e["payload"].get("game", game) for e in body["history"]}
+        assert games == {game}, games  # nothing of another game
+        assert "table_created" in kinds and {"confirmed", "signed"} <= kinds
+        assert body["table_last_seq"] == history[-1].seq
+        assert sum(e["kind"] == "signed" for e in body["history"]) == 2
+        seen |= {e["seq"] for e in body["history"]}
+        pdf = zf.read(f"table-{table:03d}-table-1/game-{game}.pdf")
+        assert verify_pdf(pdf, app.extensions["gintray.identity"]).ok
+    # together the three games' histories are the table's whole history
+    assert seen == {e.seq for e in history}

@@ -81,3 +81,28 @@ def test_a_partnership_board_must_be_a_partnership_table(hall):
     play_hand(store, singles, "A")
     names = {r["name"] for r in client.get("/api/event").get_json()["standings"]}
     assert names == {"Ann", "Cy"}
+
+
+def test_standings_print_page_and_csv(hall):
+    _app, client, store = hall
+    t1 = new_table(store, "Table 1", "Frank", "=cmd()")
+    t2 = new_table(store, "Table 2", "frank", "Gil")
+    new_table(store, "Practice", "Hal", "Ida", rules="standard")
+    for _ in range(3):
+        play_hand(store, t1, "A", gin=True)
+    play_hand(store, t2, "B")
+    r = client.get("/standings.csv")
+    assert r.status_code == 200 and r.mimetype == "text/csv"
+    assert "attachment" in r.headers["Content-Disposition"]
+    lines = r.get_data(as_text=True).splitlines()
+    assert lines[0].startswith("rank,player,also entered as,matches won")
+    assert lines[1] == f"1,Frank,frank,0,0,1,0,{(291 + 100) * 2 + 75},0,{(291 + 100) * 2 + 75}," \
+        f"{t1} {t2}"
+    assert any(line.startswith("3,'=cmd()") for line in lines)  # no formula in a spreadsheet
+    assert not any("Hal" in line for line in lines)  # other rules: not counted
+    page = client.get("/standings/print")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert 'id="standings-print"' in text and "Frank" in text and "csrf_token" not in text
+    assert "Not counted: table" in text and "@media print" in text
+    assert client.get("/").get_data(as_text=True).count("/standings/print") == 1

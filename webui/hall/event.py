@@ -7,6 +7,8 @@ rules written again here.
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -204,3 +206,28 @@ def standings(store: Store, table_ids: list[int], rules: Any = DEFAULT_EVENT_RUL
               ) -> list[dict[str, Any]]:
     """The ranked rows of ``event_standings`` (JSON)."""
     return event_standings(store, table_ids, rules).rows
+
+
+CSV_COLUMNS = ["rank", "player", "also entered as", "matches won", "matches played",
+               "games won", "games lost", "points for", "points against", "difference",
+               "tables"]
+
+
+def _cell(value: Any) -> str:
+    """A CSV cell; text a spreadsheet would run as a formula gets a leading '."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return f"'{value}"
+    return str(value)
+
+
+def standings_csv(rows: list[dict[str, Any]]) -> str:
+    """The standings rows (``event_standings(...).rows``) as CSV text."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for r in rows:
+        writer.writerow([_cell(v) for v in (
+            r["rank"], r["name"], "; ".join(r["spellings"][1:]), r["matches_won"],
+            r["matches"], r["games_won"], r["games_lost"], r["points_for"],
+            r["points_against"], r["difference"], " ".join(str(t) for t in r["tables"]))])
+    return out.getvalue()

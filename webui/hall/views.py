@@ -178,6 +178,34 @@ def api_event() -> Any:
     return jsonify(event_json())
 
 
+def _event_standings() -> event_mod.Standings:
+    """The standings of the event's singles tables on the event's rules."""
+    boards = {b for p in _partnerships() for b in p.boards}
+    singles = [t.id for t in store().tables() if t.id not in boards]
+    return event_mod.event_standings(store(), singles, event_mod.event_rules(store()))
+
+
+@bp.get("/standings.csv")
+@director_required
+def standings_csv() -> Response:
+    """The standings as CSV (one row per player; names as typed, first spelling first)."""
+    body = event_mod.standings_csv(_event_standings().rows)
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
+    return Response(body, mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="gintray-standings-{stamp}.csv"'})
+
+
+@bp.get("/standings/print")
+@director_required
+def standings_print() -> Any:
+    """The standings on a page to print or show (no forms, no refresh)."""
+    ranked = _event_standings()
+    return render_template("hall/standings_print.html", standings=ranked.rows,
+                           left_out=[t.to_json() for t in ranked.left_out],
+                           rules=event_mod.event_rules(store()),
+                           at=datetime.now(UTC).isoformat())
+
+
 @bp.get(f"/tables/<int(max={MAX_SEQ}):table_id>")
 @director_required
 def table(table_id: int) -> Any:

@@ -127,3 +127,25 @@ def director_client_again(app):
     r = client.post("/login", data={"password": hall_helpers.PASSWORD, "csrf_token": csrf})
     assert r.status_code in (302, 303), r.status_code
     return client
+
+
+def test_status_board_shows_which_tables_still_play_and_their_sync(tmp_path, pg_url):
+    central = open_store(pg_url)
+    local = open_store(f"sqlite:///{tmp_path / 'table.sqlite3'}")
+    synced = new_table(local, "Synced", "Ann", "Bob")
+    play_hand(local, synced, "A")
+    sync_once(local, central)
+    (mirror,) = linked_tables(central)
+    over = new_table(central, "Over", "Cy", "Di")
+    for _ in range(9):  # three games of three gins: Cy wins the match
+        play_hand(central, over, "A", gin=True)
+    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall"),
+                           "STALL_MINUTES": 0})
+    client = director_client(app)
+    r = client.get("/board")
+    assert r.status_code == 200
+    page = r.get_data(as_text=True)
+    assert f"<strong>1</strong> of 2 table(s) still playing: {mirror}." in page
+    assert "match over: Cy" in page and 'http-equiv="refresh"' in page
+    assert "sync stalled" in page and "What to do:" in page
+    assert "/board" in client.get("/").get_data(as_text=True)

@@ -185,6 +185,16 @@ def _event_standings() -> event_mod.Standings:
     return event_mod.event_standings(store(), singles, event_mod.event_rules(store()))
 
 
+@bp.get("/board")
+@director_required
+def board() -> Any:
+    """The table status board: every table as a tile (playing or over, who must confirm,
+    sync state and last sync, what to do), refreshed every 10 s without a script."""
+    ev = event_json()
+    playing = [t for t in ev["tables"] if not t["match"]["complete"]]
+    return render_template("hall/board.html", ev=ev, playing=playing)
+
+
 @bp.get("/standings.csv")
 @director_required
 def standings_csv() -> Response:

@@ -29,7 +29,7 @@ system-test-deps:
 	@bash .ci/system-deps
 
 run: install
-	$(BIN)/gintray serve --demo --host $(HOST) --port $(PORT)
+	$(BIN)/gintray serve --demo --create --host $(HOST) --port $(PORT)
 
 test: install-test
 	$(BIN)/ruff check .

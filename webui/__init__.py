@@ -12,13 +12,25 @@ from typing import Any
 
 from flask import Flask, jsonify, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from webui.live import Notifier
-from webui.security import PinLimiter
-from webui.store import Store
+from webui.security import PinLimiter, security_headers
+from webui.store import CommandError, Store, database_problem
 
 csrf = CSRFProtect()
+MAX_ID = 2**31 - 1  # table and game numbers in URLs: larger ones are simply not found
+
+
+class BoundedInt(IntegerConverter):
+    """``<int:...>`` in URLs, at most MAX_ID (a larger number is a 404, not a database
+    overflow)."""
+
+    def __init__(self, url_map: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max", MAX_ID)
+        super().__init__(url_map, *args, **kwargs)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -31,6 +43,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     ``PUBLIC_URL`` (base address put in join QR codes), plus any Flask setting.
     """
     app = Flask(__name__)
+    app.url_map.converters["int"] = BoundedInt
     cfg = dict(config or {})
     data_dir = Path(cfg.pop("DATA_DIR", "instance")).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -85,6 +98,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(exports_bp)
     app.register_blueprint(calibration_bp)
     _register_errors(app)
+    app.after_request(security_headers)
 
     if app.config["DEMO"]:
         from webui.demo import ensure_demo_table
@@ -117,6 +131,20 @@ def _register_errors(app: Flask) -> None:
         if _wants_json():
             return jsonify(body), 400
         return render_template("error.html", code=400, message=body["error"]["message"]), 400
+
+    def error_answer(status: int, code: str, message: str) -> Any:
+        if _wants_json():
+            return jsonify({"error": {"code": code, "message": message}}), status
+        return render_template("error.html", code=status, message=message), status
+
+    @app.errorhandler(CommandError)
+    def command_error(exc: CommandError) -> Any:
+        return error_answer(exc.status, exc.code, exc.message)
+
+    @app.errorhandler(DBAPIError)
+    def database_error(exc: DBAPIError) -> Any:
+        app.logger.error("database error on %s %s: %s", request.method, request.path, exc)
+        return error_answer(503, "database", database_problem(exc))
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:

@@ -30,14 +30,22 @@ from webui.security import (
     may_act_for,
     request_id,
     require_viewer,
+    safe_next,
     store,
 )
 from webui.store import Command, CommandError
+from webui.validate import json_body, whole_number
 from webui.views import table_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api/t/<int:table_id>")
 
 FORM_GROUPED = ("cards", "melds")
+MAX_STREAM_S = 600  # a live stream (events, camera) ends after this; the page reconnects
+
+
+def stream_seconds() -> int:
+    """The ``max`` query argument of a live stream: whole seconds, at most MAX_STREAM_S."""
+    return whole_number(request.args.get("max", MAX_STREAM_S), "max", 0, MAX_STREAM_S)
 
 
 @bp.before_request
@@ -46,7 +54,7 @@ def load_body() -> None:
     if request.method != "POST":
         return
     if request.is_json:
-        body = request.get_json(silent=True)
+        body = json_body(request.get_data(cache=True))
         if not isinstance(body, dict):
             abort(400, description="the body must be a JSON object")
     else:
@@ -66,9 +74,7 @@ def wants_json() -> bool:
 
 def _back(table_id: int) -> Any:
     """Where a plain form post returns: ``next`` if it is a path of this site, else the table."""
-    target = str(g.body.get("next") or "")
-    if not (target.startswith("/") and not target.startswith("//")):
-        target = url_for("views.table_page", table_id=table_id)
+    target = safe_next(g.body.get("next")) or url_for("views.table_page", table_id=table_id)
     return redirect(target), 303
 
 
@@ -174,11 +180,10 @@ def events(table_id: int) -> Response:
     """Server-sent events: ``change`` whenever the table or its camera changes."""
     table_or_404(table_id)
     require_viewer(table_id)
+    limit = stream_seconds()
     notifier = current_app.extensions["gintray.notifier"]
     st = store()
-    limit = float(request.args.get("max", 600))
-    stream = sse_stream(notifier, table_id, lambda: st.last_seq(table_id),
-                        max_seconds=min(limit, 600))
+    stream = sse_stream(notifier, table_id, lambda: st.last_seq(table_id), max_seconds=limit)
     return Response(stream_with_context(stream), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -188,11 +193,11 @@ def camera_mjpeg(table_id: int) -> Response:
     """The camera view with the cards it read outlined (multipart JPEG stream)."""
     table_or_404(table_id)
     require_viewer(table_id)
+    limit = stream_seconds()
     feed = current_app.extensions["gintray.cameras"].get(table_id)
     if feed is None:
         abort(404, description="this table has no camera running")
-    limit = float(request.args.get("max", 600))
-    return Response(feed.mjpeg(max_seconds=min(limit, 600)),
+    return Response(feed.mjpeg(max_seconds=limit),
                     mimetype="multipart/x-mixed-replace; boundary=frame",
                     headers={"Cache-Control": "no-cache"})
 

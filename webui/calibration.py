@@ -21,6 +21,7 @@ from flask import (
 from webui import commands
 from webui.security import director_required, store
 from webui.store import Actor, CommandError
+from webui.validate import json_body
 from webui.views import page_context
 
 bp = Blueprint("calibration", __name__, url_prefix="/director/tables/<int:table_id>/calibrate")
@@ -77,7 +78,7 @@ def save(table_id: int) -> Any:
         from vision.markers import detect_markers
     except ImportError as exc:
         return jsonify({"error": {"code": "no_vision", "message": str(exc)}}), 503
-    body = request.get_json(silent=True)
+    body = json_body(request.get_data(cache=True)) if request.is_json else None
     if not isinstance(body, dict):
         abort(400, description="send the layout as a JSON object")
     feed = _feed(table_id)

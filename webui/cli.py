@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+from pathlib import Path
 
 DEFAULT_THREADS = 64  # live streams (SSE, MJPEG) each hold a thread while open
 
@@ -17,7 +19,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=5000, help="port (default 5000)")
     parser.add_argument("--data-dir", default="instance",
-                        help="folder for the database, signing key, snapshots (default ./instance)")
+                        help="folder for the database, signing key, snapshots (default ./instance;"
+                             " it must exist unless --create is given)")
+    parser.add_argument("--create", action="store_true",
+                        help="create the data folder (a new, empty installation) if it does not "
+                             "exist yet; without it a missing folder is refused")
     parser.add_argument("--camera", metavar="SOURCE",
                         help="camera of this machine's table (the demo table with --demo, else "
                              "--table-name, created on first start): usb:0, picamera:0, "
@@ -32,6 +38,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def data_dir_problem(data_dir: Path, create: bool) -> str | None:
+    """Why ``data_dir`` cannot hold this installation's data, or None when it can.
+
+    A missing folder is made only when asked (``create``): a mistyped path must not start an
+    empty installation beside the real one.
+    """
+    where = data_dir.resolve()
+    if not data_dir.exists():
+        if not create:
+            return (f"the data folder {where} does not exist. Give the folder of this "
+                    "installation with --data-dir, or add --create to start a new, empty one "
+                    "there.")
+        try:
+            data_dir.mkdir(parents=True)
+        except OSError as exc:
+            return f"cannot create the data folder {where}: {exc}"
+        print(f"created the data folder {where} (a new installation)", flush=True)
+    if not data_dir.is_dir():
+        return f"the data folder {where} is not a folder"
+    try:
+        with tempfile.TemporaryFile(dir=data_dir):
+            pass
+    except OSError as exc:
+        return f"the data folder {where} cannot be written ({exc}); fix its permissions"
+    return None
+
+
 def serve_main(argv: list[str]) -> int:
     """Entry point of ``gintray serve``."""
     args = build_parser().parse_args(argv)
@@ -39,8 +72,13 @@ def serve_main(argv: list[str]) -> int:
 
     from webui import create_app
     from webui.security import DIRECTOR_KEY
+    from webui.store import DatabaseUnwritable
     from webui.views import lan_address
 
+    problem = data_dir_problem(Path(args.data_dir), args.create)
+    if problem:
+        print(f"gintray serve: cannot start: {problem}", file=sys.stderr)
+        return 1
     config = {"DATA_DIR": args.data_dir, "DEMO": args.demo, "CAMERA": args.camera,
               "TABLE_NAME": args.table_name,
               "START_CAMERAS": not args.no_camera}
@@ -52,6 +90,11 @@ def serve_main(argv: list[str]) -> int:
         print(f"gintray serve: cannot start: {exc}", file=sys.stderr)
         return 1
     store = app.extensions["gintray.store"]
+    try:
+        store.check_writable()
+    except DatabaseUnwritable as exc:
+        print(f"gintray serve: cannot start: {exc}", file=sys.stderr)
+        return 1
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     print(f"gintray table app on http://{shown_host}:{args.port}/", flush=True)
     lan = lan_address()

@@ -13,6 +13,7 @@ from typing import Any
 from webui import engine
 from webui.state import PLAYERS, HandState, TableState
 from webui.store import Command, CommandError
+from webui.validate import whole_number
 
 MAX_SIGNATURE_BYTES = 300_000
 
@@ -25,6 +26,7 @@ def _player(player: Any) -> str:
 
 def _open_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:
     """The current hand if (game_no, hand_no) names it, else a clear conflict."""
+    game_no, hand_no = whole_number(game_no, "game"), whole_number(hand_no, "hand")
     game = state.game
     if game is None:
         raise CommandError("no_game", "this table has no game yet", 409)
@@ -34,10 +36,6 @@ def _open_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:
     hand = state.current_hand()
     if hand is None:
         raise CommandError("game_over", f"game {game.number} is over; start the next game", 409)
-    try:
-        game_no, hand_no = int(game_no), int(hand_no)
-    except (TypeError, ValueError):
-        raise CommandError("bad_hand", "game and hand must be numbers", 400) from None
     if (game_no, hand_no) != (hand.game, hand.number):
         raise CommandError("stale_hand", f"that is not the hand being played (now game "
                            f"{hand.game}, hand {hand.number}); reload", 409)
@@ -109,12 +107,7 @@ def parse_proposal(body: dict[str, Any]) -> dict[str, Any]:
         return {"kind": "dead"}
     if kind == "manual":
         winner = _player(body.get("winner"))
-        try:
-            points = int(body.get("points"))
-        except (TypeError, ValueError):
-            raise CommandError("bad_points", "points must be a whole number", 400) from None
-        if not 0 <= points <= 1000:
-            raise CommandError("bad_points", "points must be between 0 and 1000", 400)
+        points = whole_number(body.get("points"), "points", 0, 1000)
         note = str(body.get("note", ""))[:200]
         return {"kind": "manual", "result": {"winner": winner, "points": points,
                                              "outcome": "manual", "note": note}}
@@ -183,11 +176,9 @@ def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def _director_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:
-    try:
-        game = state.game_by_number(int(game_no))
-        found = state.hand(int(game_no), int(hand_no)) if game else None
-    except (TypeError, ValueError):
-        raise CommandError("bad_hand", "game and hand must be numbers", 400) from None
+    game_no, hand_no = whole_number(game_no, "game"), whole_number(hand_no, "hand")
+    game = state.game_by_number(game_no)
+    found = state.hand(game_no, hand_no) if game else None
     if game is None or found is None:
         return _open_hand(state, game_no, hand_no)
     if game.locked:
@@ -205,10 +196,7 @@ def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
             raise CommandError("nothing_to_confirm", "there is no result to confirm yet", 409)
         if current.proposal.get("error"):
             raise CommandError("unplayable", "the proposal has an error; correct it first", 409)
-        try:
-            rev = int(revision)
-        except (TypeError, ValueError):
-            raise CommandError("bad_revision", "revision must be a number", 400) from None
+        rev = whole_number(revision, "revision")
         if rev != current.revision:
             raise CommandError("changed", "the hand was corrected since you looked at it; "
                                "check it again", 409)
@@ -228,10 +216,7 @@ def undo(target_seq: Any, events: list[Any]) -> Command:
     """Undo one event of the latest hand (the undo itself is an event; history stays)."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
-        try:
-            target = int(target_seq)
-        except (TypeError, ValueError):
-            raise CommandError("bad_target", "target_seq must be a number", 400) from None
+        target = whole_number(target_seq, "target_seq")
         ev = next((e for e in events if e.seq == target), None)
         if ev is None or ev.kind not in UNDOABLE:
             raise CommandError("not_undoable", "only a knock card, a proposal or a "
@@ -252,7 +237,7 @@ def sign(game: Any, player: Any, png_data_url: Any) -> Command:
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         p = _player(player)
-        g = state.game_by_number(int(game)) if str(game).isdigit() else None
+        g = state.game_by_number(whole_number(game, "game"))
         if g is None:
             raise CommandError("no_game", "no such game", 404)
         if not g.ended:
@@ -284,7 +269,7 @@ def reopen(game: Any, reason: Any) -> Command:
     """A director reopens a signed game (recorded with the reason); signatures are void."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
-        g = state.game_by_number(int(game)) if str(game).isdigit() else None
+        g = state.game_by_number(whole_number(game, "game"))
         if g is None:
             raise CommandError("no_game", "no such game", 404)
         if not g.locked:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from webui import commands, engine
 from webui.director_auth import login_page, setup_page
 from webui.security import (
     director_required,
+    logout_director,
     store,
 )
 from webui.store import Actor, CommandError
@@ -33,8 +34,7 @@ def login() -> Any:
 
 @bp.post("/logout")
 def logout() -> Any:
-    session.pop("director", None)
-    session.pop("director_hash", None)
+    logout_director()
     return redirect(url_for("views.index"))
 
 

@@ -20,6 +20,25 @@ from webui.signing import sign_pdf
 from webui.views import table_or_404
 
 bp = Blueprint("exports", __name__, url_prefix="/t/<int:table_id>")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: a string that it would read as a formula
+    (starting with = + - @, tab or CR) gets a leading apostrophe. Numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+class _SafeWriter:
+    """``csv.writer`` whose rows go through ``csv_cell``."""
+
+    def __init__(self, out: io.StringIO) -> None:
+        self._writer = csv.writer(out)
+
+    def writerow(self, row: list[Any]) -> None:
+        self._writer.writerow([csv_cell(v) for v in row])
 
 
 def _game(table_id: int, game_no: int) -> tuple[Any, Any, dict[str, Any]]:
@@ -61,7 +80,7 @@ def json_export(table_id: int, game_no: int) -> Response:
 def csv_export(table_id: int, game_no: int) -> Response:
     state, _game_state, view = _game(table_id, game_no)
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = _SafeWriter(out)
     writer.writerow(["game", "hand", "dealer", "knock_card", "result", "winner", "points",
                      f"total_{view['players']['A']}", f"total_{view['players']['B']}"])
     for r in view["rows"]:

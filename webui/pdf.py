@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from datetime import UTC, datetime
 from typing import Any
+from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
@@ -20,14 +21,24 @@ from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Tabl
 SIGNATURE_BOX = (80 * mm, 27 * mm)
 
 
+def text(value: Any) -> str:
+    """A user's string (table or player name, rule set, note) made safe inside a Paragraph:
+    reportlab reads Paragraph text as markup, so ``<img src=...>`` or ``<b>`` would be obeyed
+    (a server file embedded, or a 500 for broken markup). Table cells are drawn as given."""
+    cleaned = "".join(c if c.isprintable() else " " for c in str(value))
+    return escape(cleaned)
+
+
 def _signature_cell(png: bytes | None, name: str) -> list[Any]:
     style = getSampleStyleSheet()["Normal"]
     if png is None:
-        return [Spacer(1, SIGNATURE_BOX[1]), Paragraph(f"{name}: <i>not signed</i>", style)]
+        return [Spacer(1, SIGNATURE_BOX[1]),
+                Paragraph(f"{text(name)}: <i>not signed</i>", style)]
     reader = ImageReader(io.BytesIO(png))
     w, h = reader.getSize()
     scale = min(SIGNATURE_BOX[0] / w, SIGNATURE_BOX[1] / h)
-    return [Image(io.BytesIO(png), width=w * scale, height=h * scale), Paragraph(name, style)]
+    return [Image(io.BytesIO(png), width=w * scale, height=h * scale),
+            Paragraph(text(name), style)]
 
 
 def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, bytes],
@@ -41,9 +52,10 @@ def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, byt
     styles = getSampleStyleSheet()
     players = view["players"]
     story: list[Any] = [
-        Paragraph(f"Score sheet: {state.name}, game {view['number']}", styles["Title"]),
-        Paragraph(f"{players['A']} (A) v {players['B']} (B) &middot; rules: {view['rules_name']}",
-                  styles["Normal"]),
+        Paragraph(f"Score sheet: {text(state.name)}, game {text(view['number'])}",
+                  styles["Title"]),
+        Paragraph(f"{text(players['A'])} (A) v {text(players['B'])} (B) &middot; rules: "
+                  f"{text(view['rules_name'])}", styles["Normal"]),
         Spacer(1, 4 * mm),
     ]
     head = ["Hand", "Dealer", "Knock card", "Result", "Pts", players["A"], players["B"]]
@@ -73,8 +85,8 @@ def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, byt
             hrows.append([players[p], *[str(col.get(p, "")) for col in view["hollywood"]]])
         story += [Table(hrows), Spacer(1, 4 * mm)]
     if view["winner"]:
-        story.append(Paragraph(f"<b>{players[view['winner']]} wins game {view['number']}.</b>",
-                               styles["Heading2"]))
+        story.append(Paragraph(f"<b>{text(players[view['winner']])} wins game "
+                               f"{text(view['number'])}.</b>", styles["Heading2"]))
     story.append(Spacer(1, 6 * mm))
     story.append(Paragraph("Signatures of the players", styles["Heading3"]))
     sig_table = Table([[_signature_cell(signatures.get(p), players[p]) for p in ("A", "B")]],

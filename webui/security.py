@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import ipaddress
+import re
 import threading
 import time
 from functools import wraps
@@ -44,15 +47,63 @@ def check_director_password(password: str) -> bool:
     return bool(stored) and check_password_hash(stored, password)
 
 
+def _director_mark() -> str:
+    """A keyed digest of the director's password hash: the session carries this, never the
+    hash (the session cookie is signed, not encrypted). A new password ends old logins."""
+    stored = store().get_setting(DIRECTOR_KEY) or ""
+    key = str(current_app.secret_key or "").encode()
+    return hmac.new(key, b"director:" + stored.encode(), hashlib.sha256).hexdigest()
+
+
 def is_director() -> bool:
-    return bool(session.get("director")) and session.get("director_hash") == (
-        (store().get_setting(DIRECTOR_KEY) or "")[-16:])
+    mark = session.get("director_mark")
+    return (bool(session.get("director")) and isinstance(mark, str)
+            and hmac.compare_digest(mark, _director_mark()))
 
 
 def login_director() -> None:
+    session.pop("director_hash", None)  # the earlier form, which carried part of the hash
     session["director"] = True
-    session["director_hash"] = (store().get_setting(DIRECTOR_KEY) or "")[-16:]
+    session["director_mark"] = _director_mark()
     session.permanent = True
+
+
+def logout_director() -> None:
+    for key in ("director", "director_mark", "director_hash"):
+        session.pop(key, None)
+
+
+_UNSAFE_IN_PATH = re.compile(r"[\x00-\x20\x7f\\]")
+
+
+def safe_next(target: object) -> str | None:
+    """``target`` if it is a path of this site ("/t/1/sheet"), else None.
+
+    Refused: other sites ("//host", "https://host"), and anything a browser could read as one
+    once it drops tabs and newlines or reads "\\" as "/" (control characters, spaces,
+    backslashes anywhere in it).
+    """
+    if not isinstance(target, str) or not target.startswith("/") or target.startswith("//"):
+        return None
+    if _UNSAFE_IN_PATH.search(target) or len(target) > 500:
+        return None
+    return target
+
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'")
+
+
+def security_headers(response: Any) -> Any:
+    """No framing (clickjacking), a Content-Security-Policy that allows only this site's own
+    scripts, styles and pictures (plus the signatures' data: URLs), no MIME sniffing."""
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    return response
 
 
 def current_device(table_id: int) -> Device | None:

@@ -34,6 +34,20 @@ class CommandError(Exception):
         return {"error": {"code": self.code, "message": self.message}}
 
 
+class DatabaseUnwritable(Exception):
+    """The database refuses writes (read-only file or folder, read-only server, full disk)."""
+
+
+def database_problem(exc: Exception) -> str:
+    """What a database error means for the people at the table, with the database's words."""
+    detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0][:200]
+    if "readonly" in detail.replace("-", "").replace(" ", "").lower():
+        return (f"the database is read-only ({detail}): nothing can be recorded until the "
+                "director fixes its file or folder permissions")
+    return f"the database cannot be used ({detail}); nothing was recorded"
+
+
+MAX_EVENTS_PER_COMMAND = 100
 NewEvent = tuple[str, dict[str, Any]]
 Command = Callable[[state_mod.TableState], list[NewEvent]]
 
@@ -183,7 +197,7 @@ class Store:
         """Run ``command`` against the fresh state and append its events atomically."""
         for _attempt in range(20):
             if request_id:
-                done = self._by_request(request_id)
+                done = self._by_request(table_id, request_id)
                 if done:
                     return Outcome(done, duplicate=True)
             with self._lock:
@@ -208,11 +222,42 @@ class Store:
             return Outcome(rows)
         raise CommandError("busy", "the table is busy, try again", 503)
 
-    def _by_request(self, request_id: str) -> list[EventRow]:
+    def _by_request(self, table_id: int, request_id: str) -> list[EventRow]:
+        """The events an earlier request with this exact id appended to this table.
+
+        A command's events are consecutive (seq n, n+1, ...) and tagged ``id#0``, ``id#1``...
+        An id already used at another table is refused (409), showing nothing of it.
+        """
         with self.Session() as s:
-            q = (select(EventRow).where(EventRow.request_id.like(f"{request_id}#%"))
-                 .order_by(EventRow.seq))
-            return list(s.scalars(q))
+            first = s.scalar(select(EventRow).where(EventRow.request_id == f"{request_id}#0"))
+            if first is None:
+                return []
+            if first.table_id != table_id:
+                raise CommandError("request_id_taken", "this request_id was used for another "
+                                   "table; send the request with a new one", 409)
+            q = (select(EventRow)
+                 .where(EventRow.table_id == table_id, EventRow.seq >= first.seq)
+                 .order_by(EventRow.seq).limit(MAX_EVENTS_PER_COMMAND))
+            done = []
+            for i, row in enumerate(s.scalars(q)):
+                if row.request_id != f"{request_id}#{i}":
+                    break
+                done.append(row)
+            return done
+
+    def check_writable(self) -> None:
+        """Raise ``DatabaseUnwritable`` (with the database's reason) unless a write can be
+        committed; nothing is kept."""
+        from sqlalchemy.exc import DBAPIError
+
+        with self.Session() as s:
+            try:
+                s.add(Setting(key="_write_check", value=""))
+                s.flush()
+            except DBAPIError as exc:
+                raise DatabaseUnwritable(database_problem(exc)) from exc
+            finally:
+                s.rollback()
 
     def _notify(self, table_id: int, seq: int) -> None:
         for listener in list(self.listeners):

@@ -1,0 +1,73 @@
+"""Checking what a request sends: JSON bodies and whole numbers, refused plainly, never rounded.
+
+Every integer a request carries (game, hand, points, revision, target_seq, a stream's ``max``)
+goes through ``whole_number``; every JSON body through ``json_body``. Both raise
+``CommandError`` (status 400), which the app answers as ``{"error": {"code", "message"}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from webui.store import CommandError
+
+# Larger than any game, hand, revision or event number a table reaches; small enough for
+# every database integer column.
+MAX_WHOLE = 2**31 - 1
+_DIGITS = re.compile(r"-?[0-9]{1,12}")
+
+
+def whole_number(value: Any, field: str, low: int = 0, high: int = MAX_WHOLE) -> int:
+    """``value`` as an int in [low, high]: a JSON integer or a string of ASCII digits.
+
+    Fractions (5.9), booleans, non-finite numbers and other digits ("²") are refused, never
+    rounded or converted.
+    """
+    if isinstance(value, bool):
+        number = None
+    elif isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        number = int(value.strip())
+    else:
+        number = None
+    if number is None:
+        raise CommandError(f"bad_{field}", f"{field} must be a whole number "
+                           f"(got {_shown(value)})", 400)
+    if not low <= number <= high:
+        raise CommandError(f"bad_{field}", f"{field} must be from {low} to {high} "
+                           f"(got {number})", 400)
+    return number
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, allow_nan=True) if _is_plain(value) else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_plain(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"number out of range: {text[:20]}")
+    return number
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def json_body(data: bytes) -> Any:
+    """Parse a request body as strict JSON (no NaN/Infinity, no 1e400, bounded nesting)."""
+    try:
+        return json.loads(data, parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError:
+        raise CommandError("bad_json", "the JSON body is nested too deeply", 400) from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise CommandError("bad_json", f"the body is not valid JSON: {exc}", 400) from None

@@ -259,7 +259,6 @@ def write_plot(path: Path, report: dict) -> None:
     cols = min(4, max(1, len(families)))
     rows = (len(families) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
-    low = min([p["card_f1"] for p in report["points"]] + [base - 0.1])
     for ax, family in zip(axes.flat, families, strict=False):
         pts = [p for p in report["points"] if p["family"] == family]
         x = [p["value"] for p in pts]
@@ -275,7 +274,7 @@ def write_plot(path: Path, report: dict) -> None:
             ax.plot(*zip(*bad, strict=True), "o", color="tab:red", ms=5)
         if family == "frame-size":
             ax.set_xscale("log")
-            ax.set_xticks(x, [p["label"].split()[-1] for p in pts], fontsize=7)
+            ax.set_xticks(x, [p["label"].split()[-1] for p in pts], fontsize=7, rotation=30)
             ax.minorticks_off()
         elif family == "index-size":
             ax.set_xscale("log")
@@ -283,7 +282,7 @@ def write_plot(path: Path, report: dict) -> None:
             ax.minorticks_off()
         ax.set_title(family, fontsize=10)
         ax.set_xlabel(UNITS.get(family, ""), fontsize=8)
-        ax.set_ylim(max(0.0, low - 0.05), 1.0)
+        ax.set_ylim(max(0.0, min([*y, base - 0.1]) - 0.03), 1.0)  # each panel its own scale
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="lower left")

@@ -103,10 +103,16 @@ def hand_cards(winner: str, gin: bool = False) -> dict[str, Any]:
 def play_hand(store: Store, table_id: int, winner: str = "A", gin: bool = False,
               up_card: str = "TC") -> tuple[int, int]:
     """Play one hand to both confirmations through the table app's commands (starting the
-    next game when the last one is over); returns (game, hand)."""
+    next game, both players signing the last one, when it is over); returns (game, hand)."""
     state = store.state(table_id)
     hand = state.current_hand()
     if hand is None:
+        from webui_helpers import PNG_DATA_URL
+
+        over = state.game
+        for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):  # the next game needs both
+            if over is not None and player not in over.signatures:
+                store.execute(table_id, commands.sign(over.number, player, PNG_DATA_URL), actor)
         store.execute(table_id, commands.next_game(), Actor("director"))
         hand = store.state(table_id).current_hand()
     game, number = hand.game, hand.number

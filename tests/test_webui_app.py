@@ -12,6 +12,7 @@ from webui_helpers import (
     KNOCK_B,
     Tablet,
     csrf_token,
+    director_client,
     join,
     make_app,
     pin_of,
@@ -117,8 +118,11 @@ def test_a_hand_from_knock_card_to_both_confirmations(app, tablet):
     result = hand["proposal"]["result"]
     assert (result["outcome"], result["winner"], result["points"]) == ("knock", "A", 7)
     assert {lay["card"] for lay in result["layoffs"]} == {"8D", "QD"}
-    page = tablet.client.get("/t/1/panel").get_data(as_text=True)
-    assert "Ann: confirm" in page and "Ben: confirm" in page and "scores" in page
+    page = tablet.client.get("/t/1/panel").get_data(as_text=True)  # Ann's tablet
+    assert "Ann: confirm" in page and "Ben: confirm" not in page and "scores" in page
+    assert "waiting for Ben to confirm" in page
+    page = tablet.tablets["B"].client.get("/t/1/panel").get_data(as_text=True)
+    assert "Ben: confirm" in page and "Ann: confirm" not in page
     assert tablet.confirm("A").status_code == 200
     assert not tablet.state()["games"][0]["hands"][0]["confirmed"]
     assert tablet.confirm("B").status_code == 200
@@ -363,12 +367,63 @@ def test_a_confirmation_by_mistake_can_be_undone_from_the_next_hand(app, tablet)
     tablet.confirm("A")
     tablet.confirm("B")
     assert tablet.hand()["number"] == 2
-    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    # the undo button names what it undoes (it said "the last change to hand 1" on hand 2's
+    # page), and each tablet is offered its own player's confirmation only
+    ann_panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    assert "Undo Ann&#39;s confirmation of hand 1" in ann_panel
+    panel = tablet.tablets["B"].client.get("/t/1/panel").get_data(as_text=True)
+    assert "Undo Ben&#39;s confirmation of hand 1" in panel
     target = int(re.search(r'name="target_seq" value="(\d+)"', panel).group(1))
-    assert "Undo the last change to hand 1" in panel
     assert tablet.post("undo", {"target_seq": target}).status_code == 200
     hand = tablet.hand()
     assert hand["number"] == 1 and hand["confirmed_by"] == ["A"]
+
+
+def test_a_tablet_cannot_undo_the_other_players_confirmation(app):
+    """Issue 15 item 2: Ann's tablet undid Ben's confirmation of a completed hand (200)."""
+    ann, ben = Tablet(app, seat="A"), Tablet(app, seat="B")
+    assert ann.knock_card("9H").status_code == 200
+    assert ann.propose(kind="manual", winner="A", points=22).status_code == 200
+    assert ann.confirm("A").status_code == 200
+    assert ben.confirm("B").status_code == 200
+    bens = max(e.seq for e in events_of(app) if e.kind == "confirmed")
+    r = ann.post("undo", {"target_seq": bens})
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "not_your_confirmation"
+    assert ann.state()["games"][0]["hands"][0]["confirmed"]  # the hand stays on the sheet
+    assert ben.post("undo", {"target_seq": bens}).status_code == 200  # Ben's own tablet may
+    director = director_client(app)
+    token = csrf_token(director, "/t/1")
+    anns = min(e.seq for e in events_of(app) if e.kind == "confirmed")
+    r = director.post("/api/t/1/undo", json={"target_seq": anns},
+                      headers={"X-CSRFToken": token})
+    assert r.status_code == 200  # the director acts for both
+
+
+def test_join_asks_whose_tablet_and_refuses_both(app):
+    """Issue 15 item 2: a device joined "for both players" by default confirmed alone for both."""
+    client = app.test_client()
+    page = client.get("/t/1/join").get_data(as_text=True)
+    assert 'value="both"' not in page and "Whose tablet is this?" in page
+    assert 'checked' not in page  # no default player either
+    assert join(client, app, seat="both").status_code == 400
+    token = csrf_token(client, "/t/1/join")
+    r = client.post("/t/1/join", data={"csrf_token": token, "pin": pin_of(app)})
+    assert r.status_code == 400 and "Choose whose tablet" in r.get_data(as_text=True)
+    # a device joined for both before this change confirms for nobody
+    _device, secret = app.extensions["gintray.store"].add_device(1, "old shared", "both")
+    with client.session_transaction() as session:
+        session["devices"] = {"1": secret}
+    token = csrf_token(client, "/t/1")
+    client.post("/api/t/1/knock-card", json={"game": 1, "hand": 1, "card": "9H"},
+                headers={"X-CSRFToken": token})
+    client.post("/api/t/1/proposal", json={"game": 1, "hand": 1, "kind": "dead"},
+                headers={"X-CSRFToken": token})
+    revision = app.extensions["gintray.store"].state(1).current_hand().revision
+    for player in ("A", "B"):
+        r = client.post("/api/t/1/confirm", json={"game": 1, "hand": 1, "player": player,
+                                                  "revision": revision},
+                        headers={"X-CSRFToken": token})
+        assert r.status_code == 403
 
 
 def test_wrong_number_of_cards_is_scored_with_the_penalty_and_shown(app, tablet):

@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from webui_helpers import PNG_DATA_URL, Tablet, csrf_token, director_client, make_app
 
+from webui.pdf import read_record
 from webui.signing import verify_pdf
 
 
@@ -130,6 +132,7 @@ def test_csv_and_json_exports_carry_the_sheet_and_history(app, finished):
 
 
 def test_next_game_starts_after_the_end(app, finished):
+    sign_both(finished)
     assert finished.post("next-game", {}).status_code == 200
     state = finished.state()
     assert len(state["games"]) == 2 and state["current_hand"]["game"] == 2
@@ -199,5 +202,168 @@ def test_director_corrects_an_earlier_hand_from_the_sheet(app, finished):
 
 
 def test_next_game_dealer_is_who_won_the_cut(app, finished):
+    sign_both(finished)
     assert finished.post("next-game", {"dealer": "B"}).status_code == 200
     assert finished.state()["current_hand"]["dealer"] == "B"
+
+
+# Issue 15 item 1: a signature covers the exact sheet it was given on -------------------------
+
+def _signature_page_hash(tablet, player="A"):
+    page = tablet.tablets[player].client.get("/t/1/games/1/sign").get_data(as_text=True)
+    return re.search(r'name="sheet" value="([0-9a-f]{64})"', page).group(1)
+
+
+def test_a_signature_is_void_once_the_game_changes_after_it(app):
+    """The issue's attack: hand 1 "Ann 250", both confirm, Ann signs; Ben's tablet undoes
+    the hand and enters "Ben 250", both confirm, Ben signs. The game locked with Ann's
+    signature under "Ben wins", and webui.verify said OK."""
+    tablet = Tablet(app)
+    tablet.play_manual_hand("A", 250)
+    seen = _signature_page_hash(tablet)
+    r = tablet.post("sign", {"game": 1, "player": "A", "png": PNG_DATA_URL, "sheet": seen})
+    assert r.status_code == 200
+    assert r.get_json()["events"][0]["payload"]["sheet_hash"] == seen
+    state = tablet.state()["games"][0]
+    assert state["signatures"]["A"]["sheet_hash"] == seen and not state["void_signatures"]
+    store = app.extensions["gintray.store"]
+    # each player undoes their own confirmation, then the result goes
+    for player in ("B", "A"):
+        seq = max(e.seq for e in store.events(1) if e.kind == "confirmed"
+                  and e.payload["player"] == player)
+        assert tablet.post("undo", {"target_seq": seq}).status_code == 200
+    proposal = max(e.seq for e in store.events(1) if e.kind == "proposal_set")
+    assert tablet.post("undo", {"target_seq": proposal}).status_code == 200
+    game = tablet.state()["games"][0]
+    assert game["signed_by"] == [] and [v["player"] for v in game["void_signatures"]] == ["A"]
+    assert tablet.propose(kind="manual", winner="B", points=250).status_code == 200
+    for p in ("A", "B"):
+        assert tablet.confirm(p).status_code == 200
+    assert tablet.post("sign", {"game": 1, "player": "B", "png": PNG_DATA_URL}).status_code == 200
+    game = tablet.state()["games"][0]
+    assert game["winner"] == "B" and not game["locked"] and game["signed_by"] == ["B"]
+    # the table page says so, on both tablets, and asks Ann again
+    for player in ("A", "B"):
+        panel = tablet.tablets[player].client.get("/t/1/panel").get_data(as_text=True)
+        assert "Ann's signature is void" in panel and "must sign again" in panel
+        assert "a tablet undid a confirmation" in panel
+        assert "Ann has not signed" in panel and "✓ Ben signed sheet" in panel
+    assert "Ann must sign again" in tablet.client.get("/t/1/games/1/sign").get_data(as_text=True)
+    # moves refused until Ann signs what is now on the sheet
+    assert tablet.post("next-game", {}).status_code == 409
+    assert tablet.post("sign", {"game": 1, "player": "A", "png": PNG_DATA_URL,
+                                "sheet": seen}).status_code == 409  # the old sheet
+    assert tablet.post("sign", {"game": 1, "player": "A", "png": PNG_DATA_URL,
+                                "sheet": _signature_page_hash(tablet)}).status_code == 200
+    game = tablet.state()["games"][0]
+    assert game["locked"]
+    final = game["signatures"]["A"]["sheet_hash"]
+    assert final != seen and game["signatures"]["B"]["sheet_hash"] == final
+    # the PDF prints the sheet hash under each signature and carries the record
+    pdf = tablet.client.get("/t/1/games/1/export.pdf").data
+    assert final[:32].encode() in pdf and pdf.count(final[:32].encode()) >= 3
+    record = read_record(pdf)
+    assert record["sheet_hash"] == final
+    assert {p: s["sheet_hash"] for p, s in record["signatures"].items()} == {"A": final,
+                                                                           "B": final}
+    assert record["sheet"]["hands"][0]["proposal"]["result"]["winner"] == "B"
+
+
+def test_a_directors_correction_after_one_signature_voids_it(app, finished):
+    assert finished.post("sign", {"game": 1, "player": "B", "png": PNG_DATA_URL}
+                         ).status_code == 200
+    director = director_client(app)
+    token = csrf_token(director, "/t/1/sheet")
+    r = director.post("/api/t/1/proposal", json={
+        "game": 1, "hand": 2, "kind": "manual", "winner": "B", "points": 40,
+        "note": "misread", "director": True}, headers={"X-CSRFToken": token})
+    assert r.status_code == 200
+    game = finished.state()["games"][0]
+    assert game["signed_by"] == [] and game["void_signatures"][0]["player"] == "B"
+    assert "changed the result of hand 2" in game["void_signatures"][0]["reason"]
+    sign_both(finished)
+    assert finished.state()["games"][0]["locked"]
+
+
+def test_a_signature_on_a_sheet_that_changed_before_it_landed_is_void():
+    """The sign event carries the hash of the sheet it was given on; folded later against a
+    different sheet (say an undo raced it), it is void, not counted."""
+    from webui.state import fold
+
+    class Ev:
+        def __init__(self, seq, kind, payload, actor="test"):
+            self.seq, self.kind, self.payload, self.actor = seq, kind, payload, actor
+
+    events = [Ev(1, "table_created", {"name": "T", "players": {"A": "Ann", "B": "Ben"},
+                                      "rules": "tournament"}),
+              Ev(2, "game_started", {"game": 1, "dealer": "A"}),
+              Ev(3, "proposal_set", {"game": 1, "hand": 1, "proposal": {
+                  "kind": "manual", "result": {"winner": "A", "points": 300}}}),
+              Ev(4, "confirmed", {"game": 1, "hand": 1, "player": "A", "revision": 3}),
+              Ev(5, "confirmed", {"game": 1, "hand": 1, "player": "B", "revision": 3})]
+    state = fold(1, events)
+    from webui.state import sheet_hash
+
+    good = sheet_hash(state, state.games[0])
+    signed = [Ev(6, "signed", {"game": 1, "player": "A", "png": "", "sheet_hash": good}),
+              Ev(7, "signed", {"game": 1, "player": "B", "png": "", "sheet_hash": "0" * 64})]
+    game = fold(1, events + signed).games[0]
+    assert list(game.signatures) == ["A"] and not game.locked
+    assert game.void_signatures[0]["player"] == "B"
+
+
+def test_next_game_waits_for_both_signatures_and_the_page_says_who_signed(app, finished):
+    """Issue 15 item 13: "Start game 2" was offered before anyone signed."""
+    r = finished.post("next-game", {})
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "not_signed"
+    panel = finished.client.get("/t/1/panel").get_data(as_text=True)
+    assert "Start game 2" not in panel and "starts once both players have signed" in panel
+    assert "Ann has not signed" in panel and "Ben has not signed" in panel
+    assert finished.post("sign", {"game": 1, "player": "A", "png": PNG_DATA_URL}
+                         ).status_code == 200
+    assert finished.post("next-game", {}).status_code == 409
+    panel = finished.client.get("/t/1/panel").get_data(as_text=True)
+    assert "✓ Ann signed sheet" in panel and "Ben has not signed" in panel
+    assert finished.post("sign", {"game": 1, "player": "B", "png": PNG_DATA_URL}
+                         ).status_code == 200
+    assert "Start game 2" in finished.client.get("/t/1/panel").get_data(as_text=True)
+    assert finished.post("next-game", {}).status_code == 200
+
+
+def test_after_both_confirm_the_page_says_what_was_recorded(app):
+    """Issue 15 item 13: after both confirmed, only a passing flash said so."""
+    tablet = Tablet(app)
+    tablet.play_manual_hand("A", 22)
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    assert "Hand 1 recorded: Ann +22, 22-0" in panel
+    tablet.play_manual_hand("B", 5)
+    panel = tablet.tablets["B"].client.get("/t/1/panel").get_data(as_text=True)
+    assert "Hand 2 recorded: Ben +5, 22-5" in panel
+
+
+def test_verify_fails_when_a_signature_does_not_cover_the_final_sheet(app, finished, tmp_path):
+    from webui import sheetview
+    from webui.pdf import render_sheet_pdf
+    from webui.signing import sign_pdf
+    from webui.verify import main as verify_main
+
+    sign_both(finished)
+    good = tmp_path / "good.pdf"
+    good.write_bytes(finished.client.get("/t/1/games/1/export.pdf").data)
+    assert verify_main([str(good), "--data-dir", str(tmp_path), "--both-signed"]) == 0
+    # a sheet whose record shows Ann's signature given on another sheet (what the old app
+    # exported after an undo), signed by this installation all the same
+    store = app.extensions["gintray.store"]
+    state = store.state(1)
+    view = sheetview.game_view(state, state.games[0])
+    view["signed_over"]["A"]["sheet_hash"] = "ab" * 32
+    identity = app.extensions["gintray.identity"]
+    forged = tmp_path / "forged.pdf"
+    forged.write_bytes(sign_pdf(render_sheet_pdf(state, view, {}, 1), identity, "test"))
+    assert verify_pdf(forged.read_bytes(), identity).ok  # the file itself is intact
+    assert verify_main([str(forged), "--data-dir", str(tmp_path)]) == 1
+    # and a sheet without a record cannot vouch for its signatures
+    del view["record"]
+    bare = tmp_path / "bare.pdf"
+    bare.write_bytes(sign_pdf(render_sheet_pdf(state, view, {}, 1), identity, "test"))
+    assert verify_main([str(bare), "--data-dir", str(tmp_path)]) == 1

@@ -3,7 +3,7 @@ disagreed with the hall under partnership rules)."""
 
 from __future__ import annotations
 
-from webui_helpers import Tablet, make_app
+from webui_helpers import PNG_DATA_URL, Tablet, make_app
 
 from scorer import score_sheet
 from webui.store import Actor
@@ -19,6 +19,9 @@ def test_partnership_match_winner_is_the_engines_on_the_table_page(tmp_path):
     tablet = Tablet(app, table_id=table)
     for game in (1, 2):
         if game == 2:
+            for p in ("A", "B"):
+                sign = {"game": 1, "player": p, "png": PNG_DATA_URL}
+                assert tablet.post("sign", sign).status_code == 200
             assert tablet.post("next-game", {}).status_code == 200
         tablet.play_manual_hand("A", 250)
     match = tablet.state()["match"]

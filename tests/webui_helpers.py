@@ -67,30 +67,57 @@ def pin_of(app: Flask, table_id: int = 1) -> str:
     return app.extensions["gintray.store"].table(table_id).pin
 
 
-def join(client: FlaskClient, app: Flask, table_id: int = 1, seat: str = "both",
+def join(client: FlaskClient, app: Flask, table_id: int = 1, seat: str = "A",
          pin: str | None = None, label: str = "tablet") -> Any:
-    """Join a table as a tablet (form post with the page's CSRF token)."""
+    """Join a table as a tablet for one player (form post with the page's CSRF token)."""
     token = csrf_token(client, f"/t/{table_id}/join")
     return client.post(f"/t/{table_id}/join", data={
         "csrf_token": token, "pin": pin if pin is not None else pin_of(app, table_id),
         "seat": seat, "label": label})
 
 
+class _Joined:
+    """One joined tablet's client and CSRF token."""
+
+    def __init__(self, app: Flask, table_id: int, seat: str, remote: str) -> None:
+        self.client = app.test_client()
+        self.client.environ_base["REMOTE_ADDR"] = remote
+        response = join(self.client, app, table_id, seat, label=f"tablet {seat}")
+        assert response.status_code == 302, response.get_data(as_text=True)
+        self.token = csrf_token(self.client, f"/t/{table_id}")
+
+
 class Tablet:
-    """A joined tablet calling the JSON API with its CSRF token."""
+    """A joined tablet calling the JSON API with its CSRF token.
+
+    ``seat="A"`` or ``"B"``: one player's tablet. ``seat="both"`` (the default) stands for
+    the two players' own tablets side by side: a call naming a ``player`` (confirm, sign), or
+    undoing a player's confirmation, goes through that player's tablet; anything else through
+    Ann's (A). ``client``/``token`` are the first tablet's.
+    """
 
     def __init__(self, app: Flask, table_id: int = 1, seat: str = "both",
                  remote: str = "127.0.0.1") -> None:
         self.app, self.table_id = app, table_id
-        self.client = app.test_client()
-        self.client.environ_base["REMOTE_ADDR"] = remote
-        response = join(self.client, app, table_id, seat)
-        assert response.status_code == 302, response.get_data(as_text=True)
-        self.token = csrf_token(self.client, f"/t/{table_id}")
+        seats = ("A", "B") if seat == "both" else (seat,)
+        self.tablets = {s: _Joined(app, table_id, s, remote) for s in seats}
+        first = self.tablets[seats[0]]
+        self.client, self.token = first.client, first.token
+
+    def _tablet_for(self, name: str, body: dict[str, Any]) -> _Joined:
+        player = body.get("player") if isinstance(body, dict) else None
+        if name == "undo" and isinstance(body, dict):
+            store = self.app.extensions["gintray.store"]
+            target = next((e for e in store.events(self.table_id)
+                           if e.seq == body.get("target_seq")), None)
+            if target is not None and target.kind == "confirmed":
+                player = target.payload.get("player")
+        return self.tablets.get(player) or next(iter(self.tablets.values()))
 
     def post(self, name: str, body: dict[str, Any], token: bool = True) -> Any:
-        headers = {"X-CSRFToken": self.token} if token else {}
-        return self.client.post(f"/api/t/{self.table_id}/{name}", json=body, headers=headers)
+        tablet = self._tablet_for(name, body)
+        headers = {"X-CSRFToken": tablet.token} if token else {}
+        return tablet.client.post(f"/api/t/{self.table_id}/{name}", json=body, headers=headers)
 
     def state(self) -> dict[str, Any]:
         return self.client.get(f"/api/t/{self.table_id}/state").get_json()

@@ -31,6 +31,7 @@ from webui.security import (
     request_id,
     require_viewer,
     safe_next,
+    seats_of,
     store,
 )
 from webui.store import Command, CommandError
@@ -149,8 +150,11 @@ def confirm(table_id: int) -> Any:
 @bp.post("/undo")
 def undo(table_id: int) -> Any:
     b = g.body
+    table_or_404(table_id)
+    actor_for(table_id)
     events = store().events(table_id)
-    return _answer(table_id, commands.undo(b.get("target_seq"), events), "Undone.")
+    return _answer(table_id, commands.undo(b.get("target_seq"), events, seats_of(table_id)),
+                   "Undone.")
 
 
 @bp.post("/sign")
@@ -158,7 +162,8 @@ def sign(table_id: int) -> Any:
     b = g.body
     player = b.get("player")
     _require_player_tablet(table_id, player)
-    return _answer(table_id, commands.sign(b.get("game"), player, b.get("png")), "Signed.")
+    return _answer(table_id, commands.sign(b.get("game"), player, b.get("png"), b.get("sheet")),
+                   "Signed.")
 
 
 @bp.post("/next-game")

@@ -11,7 +11,7 @@ import binascii
 from typing import Any
 
 from webui import engine
-from webui.state import PLAYERS, HandState, TableState
+from webui.state import PLAYERS, HandState, TableState, sheet_hash
 from webui.store import Command, CommandError
 from webui.validate import whole_number
 
@@ -212,8 +212,12 @@ def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
 UNDOABLE = {"knock_card_set", "proposal_set", "confirmed"}
 
 
-def undo(target_seq: Any, events: list[Any]) -> Command:
-    """Undo one event of the latest hand (the undo itself is an event; history stays)."""
+def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -> Command:
+    """Undo one event of the latest hand (the undo itself is an event; history stays).
+
+    ``seats``: the players this device acts for; a confirmation can be undone only by its
+    own player's tablet (or the director, who acts for both): 403 otherwise.
+    """
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         target = whole_number(target_seq, "target_seq")
@@ -221,6 +225,10 @@ def undo(target_seq: Any, events: list[Any]) -> Command:
         if ev is None or ev.kind not in UNDOABLE:
             raise CommandError("not_undoable", "only a knock card, a proposal or a "
                                "confirmation can be undone", 400)
+        if ev.kind == "confirmed" and ev.payload.get("player") not in seats:
+            name = state.players.get(ev.payload.get("player"), "the other player")
+            raise CommandError("not_your_confirmation", f"only {name}'s own tablet (or the "
+                               f"director) can undo {name}'s confirmation", 403)
         game = state.game_by_number(int(ev.payload["game"]))
         if game is None or game is not state.game or game.locked:
             raise CommandError("game_locked", "that game is closed", 423)
@@ -232,8 +240,13 @@ def undo(target_seq: Any, events: list[Any]) -> Command:
     return run
 
 
-def sign(game: Any, player: Any, png_data_url: Any) -> Command:
-    """A player's drawn signature under a finished game; both signatures lock the game."""
+def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> Command:
+    """A player's drawn signature under a finished game, bound to the sheet as it stands
+    (its ``sheet_hash``); both signatures on the same sheet lock the game.
+
+    ``seen_sheet`` is the sheet hash the signing page showed: a sheet that changed since is
+    refused (409 ``changed``), so nobody signs what they did not see.
+    """
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         p = _player(player)
@@ -244,9 +257,13 @@ def sign(game: Any, player: Any, png_data_url: Any) -> Command:
             raise CommandError("not_over", "a game can be signed only when it is over", 409)
         if p in g.signatures:
             raise CommandError("already_signed", f"{state.players[p]} already signed", 409)
+        now = sheet_hash(state, g)
+        if seen_sheet not in (None, "") and seen_sheet != now:
+            raise CommandError("changed", "the score sheet changed since you looked at it; "
+                               "check it again before signing", 409)
         png = decode_png(png_data_url)
         return [("signed", {"game": g.number, "player": p, "name": state.players[p],
-                            "png": base64.b64encode(png).decode()})]
+                            "sheet_hash": now, "png": base64.b64encode(png).decode()})]
 
     return run
 
@@ -290,6 +307,10 @@ def next_game(dealer: Any = None) -> Command:
         g = state.game
         if g is None or not g.ended:
             raise CommandError("not_over", "the current game is not over", 409)
+        if not g.locked:
+            missing = [state.players[p] for p in PLAYERS if p not in g.signatures]
+            raise CommandError("not_signed", f"game {g.number} must be signed by both players "
+                               f"first (still to sign: {', '.join(missing)})", 409)
         if state.match_json()["decided"]:
             raise CommandError("match_over", "the match is decided", 409)
         if dealer in PLAYERS:

@@ -7,6 +7,7 @@ then signed (``signing.sign_pdf``), which makes any change to them detectable.
 from __future__ import annotations
 
 import io
+import json
 from datetime import UTC, datetime
 from typing import Any
 from xml.sax.saxutils import escape
@@ -19,6 +20,8 @@ from reportlab.lib.utils import ImageReader
 from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 SIGNATURE_BOX = (80 * mm, 27 * mm)
+RECORD_NAME = "gintray-sheet-record.json"
+RECORD_FORMAT = "gintray-sheet-record/1"
 
 
 def text(value: Any) -> str:
@@ -29,7 +32,7 @@ def text(value: Any) -> str:
     return escape(cleaned)
 
 
-def _signature_cell(png: bytes | None, name: str) -> list[Any]:
+def _signature_cell(png: bytes | None, name: str, over: str | None = None) -> list[Any]:
     style = getSampleStyleSheet()["Normal"]
     if png is None:
         return [Spacer(1, SIGNATURE_BOX[1]),
@@ -37,8 +40,56 @@ def _signature_cell(png: bytes | None, name: str) -> list[Any]:
     reader = ImageReader(io.BytesIO(png))
     w, h = reader.getSize()
     scale = min(SIGNATURE_BOX[0] / w, SIGNATURE_BOX[1] / h)
-    return [Image(io.BytesIO(png), width=w * scale, height=h * scale),
-            Paragraph(text(name), style)]
+    cell: list[Any] = [Image(io.BytesIO(png), width=w * scale, height=h * scale),
+                       Paragraph(text(name), style)]
+    if over:
+        small = getSampleStyleSheet()["Code"]
+        cell.append(Paragraph(f"signed over sheet {text(over[:32])}<br/>{text(over[32:])}",
+                              small))
+    return cell
+
+
+def sheet_record_json(view: dict[str, Any]) -> dict[str, Any]:
+    """What the PDF carries for ``webui.verify``: the sheet record, its hash, and the sheet
+    hash each player's signature was given on."""
+    return {"format": RECORD_FORMAT, "sheet_hash": view["sheet_hash"], "sheet": view["record"],
+            "signatures": {p: {"name": s.get("name"), "sheet_hash": s.get("sheet_hash"),
+                               "event": s.get("seq")}
+                           for p, s in sorted(view.get("signed_over", {}).items())}}
+
+
+def _attach_record(pdf: bytes, view: dict[str, Any]) -> bytes:
+    """``pdf`` with the sheet record embedded as a JSON file (an incremental update; the
+    installation's digital signature, added next, covers it)."""
+    from pyhanko.pdf_utils import embed
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+
+    data = json.dumps(sheet_record_json(view), sort_keys=True, indent=1).encode()
+    writer = IncrementalPdfFileWriter(io.BytesIO(pdf))
+    stream = embed.EmbeddedFileObject.from_file_data(writer, data, compress=False,
+                                                     mime_type="application/json")
+    embed.embed_file(writer, embed.FileSpec(
+        file_spec_string=RECORD_NAME, embedded_data=stream,
+        description="the score sheet the players' signatures cover, and its SHA-256"))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def read_record(pdf: bytes) -> dict[str, Any] | None:
+    """The sheet record embedded in an exported PDF, or None (none, or unreadable)."""
+    from pyhanko.pdf_utils.reader import PdfFileReader
+
+    try:
+        reader = PdfFileReader(io.BytesIO(pdf), strict=False)
+        names = reader.root["/Names"]["/EmbeddedFiles"]["/Names"]
+        for i in range(0, len(names) - 1, 2):
+            if str(names[i]) == RECORD_NAME:
+                spec = names[i + 1].get_object()
+                return json.loads(spec["/EF"]["/F"].get_object().data)
+    except Exception:  # no record, or a damaged file: the check fails, never crashes
+        return None
+    return None
 
 
 def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, bytes],
@@ -89,17 +140,28 @@ def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, byt
                                f"{text(view['number'])}.</b>", styles["Heading2"]))
     story.append(Spacer(1, 6 * mm))
     story.append(Paragraph("Signatures of the players", styles["Heading3"]))
-    sig_table = Table([[_signature_cell(signatures.get(p), players[p]) for p in ("A", "B")]],
-                      colWidths=[85 * mm, 85 * mm])
+    over = {p: s.get("sheet_hash") for p, s in view.get("signed_over", {}).items()}
+    sig_table = Table([[_signature_cell(signatures.get(p), players[p], over.get(p))
+                        for p in ("A", "B")]], colWidths=[85 * mm, 85 * mm])
     sig_table.setStyle(TableStyle([("BOX", (0, 0), (0, 0), 0.5, colors.grey),
                                    ("BOX", (1, 0), (1, 0), 0.5, colors.grey),
                                    ("VALIGN", (0, 0), (-1, -1), "BOTTOM")]))
     story.append(sig_table)
     story.append(Spacer(1, 6 * mm))
+    if view.get("sheet_hash"):
+        story.append(Paragraph(
+            f"Sheet hash (SHA-256 of this game's record: names, rules, every confirmed hand, "
+            f"totals): <font name='Courier'>{text(view['sheet_hash'])}</font>. A player's "
+            "signature covers the sheet whose hash is printed under it; any change after it "
+            "voids it. The record is attached to this file (check it with webui.verify).",
+            styles["Normal"]))
+        story.append(Spacer(1, 3 * mm))
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     story.append(Paragraph(
         f"Exported {stamp} by gintray from table event {last_seq}. This file carries a digital "
         "signature of the installation that recorded the game: any change to it is detectable.",
         styles["Italic"]))
     doc.build(story)
-    return buf.getvalue()
+    if "record" not in view:
+        return buf.getvalue()
+    return _attach_record(buf.getvalue(), view)

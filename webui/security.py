@@ -132,12 +132,21 @@ def actor_for(table_id: int) -> Actor:
     return Actor(f"device:{device.label}", device.id)
 
 
-def may_act_for(table_id: int, player: str) -> bool:
-    """Whether this request may confirm or sign for ``player``."""
+def seats_of(table_id: int) -> tuple[str, ...]:
+    """The players this request acts for: both for the director, a joined tablet's own
+    player, nobody otherwise (a device joined for "both" before tablets were bound to one
+    player confirms and signs for nobody: it joins again for its player)."""
     if is_director():
-        return True
+        return ("A", "B")
     device = current_device(table_id)
-    return device is not None and device.seat in ("both", player)
+    if device is None or device.seat not in ("A", "B"):
+        return ()
+    return (device.seat,)
+
+
+def may_act_for(table_id: int, player: object) -> bool:
+    """Whether this request may confirm, undo a confirmation or sign for ``player``."""
+    return player in seats_of(table_id)
 
 
 def require_viewer(table_id: int) -> None:

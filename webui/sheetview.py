@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from webui import engine
+from webui.state import digest as record_digest
+from webui.state import sheet_record
 
 OUTCOME_WORDS = {"knock": "knocks", "gin": "gin", "big_gin": "big gin", "undercut": "knocks"}
 
@@ -68,6 +70,17 @@ def game_view(state: Any, game: Any) -> dict[str, Any]:
         rules_name = str(state.rules)
     if isinstance(state.rules, dict) and state.rules.get("hollywood"):
         rules_name += " (Hollywood)"
+    record = sheet_record(state, game)
+    sheet_hash = record_digest(record)
+    signed_over = {p: {"sheet_hash": sig.get("sheet_hash"), "seq": sig.get("seq"),
+                       "name": sig.get("name")} for p, sig in sorted(game.signatures.items())}
     return {"number": game.number, "players": players, "rows": rows, "bonuses": bonuses,
             "finals": finals, "winner": game.winner, "boxes": boxes, "hollywood": hollywood,
-            "locked": game.locked, "rules_name": rules_name}
+            "locked": game.locked, "rules_name": rules_name, "record": record,
+            "sheet_hash": sheet_hash, "signed_over": signed_over,
+            "void_signatures": game.void_notices()}
+
+
+def short_hash(value: str | None) -> str:
+    """The first 12 hex digits of a sheet hash, as shown to people (the PDF holds it all)."""
+    return (value or "")[:12]

@@ -6,6 +6,8 @@ request against the current state and append new events; this module never write
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,14 +62,37 @@ class HandState:
 
 @dataclass
 class GameState:
-    """One game: its hands, the engine's sheet, signatures and lock."""
+    """One game: its hands, the engine's sheet, signatures and lock.
+
+    ``signatures`` holds only the signatures that cover the sheet as it stands (each with the
+    ``sheet_hash`` it was given on); a change to the game after a signature moves it to
+    ``void_signatures`` (with what changed), and the player must sign again.
+    """
 
     number: int
     first_dealer: str
     hands: list[HandState] = field(default_factory=list)
     signatures: dict[str, dict[str, Any]] = field(default_factory=dict)
+    void_signatures: list[dict[str, Any]] = field(default_factory=list)
+    stale_signatures: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     reopened: int = 0
-    sheet: dict[str, Any] | None = None
+    rules: Any = field(default="tournament", repr=False)
+    _sheet: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def sheet(self) -> dict[str, Any]:
+        """The engine's score sheet of the confirmed hands (computed when first needed after a
+        change, so folding a long game costs one sheet, not one per hand)."""
+        if self._sheet is None:
+            entries = [h.sheet_entry() for h in self.hands if h.confirmed]
+            self._sheet = engine.sheet(self.rules, entries)
+        return self._sheet
+
+    def sheet_changed(self, rules: Any = None) -> None:
+        """Forget the computed sheet (a hand's confirmation or the rules changed)."""
+        if rules is not None:
+            self.rules = rules
+        self._sheet = None
 
     @property
     def confirmed_hands(self) -> list[HandState]:
@@ -92,14 +117,55 @@ class GameState:
 
     @property
     def locked(self) -> bool:
-        """A game both players signed is locked until a director reopens it."""
+        """A game both players signed, both on the sheet as it stands, is locked until a
+        director reopens it."""
         return all(p in self.signatures for p in PLAYERS)
+
+    def void_notices(self) -> list[dict[str, Any]]:
+        """Void signatures of players who have not signed again since (newest first)."""
+        seen: set[str] = set()
+        out = []
+        for void in reversed(self.void_signatures):
+            if void["player"] in self.signatures or void["player"] in seen:
+                continue
+            seen.add(void["player"])
+            out.append(void)
+        return out
 
     def to_json(self) -> dict[str, Any]:
         return {"number": self.number, "hands": [h.to_json() for h in self.hands],
                 "sheet": self.sheet, "winner": self.winner, "ended": self.ended,
                 "locked": self.locked, "reopened": self.reopened,
-                "signed_by": sorted(self.signatures)}
+                "signed_by": sorted(self.signatures),
+                "signatures": {p: {"sheet_hash": s.get("sheet_hash"), "seq": s["seq"]}
+                               for p, s in sorted(self.signatures.items())},
+                "void_signatures": [{k: v.get(k) for k in ("player", "seq", "voided_by",
+                                                            "reason", "sheet_hash")}
+                                    for v in self.void_signatures]}
+
+
+def sheet_record(state: TableState, game: GameState) -> dict[str, Any]:
+    """What a player's signature covers: the table, the players, the rules, every confirmed
+    hand of the game as recorded (dealer, knock card, cards, melds, result) and the engine's
+    sheet with its totals and bonuses. Embedded in the exported PDF so it can be checked."""
+    keys = ("kind", "knocker", "cards", "melds", "result", "improper_accepted")
+    hands = [{"hand": h.number, "dealer": h.dealer, "knock_card": h.up_card,
+              "director": h.director_confirmed,
+              "proposal": {k: h.proposal.get(k) for k in keys if h.proposal.get(k) is not None}}
+             for h in game.hands if h.confirmed and h.proposal is not None]
+    return {"table": state.name, "players": dict(state.players), "rules": state.rules,
+            "game": game.number, "hands": hands, "sheet": game.sheet}
+
+
+def digest(record: dict[str, Any]) -> str:
+    """SHA-256 (hex) of a sheet record in canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def sheet_hash(state: TableState, game: GameState) -> str:
+    """The hash of the game's sheet as it stands: what a signature given now covers."""
+    return digest(sheet_record(state, game))
 
 
 @dataclass
@@ -130,14 +196,8 @@ class TableState:
             return None
         if game.hands and not game.hands[-1].confirmed:
             return game.hands[-1]
-        if game.hands:
-            last = game.hands[-1]
-            winner = None if last.proposal["kind"] == "dead" else last.proposal["result"]["winner"]
-            dealer = engine.dealer_after(self.rules, last.dealer, winner)
-        else:
-            dealer = game.first_dealer
-        hand = HandState(game=game.number, number=len(game.hands) + 1, dealer=dealer)
-        return hand
+        return HandState(game=game.number, number=len(game.hands) + 1,
+                         dealer=self._next_dealer(game))
 
     def hand(self, game_no: int, hand_no: int, create: bool = False) -> HandState | None:
         game = self.game_by_number(game_no)
@@ -146,11 +206,21 @@ class TableState:
         if 1 <= hand_no <= len(game.hands):
             return game.hands[hand_no - 1]
         if create and game is self.game and hand_no == len(game.hands) + 1:
-            hand = self.current_hand()
-            if hand is not None and hand.number == hand_no:
-                game.hands.append(hand)
-                return hand
+            if game.hands and not game.hands[-1].confirmed:
+                return None
+            # a recorded event: the command that wrote it checked the game was still on, so
+            # the next hand is made without asking for the sheet (folding stays linear)
+            hand = HandState(game=game.number, number=hand_no, dealer=self._next_dealer(game))
+            game.hands.append(hand)
+            return hand
         return None
+
+    def _next_dealer(self, game: GameState) -> str:
+        if not game.hands:
+            return game.first_dealer
+        last = game.hands[-1]
+        winner = None if last.proposal["kind"] == "dead" else last.proposal["result"]["winner"]
+        return engine.dealer_after(self.rules, last.dealer, winner)
 
     def match_json(self) -> dict[str, Any]:
         """Match progress from the rules engine (games won, best of, winner, series)."""
@@ -203,29 +273,77 @@ def fold(table_id: int, events: list[Any]) -> TableState:
     return state
 
 
+GAME_EVENTS = {"knock_card_set", "proposal_set", "confirmed", "undo", "reopened"}
+
+
 def advance(state: TableState, events: list[Any], undone: set[int] | None = None) -> None:
-    """Apply events that follow ``state.last_seq`` (none of them an undo of an earlier one)."""
+    """Apply events that follow ``state.last_seq`` (none of them an undo of an earlier one).
+
+    A signature covers the sheet it was given on (its ``sheet_hash``): one that does not
+    match the sheet when it is recorded, or any later change to its game (a knock card,
+    proposal or confirmation of one of its hands, an undo, a reopening, new names or rules),
+    makes it void.
+    """
     undone = undone or set()
     for ev in events:
         state.last_seq = max(state.last_seq, ev.seq)
+        if ev.kind in GAME_EVENTS and "game" in ev.payload:
+            game = state.game_by_number(_int(ev.payload["game"]))
+            if game is not None and (game.signatures or game.stale_signatures):
+                _void(game, ev.seq, _change_words(state, ev))
         if ev.seq in undone or ev.kind == "undo":
             continue
         hand = None
         if ev.kind in {"knock_card_set", "proposal_set", "confirmed"}:
-            hand = state.hand(int(ev.payload["game"]), int(ev.payload["hand"]))
+            hand = state.hand(_int(ev.payload["game"]), _int(ev.payload["hand"]))
         was_confirmed = hand is not None and hand.confirmed
         _apply(state, ev.kind, ev.payload, ev.seq)
         if hand is None and ev.kind in {"knock_card_set", "proposal_set"}:
-            hand = state.hand(int(ev.payload["game"]), int(ev.payload["hand"]))
+            hand = state.hand(_int(ev.payload["game"]), _int(ev.payload["hand"]))
         if hand is not None and (was_confirmed or hand.confirmed):
             game = state.game_by_number(hand.game)
             if game is not None:
-                _refresh_sheet(state, game)
+                game.sheet_changed()
+    for game in state.games:  # signed on a sheet that is not this one, and nothing later says why
+        for player, sig in sorted(game.stale_signatures.items()):
+            game.void_signatures.append({
+                "player": player, "name": sig.get("name"), "seq": sig["seq"],
+                "sheet_hash": sig.get("sheet_hash"), "voided_by": sig["seq"],
+                "reason": "the sheet changed before the signature was recorded"})
+        game.stale_signatures.clear()
 
 
-def _refresh_sheet(state: TableState, game: GameState) -> None:
-    entries = [h.sheet_entry() for h in game.hands if h.confirmed]
-    game.sheet = engine.sheet(state.rules, entries)
+def _int(value: Any) -> int:
+    return int(value)
+
+
+def _void(game: GameState, seq: int, reason: str) -> None:
+    """Make the game's signatures void: ``seq`` changed what they covered."""
+    voided = sorted([*game.signatures.items(), *game.stale_signatures.items()],
+                    key=lambda item: item[1]["seq"])
+    for player, sig in voided:
+        game.void_signatures.append({"player": player, "name": sig.get("name"),
+                                     "seq": sig["seq"], "sheet_hash": sig.get("sheet_hash"),
+                                     "voided_by": seq, "reason": reason})
+    game.signatures.clear()
+    game.stale_signatures.clear()
+
+
+def _change_words(state: TableState, ev: Any) -> str:
+    """What an event changed, in words, for the notice of a void signature."""
+    p = ev.payload
+    who = "the director" if ev.actor == "director" else "a tablet"
+    if ev.kind == "reopened":
+        return f"the director reopened the game ({p.get('reason', '')})"
+    if ev.kind == "undo":
+        what = {"confirmed": "a confirmation", "proposal_set": "a result",
+                "knock_card_set": "a knock card"}.get(p.get("kind"), "a change")
+        return f"{who} undid {what}"
+    if ev.kind == "confirmed":
+        return f"hand {p.get('hand')} was confirmed again"
+    if ev.kind == "knock_card_set":
+        return f"{who} changed the knock card of hand {p.get('hand')}"
+    return f"{who} changed the result of hand {p.get('hand')}"
 
 
 def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
@@ -236,11 +354,13 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
         state.camera = p.get("camera", state.camera)
         state.layout = p.get("layout", state.layout)
         for game in state.games:
-            _refresh_sheet(state, game)
+            before = {pl: s.get("sheet_hash") for pl, s in game.signatures.items()}
+            game.sheet_changed(state.rules)
+            if before and any(h != sheet_hash(state, game) for h in before.values()):
+                _void(game, seq, "the director changed the table's names or rules")
     elif kind == "game_started":
-        game = GameState(number=int(p["game"]), first_dealer=p["dealer"])
+        game = GameState(number=int(p["game"]), first_dealer=p["dealer"], rules=state.rules)
         state.games.append(game)
-        _refresh_sheet(state, game)
     elif kind == "knock_card_set":
         hand = state.hand(p["game"], p["hand"], create=True)
         if hand is not None:
@@ -264,9 +384,17 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
     elif kind == "signed":
         game = state.game_by_number(p["game"])
         if game is not None:
-            game.signatures[p["player"]] = {"png": p["png"], "seq": seq, "name": p.get("name")}
+            now = sheet_hash(state, game)
+            signature = {"png": p["png"], "seq": seq, "name": p.get("name"),
+                         "sheet_hash": p.get("sheet_hash") or now}
+            if signature["sheet_hash"] != now:
+                # not the sheet it was given on (a later undo took back what was signed):
+                # void, with the reason the next change of the game gives
+                game.stale_signatures[p["player"]] = signature
+            else:
+                game.signatures[p["player"]] = signature
     elif kind == "reopened":
         game = state.game_by_number(p["game"])
         if game is not None:
-            game.signatures.clear()
+            _void(game, seq, f"the director reopened the game ({p.get('reason', '')})")
             game.reopened += 1

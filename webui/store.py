@@ -167,6 +167,12 @@ class Store:
                  .order_by(EventRow.seq))
             return list(s.scalars(q))
 
+    def event(self, table_id: int, seq: int) -> EventRow | None:
+        """One event of a table by its number."""
+        with self.Session() as s:
+            return s.scalar(select(EventRow).where(EventRow.table_id == table_id,
+                                                   EventRow.seq == seq))
+
     def last_seq(self, table_id: int) -> int:
         with self.Session() as s:
             q = select(func.max(EventRow.seq)).where(EventRow.table_id == table_id)

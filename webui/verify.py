@@ -1,9 +1,14 @@
-"""Check an exported score sheet's digital signature against this installation's certificate.
+"""Check an exported score sheet: the installation's digital signature, and that every
+player's signature covers the final sheet.
 
     .venv/bin/python -m webui.verify SHEET.pdf [--data-dir instance]
 
-Exit status 0 when the signature is intact, valid, made by this installation's key and covers
-the whole file; 1 otherwise (the reason is printed).
+Exit status 0 when the digital signature is intact, valid, made by this installation's key
+and covers the whole file, and the sheet record attached to the PDF hashes to its printed
+sheet hash and every player's signature was given on that same hash; 1 otherwise (the reason
+is printed). A PDF without a sheet record (exported before signatures were bound to the
+sheet) fails: its players' signatures cannot be checked. ``--both-signed`` also fails a
+sheet that is not signed by both players.
 """
 
 from __future__ import annotations
@@ -11,14 +16,38 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
+from webui.pdf import RECORD_FORMAT, read_record
 from webui.signing import SigningIdentity, verify_pdf
+from webui.state import digest
+
+
+def record_problems(record: dict[str, Any] | None) -> list[str]:
+    """Why the players' signatures in a sheet record do not cover its final sheet (empty when
+    they all do)."""
+    if record is None:
+        return ["no sheet record in the file: the players' signatures cannot be checked"]
+    if record.get("format") != RECORD_FORMAT:
+        return [f"unknown sheet record format {record.get('format')!r}"]
+    final = record.get("sheet_hash")
+    problems = []
+    if digest(record.get("sheet")) != final:
+        problems.append("the attached sheet does not hash to the sheet hash")
+    for player, sig in sorted((record.get("signatures") or {}).items()):
+        if sig.get("sheet_hash") != final:
+            problems.append(f"{sig.get('name') or player}'s signature was given on sheet "
+                            f"{str(sig.get('sheet_hash'))[:12]}, not the final sheet "
+                            f"{str(final)[:12]}")
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m webui.verify", description=__doc__)
     parser.add_argument("pdf", type=Path)
     parser.add_argument("--data-dir", type=Path, default=Path("instance"))
+    parser.add_argument("--both-signed", action="store_true",
+                        help="also fail unless both players signed the final sheet")
     args = parser.parse_args(argv)
     cert = args.data_dir / "signing" / "cert.pem"
     if not cert.is_file():
@@ -27,11 +56,21 @@ def main(argv: list[str] | None = None) -> int:
     if not args.pdf.is_file():
         print(f"no such file: {args.pdf}", file=sys.stderr)
         return 2
-    result = verify_pdf(args.pdf.read_bytes(), SigningIdentity(cert.with_name("key.pem"), cert))
-    verdict = "OK" if result.ok else "NOT VALID"
-    print(f"{verdict}: intact={result.intact} valid={result.valid} trusted={result.trusted} "
-          f"whole file={result.covers_whole_file} ({result.summary})")
-    return 0 if result.ok else 1
+    data = args.pdf.read_bytes()
+    result = verify_pdf(data, SigningIdentity(cert.with_name("key.pem"), cert))
+    record = read_record(data)
+    problems = record_problems(record)
+    if args.both_signed and record is not None and len(record.get("signatures") or {}) < 2:
+        problems.append("not signed by both players")
+    ok = result.ok and not problems
+    print(f"{'OK' if ok else 'NOT VALID'}: intact={result.intact} valid={result.valid} "
+          f"trusted={result.trusted} whole file={result.covers_whole_file} ({result.summary})")
+    if record is not None:
+        signed = ", ".join(s.get("name") or p for p, s in sorted(record["signatures"].items()))
+        print(f"sheet {str(record.get('sheet_hash'))[:12]}: signed by {signed or 'nobody'}")
+    for problem in problems:
+        print(f"NOT VALID: {problem}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from webui.security import (
     require_viewer,
     store,
 )
+from webui.state import TableState
 
 bp = Blueprint("views", __name__)
 NO_CAMERA = "camera unavailable (no camera is set for this table, or no demo footage found)"
@@ -48,12 +49,61 @@ def page_context(table_id: int) -> dict[str, Any]:
     state = store().state(table_id)
     cameras = current_app.extensions["gintray.cameras"]
     feed = cameras.get(table_id)
+    seats = [p for p in ("A", "B") if may_act_for(table_id, p)]
+    sheets = [sheetview.game_view(state, g) for g in state.games]
     return {"table": table, "state": state, "s": state.to_json(),
             "device": current_device(table_id), "director": is_director(),
-            "sheets": [sheetview.game_view(state, g) for g in state.games],
+            "sheets": sheets,
             "camera": feed.status() if feed else {"state": "off", "message": NO_CAMERA},
-            "players": state.players,
-            "seats": [p for p in ("A", "B") if may_act_for(table_id, p)]}
+            "players": state.players, "seats": seats,
+            "undo": undo_offer(table_id, state, seats),
+            "recorded": recorded_line(state, sheets[-1]) if sheets else None,
+            "short_hash": sheetview.short_hash}
+
+
+def undo_offer(table_id: int, state: TableState, seats: list[str]) -> dict[str, Any] | None:
+    """The latest change of the latest hand this device may undo, named in words:
+    {"seq", "label"}; None when there is nothing it may undo."""
+    game = state.game
+    latest = game.hands[-1] if game and game.hands else None
+    if latest is None or game is None or game.locked:
+        return None
+    for seq in reversed(latest.seqs):
+        ev = store().event(table_id, seq)
+        if ev is None or (ev.kind == "confirmed" and ev.payload.get("player") not in seats):
+            continue
+        return {"seq": seq, "label": undo_label(state, ev.kind, ev.payload, latest.number)}
+    return None
+
+
+def undo_label(state: TableState, kind: str, payload: dict[str, Any], hand: int) -> str:
+    """What undoing an event does, e.g. "Undo Ben's confirmation of hand 1"."""
+    names = state.players
+    if kind == "confirmed":
+        return f"Undo {names.get(payload.get('player'), '?')}'s confirmation of hand {hand}"
+    if kind == "knock_card_set":
+        return f"Undo the knock card {payload.get('card')} of hand {hand}"
+    proposal = payload.get("proposal") or {}
+    result = proposal.get("result") or {}
+    if proposal.get("kind") == "dead":
+        what = "dead hand"
+    elif result.get("winner") in names:
+        what = f"{names[result['winner']]} scores {result.get('points')}"
+    else:
+        what = "not scored"
+    return f"Undo the result entered for hand {hand} ({what})"
+
+
+def recorded_line(state: TableState, view: dict[str, Any]) -> str | None:
+    """The latest confirmed hand of the current game, e.g. "Hand 1 recorded: Ann +22, 22-0"."""
+    if not view["rows"]:
+        return None
+    row = view["rows"][-1]
+    names = state.players
+    what = (f"{names[row['winner']]} +{row['points']}" if row["winner"] in names
+            else "dead hand, no score")
+    return (f"Hand {row['hand']} recorded: {what}, "
+            f"{row['totals']['A']}-{row['totals']['B']}")
 
 
 @bp.get("/")
@@ -88,12 +138,13 @@ def join(table_id: int) -> Any:
     if request.method == "POST":
         limiter = pin_limiter()
         pin = (request.form.get("pin") or "").strip()
-        seat = request.form.get("seat", "both")
+        seat = request.form.get("seat", "")
         label = (request.form.get("label") or "tablet").strip()[:40] or "tablet"
         if limiter.blocked(table_id):
             error, status = "Too many wrong PINs. Wait a few minutes and try again.", 429
-        elif seat not in ("A", "B", "both"):
-            error, status = "Choose who uses this tablet.", 400
+        elif seat not in ("A", "B"):
+            error, status = ("Choose whose tablet this is: each player joins on their own "
+                             "tablet.", 400)
         elif pin != table.pin:
             limiter.failed(table_id)
             error, status = "Wrong PIN. Read it again from the table's screen.", 403

@@ -259,3 +259,53 @@ def test_a_failed_self_check_is_shown_with_what_to_do(tmp_path, monkeypatch):
     page = _camera_page_after_replay(tmp_path, monkeypatch, lambda *a, **k: Misreading())
     assert "Card reader self-check FAILED on this CPU" in page
     assert "GINTRAY_BACKEND=opencv" in page and 'role="alert"' in page
+
+
+def _fake_read(cards_a, cards_b, melds_a, up_card="9H"):
+    """A table reading as ``TableReader`` reports it (the parts ``_propose`` uses)."""
+    from types import SimpleNamespace
+
+    spread = SimpleNamespace(arranged_by_engine=False)
+    cards = [{"card": c} for c in cards_a + cards_b]
+    return SimpleNamespace(
+        spreads={"A": spread, "B": spread}, knocker="A", up_card=up_card, problems=[],
+        confidence=0.9, cards=cards, hands=lambda: {"A": list(cards_a), "B": list(cards_b)},
+        melds=lambda: {"A": [list(g) for g in melds_a]})
+
+
+def test_an_unchanged_camera_reread_keeps_confirmations_and_a_change_is_told(tmp_path):
+    """Issue 15 item 4: the looping demo re-proposed every ~18 s and voided Ann's confirmation
+    1 s after her tap, with no notice."""
+    from webui_helpers import KNOCK_B
+
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    feed = TableCamera(store, 1, "replay:none", tmp_path,
+                       app.extensions["gintray.notifier"].publish)
+    melds = [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
+    cards_a = [c for g in melds for c in g] + ["5S"]
+    feed._dealt("9H")
+    feed._propose(_fake_read(cards_a, KNOCK_B, melds))
+    tablet = Tablet(app)
+    hand = tablet.hand()
+    assert hand["proposal"]["source"] == "camera" and hand["proposal"]["result"]["points"] == 7
+    assert tablet.confirm("A").status_code == 200
+    # the same cards read again, in another order, melds listed the other way round
+    feed._dealt("9H")
+    feed._propose(_fake_read(list(reversed(cards_a)), sorted(KNOCK_B), list(reversed(melds))))
+    feed._propose(_fake_read(cards_a, KNOCK_B, melds))
+    again = tablet.hand()
+    assert again["revision"] == hand["revision"] and again["confirmed_by"] == ["A"]
+    # the same knock card set again by hand changes nothing either
+    assert tablet.knock_card("9H").status_code == 200
+    assert tablet.hand()["confirmed_by"] == ["A"]
+    # a changed reading (Ben's 8D read as 8H): both tablets are told what changed
+    changed_b = [("8H" if c == "8D" else c) for c in KNOCK_B]
+    feed._propose(_fake_read(cards_a, changed_b, melds))
+    now = tablet.hand()
+    assert now["revision"] != hand["revision"] and now["confirmed_by"] == []
+    assert "Ben's cards: 8H instead of 8D" in now["proposal"]["changes"]
+    for player in ("A", "B"):
+        panel = tablet.tablets[player].client.get("/t/1/panel").get_data(as_text=True)
+        assert "The camera read the hand again, and this changed" in panel
+        assert "8H instead of 8D" in panel and "Ann confirmed the earlier version" in panel

@@ -78,7 +78,15 @@ def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual") -> C
         payload: dict[str, Any] = {"game": current.game, "hand": current.number, "card": code,
                                    "source": source}
         if current.proposal is not None:
-            payload["rescored"] = _scored(state, code, current.proposal)
+            rescored = _scored(state, code, current.proposal)
+            changes = [f"knock card {code} (was {current.up_card or 'none'})",
+                       *describe_changes(state.players, current.proposal, rescored)]
+            rescored["changes"] = changes
+            voided = [state.players[p] for p in current.confirmed_by]
+            rescored.pop("voided_confirmations", None)
+            if voided:
+                rescored["voided_confirmations"] = voided
+            payload["rescored"] = rescored
         return [("knock_card_set", payload)]
 
     return run
@@ -161,7 +169,14 @@ def propose(game: Any, hand: Any, proposal: dict[str, Any], source: str = "manua
             err = scored["error"]
             raise CommandError(err["code"], err["message"], 422)
         if current.proposal is not None and _same(current.proposal, scored) and not director:
-            return []
+            return []  # an unchanged re-read (cards in another order): nothing to confirm again
+        if current.proposal is not None:
+            changes = describe_changes(state.players, current.proposal, scored)
+            if changes:
+                scored["changes"] = changes
+                voided = [state.players[p] for p in current.confirmed_by]
+                if voided:
+                    scored["voided_confirmations"] = voided
         payload = {"game": current.game, "hand": current.number, "proposal": scored}
         if director:
             payload["director"] = True
@@ -170,9 +185,63 @@ def propose(game: Any, hand: Any, proposal: dict[str, Any], source: str = "manua
     return run
 
 
+def _canonical(proposal: dict[str, Any]) -> dict[str, Any]:
+    """What players confirm in a proposal, independent of the order cards were read in."""
+    result = proposal.get("result") or {}
+    error = proposal.get("error") or {}
+    return {
+        "kind": proposal.get("kind"), "knocker": proposal.get("knocker"),
+        "cards": {p: sorted(c) for p, c in (proposal.get("cards") or {}).items()},
+        "melds": {p: sorted(sorted(g) for g in groups)
+                  for p, groups in (proposal.get("melds") or {}).items() if groups},
+        "improper_accepted": bool(proposal.get("improper_accepted")),
+        "result": {k: result.get(k) for k in ("winner", "points", "outcome", "note")},
+        "error": error.get("code"), "question": proposal.get("question"),
+    }
+
+
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    keys = ("kind", "knocker", "cards", "melds", "result", "error", "improper_accepted")
-    return all(a.get(k) == b.get(k) for k in keys)
+    return _canonical(a) == _canonical(b)
+
+
+def describe_changes(players: dict[str, str], old: dict[str, Any],
+                     new: dict[str, Any]) -> list[str]:
+    """What a new proposal changes from the one it replaces, in words for both tablets, e.g.
+    ["Ben's cards: 8H instead of 8D", "Ann scores 9 (was 7)"]."""
+    out: list[str] = []
+    a, b = _canonical(old), _canonical(new)
+    if a["kind"] != b["kind"]:
+        words = {"score": "scored from the cards", "dead": "a dead hand", "manual":
+                 "an outcome entered by hand"}
+        out.append(f"now {words.get(b['kind'], b['kind'])} (was {words.get(a['kind'], a['kind'])})")
+    if a["knocker"] != b["knocker"] and b["knocker"] in players:
+        out.append(f"{players[b['knocker']]} is the knocker")
+    for p, name in players.items():
+        before, after = set(a["cards"].get(p, [])), set(b["cards"].get(p, []))
+        gone, came = sorted(before - after), sorted(after - before)
+        if gone and came:
+            out.append(f"{name}'s cards: {' '.join(came)} instead of {' '.join(gone)}")
+        elif came:
+            out.append(f"{name}'s cards: {' '.join(came)} added")
+        elif gone:
+            out.append(f"{name}'s cards: {' '.join(gone)} taken away")
+        if a["melds"].get(p) != b["melds"].get(p) and before == after:
+            out.append(f"{name}'s melds are laid differently")
+    if a["improper_accepted"] != b["improper_accepted"]:
+        out.append("improper knock " + ("accepted" if b["improper_accepted"] else "no longer "
+                                        "accepted"))
+
+    def outcome(c: dict[str, Any]) -> str:
+        r = c["result"]
+        if c["kind"] == "dead":
+            return "no score"
+        if c["error"] or r.get("winner") not in players:
+            return "not scored"
+        return f"{players[r['winner']]} scores {r['points']}"
+
+    if outcome(a) != outcome(b):
+        out.append(f"{outcome(b)} (was {outcome(a)})")
+    return out
 
 
 def _director_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:

@@ -66,6 +66,52 @@ def test_repeated_wrong_pins_lock_joining_for_a_while(app):
     assert join(client, app).status_code == 429  # even the right PIN waits
 
 
+def test_pin_back_off_is_per_address_survives_a_restart_and_grows(tmp_path, monkeypatch):
+    """Issue 15 item 7: 5 wrong PINs locked the real players out of the table for 5 minutes,
+    and a restart reset the count."""
+    from datetime import timedelta
+
+    from webui import attempts
+
+    app = make_app(tmp_path)
+    stranger = app.test_client()
+    stranger.environ_base["REMOTE_ADDR"] = "192.168.1.66"
+    wrong = "000000" if pin_of(app) != "000000" else "111111"
+    assert [join(stranger, app, pin=wrong).status_code for _ in range(6)][-1] == 429
+    # the players' own tablets (other addresses) still join
+    player = app.test_client()
+    player.environ_base["REMOTE_ADDR"] = "192.168.1.20"
+    assert join(player, app, seat="A").status_code == 302
+    # a restart (a new app on the same database) still makes the stranger wait
+    again = make_app(tmp_path)
+    stranger2 = again.test_client()
+    stranger2.environ_base["REMOTE_ADDR"] = "192.168.1.66"
+    r = join(stranger2, again, pin=wrong)
+    assert r.status_code == 429 and "Wait 30 seconds" in r.get_data(as_text=True)
+    # back-off: after the wait one more try, then a doubled wait
+    start = attempts.now()
+    monkeypatch.setattr(attempts, "now", lambda: start + timedelta(seconds=31))
+    assert join(stranger2, again, pin=wrong).status_code == 403
+    r = join(stranger2, again, pin=wrong)
+    assert r.status_code == 429 and "Wait 60 seconds" in r.get_data(as_text=True)
+    monkeypatch.setattr(attempts, "now", lambda: start + timedelta(seconds=200))
+    assert join(stranger2, again, seat="B").status_code == 302  # never locked for good
+
+
+def test_director_login_backs_off_per_address(app):
+    """Issue 15 item 7: 30 wrong director passwords in 6 s, then the right one worked."""
+    director_client(app)  # sets the password
+    guesser = app.test_client()
+    guesser.environ_base["REMOTE_ADDR"] = "192.168.1.66"
+    token = csrf_token(guesser, "/director/login")
+    codes = [guesser.post("/director/login", data={"csrf_token": token, "password": "guess"}
+                          ).status_code for _ in range(6)]
+    assert codes[:5] == [403] * 5 and codes[5] == 429
+    r = guesser.post("/director/login", data={"csrf_token": token, "password": "director-pass"})
+    assert r.status_code == 429
+    director_client(app)  # the director's own machine is not locked out
+
+
 def test_missing_csrf_token_is_refused_on_forms_and_api(app, tablet):
     client = app.test_client()
     r = client.post("/t/1/join", data={"pin": pin_of(app), "seat": "both"})

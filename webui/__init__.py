@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from webui.live import Notifier
-from webui.security import PinLimiter, security_headers
+from webui.security import security_headers
 from webui.store import CommandError, Store, database_problem
 
 csrf = CSRFProtect()
@@ -73,7 +73,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     store.listeners.append(notifier.publish)
     app.extensions["gintray.store"] = store
     app.extensions["gintray.notifier"] = notifier
-    app.extensions["gintray.pins"] = PinLimiter()
     app.extensions["gintray.cameras"] = {}
 
     from webui import signing

@@ -64,6 +64,17 @@ class Device(Base):
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class AttemptFailure(Base):
+    """Wrong PINs (or director passwords) from one address: ``scope`` is ``pin:<table>`` or
+    ``director``. Kept in the database so a restart forgets nothing."""
+
+    __tablename__ = "attempt_failures"
+    scope: Mapped[str] = mapped_column(String(32), primary_key=True)
+    address: Mapped[str] = mapped_column(String(64), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    last_failed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class EventRow(Base):
     """One appended change: who, which device, when, what. ``seq`` orders a table's events."""
 

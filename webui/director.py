@@ -6,9 +6,10 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from webui import commands, engine
+from webui import attempts, commands, engine
 from webui.director_auth import login_page, setup_page
 from webui.security import (
+    client_address,
     director_required,
     logout_director,
     store,
@@ -28,8 +29,23 @@ def setup() -> Any:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
-    return login_page(template="director_login.html", setup_endpoint="director.setup",
-                      home_endpoint="director.dashboard")
+    """The director's login, with the same per-address back-off as the PIN (persisted)."""
+    address = client_address()
+    if request.method == "POST":
+        block = attempts.blocked(store(), "director", address)
+        if block is not None:
+            message = (f"Too many wrong passwords from this device. Wait "
+                       f"{attempts.wait_words(block.retry_after_s)} and try again.")
+            return render_template("director_login.html", error=message), 429
+    response = login_page(template="director_login.html", setup_endpoint="director.setup",
+                          home_endpoint="director.dashboard")
+    if request.method == "POST":
+        status = response[1] if isinstance(response, tuple) else response.status_code
+        if status == 403:
+            attempts.record_failure(store(), "director", address)
+        elif status in (302, 303):
+            attempts.clear(store(), "director", address)
+    return response
 
 
 @bp.post("/logout")

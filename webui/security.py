@@ -1,4 +1,4 @@
-"""Who may do what: joined devices, the director, the table's own screen, PIN attempt limits."""
+"""Who may do what: joined devices, the director, the table's own screen."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ import hashlib
 import hmac
 import ipaddress
 import re
-import threading
-import time
 from functools import wraps
 from typing import Any
 
@@ -17,8 +15,6 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from webui.db import Device
 from webui.store import Actor, Store
 
-PIN_ATTEMPTS = 5
-PIN_WINDOW_S = 300.0
 DIRECTOR_KEY = "director_password_hash"
 
 
@@ -170,31 +166,9 @@ def director_required(view: Any) -> Any:
     return wrapped
 
 
-class PinLimiter:
-    """At most PIN_ATTEMPTS wrong PINs per table in PIN_WINDOW_S seconds."""
-
-    def __init__(self) -> None:
-        self._fails: dict[int, list[float]] = {}
-        self._lock = threading.Lock()
-
-    def blocked(self, table_id: int) -> bool:
-        now = time.monotonic()
-        with self._lock:
-            fails = [t for t in self._fails.get(table_id, []) if now - t < PIN_WINDOW_S]
-            self._fails[table_id] = fails
-            return len(fails) >= PIN_ATTEMPTS
-
-    def failed(self, table_id: int) -> None:
-        with self._lock:
-            self._fails.setdefault(table_id, []).append(time.monotonic())
-
-    def reset(self, table_id: int) -> None:
-        with self._lock:
-            self._fails.pop(table_id, None)
-
-
-def pin_limiter() -> PinLimiter:
-    return current_app.extensions["gintray.pins"]
+def client_address() -> str:
+    """The address a request comes from (the key of the PIN and password back-off)."""
+    return request.remote_addr or "unknown"
 
 
 def request_id() -> str | None:

@@ -19,13 +19,13 @@ from flask import (
     url_for,
 )
 
-from webui import sheetview
+from webui import attempts, sheetview
 from webui.security import (
+    client_address,
     current_device,
     is_director,
     may_act_for,
     may_see_screen,
-    pin_limiter,
     remember_device,
     require_viewer,
     store,
@@ -136,20 +136,22 @@ def join(table_id: int) -> Any:
     error = None
     status = 200
     if request.method == "POST":
-        limiter = pin_limiter()
         pin = (request.form.get("pin") or "").strip()
         seat = request.form.get("seat", "")
         label = (request.form.get("label") or "tablet").strip()[:40] or "tablet"
-        if limiter.blocked(table_id):
-            error, status = "Too many wrong PINs. Wait a few minutes and try again.", 429
+        scope, address = f"pin:{table_id}", client_address()
+        block = attempts.blocked(store(), scope, address)
+        if block is not None:
+            error, status = (f"Too many wrong PINs from this device. Wait "
+                             f"{attempts.wait_words(block.retry_after_s)} and try again.", 429)
         elif seat not in ("A", "B"):
             error, status = ("Choose whose tablet this is: each player joins on their own "
                              "tablet.", 400)
         elif pin != table.pin:
-            limiter.failed(table_id)
+            attempts.record_failure(store(), scope, address)
             error, status = "Wrong PIN. Read it again from the table's screen.", 403
         else:
-            limiter.reset(table_id)
+            attempts.clear(store(), scope, address)
             _device, token = store().add_device(table_id, label, seat)
             remember_device(table_id, token)
             flash(f"This tablet joined {table.name}.")

@@ -309,3 +309,61 @@ def test_an_unchanged_camera_reread_keeps_confirmations_and_a_change_is_told(tmp
         panel = tablet.tablets[player].client.get("/t/1/panel").get_data(as_text=True)
         assert "The camera read the hand again, and this changed" in panel
         assert "8H instead of 8D" in panel and "Ann confirmed the earlier version" in panel
+
+
+def test_open_streams_are_capped_per_device_and_overall(tmp_path):
+    """Issue 15 item 6: 66 open event streams from one tablet took every thread."""
+    app = make_app(tmp_path, MAX_STREAMS=5)
+    slots = app.extensions["gintray.streams"]
+    tablet = Tablet(app)
+    opened = [tablet.client.get("/api/t/1/events?max=30", buffered=False) for _ in range(3)]
+    assert all(r.status_code == 200 for r in opened)
+    r = tablet.client.get("/api/t/1/events?max=30", buffered=False)
+    assert r.status_code == 429 and r.get_json()["error"]["code"] == "too_many_streams"
+    opened[0].close()  # a page closed: its slot is free again
+    again = tablet.client.get("/api/t/1/events?max=30", buffered=False)
+    assert again.status_code == 200
+    # overall: Ben's tablet gets two more, then the server says no
+    ben = tablet.tablets["B"].client
+    more = [ben.get("/api/t/1/events?max=30", buffered=False) for _ in range(3)]
+    assert [m.status_code for m in more] == [200, 200, 429]
+    for response in [*opened[1:], again, *more]:
+        response.close()
+    assert slots.open_count() == 0
+
+
+def test_pages_keep_answering_while_one_tablet_opens_66_streams(tmp_path):
+    waitress = pytest.importorskip("waitress")
+    import socket
+    import threading
+    import urllib.request
+
+    app = make_app(tmp_path, MAX_STREAMS=8)
+    tablet = Tablet(app, seat="A")
+    cookie = tablet.client.get_cookie("session").value
+    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=12)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    port = server.effective_port
+    socks = []
+    try:
+        for _ in range(66):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(f"GET /api/t/1/events?max=60 HTTP/1.1\r\nHost: x\r\n"
+                         f"Cookie: session={cookie}\r\n\r\n".encode())
+            socks.append(sock)
+        statuses = []
+        for sock in socks:
+            statuses.append(sock.recv(64).split(b" ")[1])
+        assert statuses.count(b"200") == 3 and statuses.count(b"429") == 63
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/t/1/sheet", timeout=10) as page:
+            assert page.status == 200
+    finally:
+        for sock in socks:
+            sock.close()
+        app.extensions["gintray.notifier"].close()
+        server.task_dispatcher.shutdown(timeout=15)
+        from waitress import wasyncore
+
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
+        thread.join(timeout=15)

@@ -16,7 +16,7 @@ from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from webui.live import Notifier
+from webui.live import Notifier, StreamSlots
 from webui.security import security_headers
 from webui.store import CommandError, Store, database_problem
 
@@ -40,7 +40,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     dir), ``DEMO`` (create the demo table), ``CAMERA`` (camera source of the demo table, or
     without ``DEMO`` of the table named ``TABLE_NAME``, created on first start),
     ``START_CAMERAS`` (read each table's camera in a background thread; default True),
-    ``PUBLIC_URL`` (base address put in join QR codes), plus any Flask setting.
+    ``PUBLIC_URL`` (base address put in join QR codes), ``MAX_STREAMS_PER_DEVICE`` and
+    ``MAX_STREAMS`` (open live streams allowed per device and overall; more get 429), plus any
+    Flask setting.
     """
     app = Flask(__name__)
     app.url_map.converters["int"] = BoundedInt
@@ -61,6 +63,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
         JSON_SORT_KEYS=False,
+        MAX_STREAMS_PER_DEVICE=3,
+        MAX_STREAMS=48,
     )
     app.config.update(cfg)
 
@@ -74,6 +78,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gintray.store"] = store
     app.extensions["gintray.notifier"] = notifier
     app.extensions["gintray.cameras"] = {}
+    app.extensions["gintray.streams"] = StreamSlots(app.config["MAX_STREAMS_PER_DEVICE"],
+                                                    app.config["MAX_STREAMS"])
 
     from webui import signing
 

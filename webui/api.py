@@ -18,14 +18,15 @@ from flask import (
     jsonify,
     redirect,
     request,
-    stream_with_context,
     url_for,
 )
 
 from webui import commands
-from webui.live import sse_stream
+from webui.live import StreamLimit, StreamSlots, sse_stream
 from webui.security import (
     actor_for,
+    client_address,
+    current_device,
     is_director,
     may_act_for,
     request_id,
@@ -180,6 +181,18 @@ def reopen(table_id: int) -> Any:
                    "Game reopened (recorded).")
 
 
+def _stream_slot(table_id: int) -> tuple[StreamSlots, str]:
+    """A live-stream slot for this device (429 when it, or the server, has too many open)."""
+    slots: StreamSlots = current_app.extensions["gintray.streams"]
+    device = current_device(table_id)
+    key = f"device:{device.id}" if device is not None else f"address:{client_address()}"
+    try:
+        slots.acquire(key)
+    except StreamLimit as exc:
+        raise CommandError("too_many_streams", str(exc), 429) from None
+    return slots, key
+
+
 @bp.get("/events")
 def events(table_id: int) -> Response:
     """Server-sent events: ``change`` whenever the table or its camera changes."""
@@ -188,8 +201,10 @@ def events(table_id: int) -> Response:
     limit = stream_seconds()
     notifier = current_app.extensions["gintray.notifier"]
     st = store()
-    stream = sse_stream(notifier, table_id, lambda: st.last_seq(table_id), max_seconds=limit)
-    return Response(stream_with_context(stream), mimetype="text/event-stream",
+    slots, key = _stream_slot(table_id)
+    stream = slots.held(key, sse_stream(notifier, table_id, lambda: st.last_seq(table_id),
+                                        max_seconds=limit))
+    return Response(stream, mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
@@ -202,7 +217,8 @@ def camera_mjpeg(table_id: int) -> Response:
     feed = current_app.extensions["gintray.cameras"].get(table_id)
     if feed is None:
         abort(404, description="this table has no camera running")
-    return Response(feed.mjpeg(max_seconds=limit),
+    slots, key = _stream_slot(table_id)
+    return Response(slots.held(key, feed.mjpeg(max_seconds=limit)),
                     mimetype="multipart/x-mixed-replace; boundary=frame",
                     headers={"Cache-Control": "no-cache"})
 

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 DEFAULT_THREADS = 64  # live streams (SSE, MJPEG) each hold a thread while open
+STREAM_FREE_THREADS = 16  # threads live streams never take: pages and commands answer
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,7 +82,9 @@ def serve_main(argv: list[str]) -> int:
         return 1
     config = {"DATA_DIR": args.data_dir, "DEMO": args.demo, "CAMERA": args.camera,
               "TABLE_NAME": args.table_name,
-              "START_CAMERAS": not args.no_camera}
+              "START_CAMERAS": not args.no_camera,
+              # live streams may hold at most this many of the threads: pages keep answering
+              "MAX_STREAMS": max(1, args.threads - STREAM_FREE_THREADS)}
     if args.database_url:
         config["DATABASE_URL"] = args.database_url
     try:

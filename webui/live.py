@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 
 class Notifier:
@@ -57,3 +58,72 @@ def sse_stream(notifier: Notifier, table_id: int, last_seq: Callable[[], int],
             yield f"event: change\ndata: {json.dumps({'seq': seq})}\n\n"
         else:
             yield ": keepalive\n\n"
+
+
+class StreamLimit(Exception):
+    """Too many open live streams (per device or overall)."""
+
+
+class StreamSlots:
+    """Open live streams (events, camera) counted per device and overall: each holds one of
+    the server's threads for up to ten minutes, so a device may hold ``per_device`` and all
+    together ``total``; the server's other threads keep answering pages."""
+
+    def __init__(self, per_device: int, total: int) -> None:
+        self.per_device, self.total = per_device, total
+        self._open: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def acquire(self, key: str) -> None:
+        """Take a slot for ``key`` or raise ``StreamLimit`` (with the reason)."""
+        with self._lock:
+            if self._open.get(key, 0) >= self.per_device:
+                raise StreamLimit(f"this device already has {self.per_device} live streams "
+                                  "open; close a page first")
+            if sum(self._open.values()) >= self.total:
+                raise StreamLimit("the table's computer has too many live streams open; "
+                                  "try again in a moment")
+            self._open[key] = self._open.get(key, 0) + 1
+
+    def release(self, key: str) -> None:
+        with self._lock:
+            left = self._open.get(key, 0) - 1
+            if left > 0:
+                self._open[key] = left
+            else:
+                self._open.pop(key, None)
+
+    def open_count(self, key: str | None = None) -> int:
+        with self._lock:
+            return self._open.get(key, 0) if key else sum(self._open.values())
+
+    def held(self, key: str, stream: Iterator[Any]) -> _HeldStream:
+        """``stream``, releasing ``key``'s slot when it ends or is closed (the client went
+        away), even if it never started."""
+        return _HeldStream(self, key, stream)
+
+
+class _HeldStream:
+    """An iterator over a live stream that gives its slot back exactly once."""
+
+    def __init__(self, slots: StreamSlots, key: str, stream: Iterator[Any]) -> None:
+        self._slots, self._key, self._stream = slots, key, stream
+        self._released = False
+
+    def __iter__(self) -> _HeldStream:
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return next(self._stream)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if not self._released:
+            self._released = True
+            self._slots.release(self._key)
+            close = getattr(self._stream, "close", None)
+            if close is not None:
+                close()

@@ -521,3 +521,20 @@ def test_unknown_tables_games_and_pictures_are_not_found(app, tablet):
                  "/api/t/1/camera.jpg"):
         assert tablet.client.get(path).status_code == 404, path
     assert tablet.post("../99/knock-card", {}).status_code == 404
+
+
+def test_folding_a_long_game_computes_its_sheet_once(app, tablet, monkeypatch):
+    """Issue 15 item 15: each confirmation recomputed the whole sheet while folding, so a
+    restart grew quadratically with the hands (995 hands: 7.1 s). Counted, not timed."""
+    from webui import engine, state
+
+    for i in range(12):
+        tablet.play_manual_hand("AB"[i % 2], 10)
+    events = app.extensions["gintray.store"].events(1)
+    calls = []
+    real = engine.sheet
+    monkeypatch.setattr(engine, "sheet", lambda *a, **k: calls.append(1) or real(*a, **k))
+    folded = state.fold(1, events)
+    assert len(folded.games[0].confirmed_hands) == 12 and not calls
+    assert folded.games[0].sheet["hands"][-1]["totals"] == {"A": 60, "B": 60}
+    assert len(calls) == 1

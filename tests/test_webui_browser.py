@@ -95,6 +95,7 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
         assert pin == pin_of(app, table_id)
         page.goto(f"{base}/t/{table_id}/join")
         page.fill("input[name=pin]", "999999" if pin != "999999" else "111111")
+        page.check("input[name=seat][value=A]")  # the form asks whose tablet (no default)
         page.click("button.primary")
         expect(page.locator("p.error")).to_contain_text("Wrong PIN")
         page.fill("input[name=pin]", pin)
@@ -192,3 +193,51 @@ def test_director_marks_the_layout_on_the_picture(served):
     assert layout.region_of((width / 2, height / 2)) == "up_card"
     assert layout.region_of((width / 2, height * 0.9)) == "A"
     assert layout.region_of((width / 2, height * 0.1)) == "B"
+
+
+def test_a_change_after_a_signature_voids_it_on_both_tablets(served):
+    """Issue 15 item 1, as the players see it: Ann signed, then the director corrected the
+    hand; both tablets say live that Ann's signature is void and Ann is asked to sign again
+    (the game had locked with Ann's signature under the other result)."""
+    from playwright.sync_api import expect, sync_playwright
+    from webui_helpers import PNG_DATA_URL
+
+    from webui import commands
+
+    app, base, table_id, _feed, _truth = served
+    store = app.extensions["gintray.store"]
+    ann_actor, ben_actor = Actor("device:ann"), Actor("device:ben")
+    store.execute(table_id, commands.set_knock_card(1, 1, "9H"), ann_actor)
+    store.execute(table_id, commands.propose(1, 1, {"kind": "manual", "result": {
+        "winner": "A", "points": 25, "outcome": "manual", "note": ""}}), ann_actor)
+    revision = store.state(table_id).current_hand().revision
+    for player, actor in (("A", ann_actor), ("B", ben_actor)):
+        store.execute(table_id, commands.confirm(1, 1, player, revision), actor)
+    store.execute(table_id, commands.sign(1, "A", PNG_DATA_URL), ann_actor)
+    pin = pin_of(app, table_id)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        pages = {}
+        for seat, size in (("A", (820, 1180)), ("B", (390, 844))):
+            page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
+            page.set_default_timeout(20_000)
+            page.goto(f"{base}/t/{table_id}/join")
+            page.fill("input[name=pin]", pin)
+            page.check(f"input[name=seat][value={seat}]")
+            page.click("button.primary")
+            expect(page.locator("#signature-state")).to_contain_text("Ann signed sheet")
+            pages[seat] = page
+        expect(pages["B"].locator("#next-game-waits")).to_contain_text("starts once both")
+        # the director corrects hand 1 after Ann signed
+        store.execute(table_id, commands.propose(1, 1, {"kind": "manual", "result": {
+            "winner": "B", "points": 25, "outcome": "manual", "note": "misread"}},
+            director=True), Actor("director"))
+        for page in pages.values():
+            expect(page.locator("#void-signatures")).to_contain_text("Ann's signature is void")
+            expect(page.locator("#void-signatures")).to_contain_text("must sign again")
+            expect(page.locator("#signature-state")).to_contain_text("Ann has not signed")
+        pages["A"].goto(f"{base}/t/{table_id}/games/1/sign")
+        expect(pages["A"].locator("section.signature[data-player=A] canvas.pad")).to_be_visible()
+        expect(pages["A"].locator("p.error")).to_contain_text("must sign again")
+        browser.close()
+    assert not store.state(table_id).games[0].locked

@@ -128,12 +128,16 @@ def test_no_confirmed_hand_is_lost_or_doubled_when_the_server_is_killed(tmp_path
     port = free_port()
     server = Server(tmp_path, port)
     server.start()
-    client = Client(f"http://127.0.0.1:{port}")
-    client.csrf_from("/t/1/join")
-    status, _ = client.call("POST", "/t/1/join", form={
-        "csrf_token": client.token, "pin": pin, "seat": "both", "label": "kill-test"})
-    assert status in (200, 302)
-    client.csrf_from("/t/1")
+    tablets = {}
+    for seat in ("A", "B"):  # each player's own tablet (a tablet confirms for its player)
+        tablets[seat] = Client(f"http://127.0.0.1:{port}")
+        tablets[seat].csrf_from("/t/1/join")
+        status, _ = tablets[seat].call("POST", "/t/1/join", form={
+            "csrf_token": tablets[seat].token, "pin": pin, "seat": seat,
+            "label": f"kill-test {seat}"})
+        assert status in (200, 302)
+        tablets[seat].csrf_from("/t/1")
+    client = tablets["A"]
 
     stop = threading.Event()
     rng = random.Random(20261122)
@@ -162,7 +166,7 @@ def test_no_confirmed_hand_is_lost_or_doubled_when_the_server_is_killed(tmp_path
                                               "request_id": f"result-{i}"})
             revision = client.state()["current_hand"]["revision"]
             for player in ("A", "B"):
-                client.post("/api/t/1/confirm", {"game": 1, "hand": i, "player": player,
+                tablets[player].post("/api/t/1/confirm", {"game": 1, "hand": i, "player": player,
                                                  "revision": revision,
                                                  "request_id": f"confirm-{i}-{player}"})
     finally:

@@ -24,6 +24,7 @@ import numpy as np
 from vision.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, to_tensor_layout
 from vision.corner_pairing import vote_pairs
 from vision.detection import Detection
+from vision.exposure import normalise_light
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MODELS_DIR = REPO_ROOT / "models"
@@ -239,6 +240,7 @@ class CardDetector:
         max_corners: int = 120,
         turns: int = DEFAULT_TURNS,
         pair_vote: bool = True,
+        normalise_light: bool = True,
     ) -> None:
         self.finder = finder
         self.namer = namer
@@ -249,6 +251,7 @@ class CardDetector:
         self.max_corners = max_corners
         self.turns = turns
         self.pair_vote = pair_vote
+        self.normalise_light = normalise_light  # exposure and white balance (vision/exposure.py)
 
     def _corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Corner boxes in `image` pixels and their scores: the scale policy.
@@ -307,6 +310,8 @@ class CardDetector:
         if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
             raise ValueError("detect() wants an H x W x 3 BGR image")
         threshold = self.min_confidence if min_confidence is None else min_confidence
+        if self.normalise_light:  # both models read the normalised frame
+            image_bgr = normalise_light(image_bgr)
         boxes, scores = self._corners(image_bgr)
         h, w = image_bgr.shape[:2]
         boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)

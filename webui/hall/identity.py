@@ -129,10 +129,12 @@ def claim_generation(local: Store, central: Store, origin: str) -> Generation:
     """Move this origin to its next generation on both sides, or raise ``IdentityRefused``
     when the event database has moved on without this database (a diverged copy)."""
     current = Generation.parse(local.get_setting(SYNC_KEY)) or NONE
-    pending = Generation.parse(local.get_setting(NEXT_KEY))
+    seen_next = local.get_setting(NEXT_KEY)
+    pending = Generation.parse(seen_next)
     if pending is None or pending.number != current.number + 1:
-        wanted = current.following().text()
-        _cas_setting(local, NEXT_KEY, local.get_setting(NEXT_KEY), wanted)
+        # replace only what this sync saw: a concurrent sync's new claim is never overwritten
+        # (it could then hold a generation this database no longer knows, read as diverged)
+        _cas_setting(local, NEXT_KEY, seen_next, current.following().text())
         pending = Generation.parse(local.get_setting(NEXT_KEY))
         assert pending is not None
     insert = postgresql.insert if central.engine.dialect.name == "postgresql" else sqlite.insert

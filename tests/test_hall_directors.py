@@ -11,7 +11,8 @@ import hall_helpers
 import pytest
 from hall_helpers import PASSWORD, confirmed_hands, csrf_of, director_client, new_table, play_hand
 
-from webui.hall import create_hall_app, login_limit
+from webui import attempts
+from webui.hall import create_hall_app
 from webui.hall.schema import DirectorRequest
 from webui.hall.sync import open_store, sync_once
 
@@ -45,9 +46,9 @@ def test_wrong_passwords_back_off_per_address_across_a_restart_never_for_good(
         hall, pg_url, tmp_path, monkeypatch):
     app, _client, _store = hall
     clock = Clock()
-    monkeypatch.setattr(login_limit, "now", clock)
+    monkeypatch.setattr(attempts, "now", clock)
     bad = "10.0.0.5"
-    for _ in range(login_limit.FREE_ATTEMPTS):
+    for _ in range(attempts.FREE_ATTEMPTS):
         assert attempt(app, "wrong-password", bad) == 403
     assert attempt(app, PASSWORD, bad) == 429  # even the right one waits now
     client = app.test_client()
@@ -60,13 +61,13 @@ def test_wrong_passwords_back_off_per_address_across_a_restart_never_for_good(
     assert attempt(app, PASSWORD, "10.0.0.6") == 302  # another address is not held back
     restarted = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
     assert attempt(restarted, PASSWORD, bad) == 429  # kept in the event database
-    clock.at += timedelta(seconds=login_limit.FIRST_WAIT_S + 1)
+    clock.at += timedelta(seconds=attempts.FIRST_WAIT_S + 1)
     assert attempt(restarted, "wrong-password", bad) == 403
     assert attempt(restarted, PASSWORD, bad) == 429  # a longer wait after each wrong one
     for _ in range(40):  # a long attack: the wait grows but stays bounded
-        clock.at += timedelta(seconds=login_limit.MAX_WAIT_S + 1)
+        clock.at += timedelta(seconds=attempts.MAX_WAIT_S + 1)
         assert attempt(restarted, "wrong-password", bad) == 403
-    clock.at += timedelta(seconds=login_limit.MAX_WAIT_S + 1)
+    clock.at += timedelta(seconds=attempts.MAX_WAIT_S + 1)
     assert attempt(restarted, PASSWORD, bad) == 302  # never a permanent lockout
     assert attempt(restarted, "wrong-password", bad) == 403  # success forgot the failures
     assert attempt(restarted, PASSWORD, bad) == 302

@@ -128,15 +128,6 @@ class DrawSeating(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
-class LoginFailure(HallBase):
-    """Wrong director passwords from one address (kept here so a restart forgets nothing)."""
-
-    __tablename__ = "hall_login_failures"
-    address: Mapped[str] = mapped_column(String(64), primary_key=True)
-    failures: Mapped[int] = mapped_column(Integer, default=0)
-    last_failed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
 def ensure_schema(engine: Engine) -> None:
     """Create the hall's tables if they are missing (safe to call from many processes)."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError

@@ -23,10 +23,9 @@ from flask import (
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from webui import commands, engine
+from webui import attempts, commands, engine
 from webui.director_auth import login_page, setup_page
 from webui.hall import event as event_mod
-from webui.hall import login_limit
 from webui.hall.actions import MAX_SEQ, ActionKind, DirectorAction, at_revision, parse_action
 from webui.hall.bundle import build_bundle
 from webui.hall.draw import DrawError, blind_draw
@@ -49,6 +48,7 @@ from webui.security import (
 from webui.store import Actor, CommandError
 
 bp = Blueprint("hall", __name__)
+LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.attempts)
 
 
 # the director ----------------------------------------------------------------------------------
@@ -61,10 +61,11 @@ def setup() -> Any:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
-    """The director's login, with wrong passwords limited per address (``login_limit``)."""
+    """The director's login, with wrong passwords limited per address (``webui.attempts``,
+    counted in the event database)."""
     address = request.remote_addr or "unknown"
     if request.method == "POST":
-        block = login_limit.blocked(store(), address)
+        block = attempts.blocked(store(), LOGIN_SCOPE, address)
         if block is not None:
             error = (f"Too many wrong passwords from this address: try again in "
                      f"{_duration(block.retry_after_s)}.")
@@ -75,9 +76,9 @@ def login() -> Any:
                                          home_endpoint="hall.index"))
     if request.method == "POST":
         if response.status_code == 403:
-            login_limit.record_failure(store(), address)
+            attempts.record_failure(store(), LOGIN_SCOPE, address)
         elif is_director():
-            login_limit.clear(store(), address)
+            attempts.clear(store(), LOGIN_SCOPE, address)
     return response
 
 

@@ -8,15 +8,10 @@ import json
 import re
 
 import pytest
-from webui_helpers import PNG_DATA_URL, Tablet, csrf_token, director_client, make_app
+from webui_helpers import PNG_DATA_URL, Tablet, csrf_token, director_client
 
 from webui.pdf import read_record
 from webui.signing import verify_pdf
-
-
-@pytest.fixture
-def app(tmp_path):
-    return make_app(tmp_path)
 
 
 @pytest.fixture

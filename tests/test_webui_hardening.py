@@ -19,16 +19,6 @@ from webui.security import DIRECTOR_KEY
 from webui.store import Actor
 
 
-@pytest.fixture
-def app(tmp_path):
-    return make_app(tmp_path)
-
-
-@pytest.fixture
-def tablet(app):
-    return Tablet(app)
-
-
 def events_of(app, table_id=1):
     return app.extensions["gintray.store"].events(table_id)
 

@@ -116,6 +116,19 @@ def test_missing_camera_is_reported_not_fatal(tmp_path):
     assert tablet.knock_card("9H").status_code == 200  # scoring by hand still works
 
 
+def _demo_replay(tmp_path, detector):
+    """The demo hand replayed through a table's camera feed with ``detector`` (labels-driven,
+    so the frame-level layout); returns the app and its store once the footage has ended."""
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=0", tmp_path,
+                       app.extensions["gintray.notifier"].publish,
+                       layout=frame_level_demo_layout(tmp_path), detector=detector)
+    feed.start()
+    feed.thread.join(timeout=60)
+    return app, store
+
+
 def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
     """The detector doubts one of B's cards (it may be another card): the camera's proposal
     lists the doubt, the panel offers "X is really Y", and that form re-scores the hand with Y."""
@@ -140,14 +153,7 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
             return [Detection(d.card, d.box, d.confidence, other if d.card == doubted else None)
                     for d in super().detect(image)]
 
-    app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
-    feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish,
-                       layout=frame_level_demo_layout(tmp_path),
-                       detector=Unsure(truth["frames"]))
-    feed.start()
-    feed.thread.join(timeout=60)
+    app, store = _demo_replay(tmp_path, Unsure(truth["frames"]))
     proposal = store.state(1).current_hand().proposal
     assert proposal["doubts"] == [{"player": "B", "card": doubted, "alternative": other}]
     assert f"doubtful_card: {doubted} may be {other} (player B)" in proposal["problems"]
@@ -179,14 +185,7 @@ def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path)
         def detect(self, image):
             return [d for d in super().detect(image) if d.card != missed]
 
-    app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
-    feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish,
-                       layout=frame_level_demo_layout(tmp_path),
-                       detector=Misses(truth["frames"]))
-    feed.start()
-    feed.thread.join(timeout=60)
+    app, store = _demo_replay(tmp_path, Misses(truth["frames"]))
     hand = store.state(1).current_hand()
     proposal = hand.proposal
     assert len(proposal["cards"]["B"]) == 9 and missed not in proposal["cards"]["B"]

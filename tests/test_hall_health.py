@@ -20,6 +20,19 @@ from webui.store import Actor
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 
 
+def synced_table(tmp_path, pg_url):
+    """A table database in ``tmp_path/t`` with one hand played and synced once: (event store,
+    table store, table id, its copy's id in the event database)."""
+    central = open_store(pg_url)
+    (tmp_path / "t").mkdir()
+    local = open_store(f"sqlite:///{tmp_path / 't' / 'table.sqlite3'}")
+    table = new_table(local, "Synced", "Ann", "Bob")
+    play_hand(local, table, "A")
+    sync_once(local, central)
+    (mirror,) = linked_tables(central)
+    return central, local, table, mirror
+
+
 def summaries(client) -> dict[int, dict]:
     return {t["id"]: t for t in client.get("/api/event").get_json()["tables"]}
 
@@ -53,13 +66,7 @@ def test_table_times_are_stored_as_utc_and_shown_in_local_time_with_the_zone(tmp
 
 
 def test_sync_health_last_sync_stalled_conflict_and_refused_with_what_to_do(tmp_path, pg_url):
-    central = open_store(pg_url)
-    (tmp_path / "t").mkdir()
-    local = open_store(f"sqlite:///{tmp_path / 't' / 'table.sqlite3'}")
-    table = new_table(local, "Synced", "Ann", "Bob")
-    play_hand(local, table, "A")
-    sync_once(local, central)
-    (mirror,) = linked_tables(central)
+    central, local, table, mirror = synced_table(tmp_path, pg_url)
     direct = new_table(central, "Direct", "Cy", "Di")
     app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
     client = director_client(app)
@@ -97,13 +104,7 @@ def test_sync_health_last_sync_stalled_conflict_and_refused_with_what_to_do(tmp_
 
 
 def test_a_refused_table_database_shows_until_the_table_syncs_again(tmp_path, pg_url):
-    central = open_store(pg_url)
-    (tmp_path / "t").mkdir()
-    local = open_store(f"sqlite:///{tmp_path / 't' / 'table.sqlite3'}")
-    table = new_table(local, "Synced", "Ann", "Bob")
-    play_hand(local, table, "A")
-    sync_once(local, central)
-    (mirror,) = linked_tables(central)
+    central, local, table, mirror = synced_table(tmp_path, pg_url)
     local.engine.dispose()
     shutil.copytree(tmp_path / "t", tmp_path / "copy")
     copy = open_store(f"sqlite:///{tmp_path / 'copy' / 'table.sqlite3'}")

@@ -393,7 +393,6 @@ def test_a_copied_table_database_is_refused_and_the_original_keeps_syncing(tmp_p
     copy = copy_of(local, tmp_path, "copy")
     play_hand(copy, t, "B", gin=True)  # a different hand on each
     play_hand(local, t, "A")
-    first, second = (copy, local) if copy_first else (local, copy)
     if copy_first:
         with pytest.raises(SyncConflict, match="copy"):
             sync_once(copy, central)
@@ -402,7 +401,6 @@ def test_a_copied_table_database_is_refused_and_the_original_keeps_syncing(tmp_p
         sync_once(local, central)
         with pytest.raises(SyncConflict, match="copy"):
             sync_once(copy, central)
-    del first, second
     mirror = mirror_of(central, local, t)
     assert stream(central, mirror) == stream(local, t)  # the original's hands, nothing else
     assert [h[2] for h in confirmed_hands(central, mirror)] == ["A", "A"]

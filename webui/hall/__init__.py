@@ -34,6 +34,7 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     """
     from webui import engine, signing
     from webui.hall.sync import open_store, prepare_event_database
+    from webui.security import security_headers
 
     cfg = dict(config or {})
     url = cfg.pop("DATABASE_URL", None)
@@ -67,6 +68,7 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(bp)
     _register_errors(app)
+    app.after_request(security_headers)  # the table app's: no framing, CSP, no sniffing
     return app
 
 

@@ -47,7 +47,7 @@ from webui.security import (
 )
 from webui.store import Actor, CommandError
 
-bp = Blueprint("hall", __name__)
+bp = Blueprint("hall", __name__, static_folder="static", static_url_path="/hall-static")
 LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.attempts)
 
 

@@ -342,7 +342,8 @@ def test_undo_is_an_event_and_history_keeps_everything(app, tablet):
     kinds = [e.kind for e in events_of(app)]
     assert kinds.count("confirmed") == 1 and kinds[-1] == "undo"
     history = tablet.client.get("/t/1/history").get_data(as_text=True)
-    assert "confirmed" in history and "undo" in history and "device:tablet" in history
+    assert "Ann confirmed hand 1" in history and "undid a confirmation" in history
+    assert "Ann&#39;s tablet (tablet A)" in history
     assert tablet.post("undo", {"target_seq": 1}).status_code == 400  # table creation: no
 
 

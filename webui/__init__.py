@@ -41,8 +41,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     without ``DEMO`` of the table named ``TABLE_NAME``, created on first start),
     ``START_CAMERAS`` (read each table's camera in a background thread; default True),
     ``PUBLIC_URL`` (base address put in join QR codes), ``MAX_STREAMS_PER_DEVICE`` and
-    ``MAX_STREAMS`` (open live streams allowed per device and overall; more get 429), plus any
-    Flask setting.
+    ``MAX_STREAMS`` (open live streams allowed per device and overall; more get 429),
+    ``TIMEZONE`` (IANA name the pages show times in; default the machine's), plus any Flask
+    setting.
     """
     app = Flask(__name__)
     app.url_map.converters["int"] = BoundedInt
@@ -90,6 +91,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from webui.engine import card_html
 
     app.jinja_env.filters["card"] = lambda code: Markup(card_html(str(code)))
+    from webui import words
+
+    words.register(app)
     csrf.init_app(app)
     from webui.api import bp as api_bp
     from webui.calibration import bp as calibration_bp

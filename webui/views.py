@@ -19,7 +19,7 @@ from flask import (
     url_for,
 )
 
-from webui import attempts, sheetview
+from webui import attempts, sheetview, words
 from webui.security import (
     client_address,
     current_device,
@@ -209,7 +209,9 @@ def sheet(table_id: int) -> Any:
 def history(table_id: int) -> Any:
     require_viewer(table_id)
     ctx = page_context(table_id)
-    ctx["events"] = store().events(table_id)
+    seats = {d.id: d.seat for d in store().devices(table_id)}
+    ctx["history"] = words.history_lines(store().events(table_id), ctx["players"], seats,
+                                         current_app.config.get("TIMEZONE"))
     return render_template("history.html", **ctx)
 
 

@@ -1,0 +1,214 @@
+"""What players read: the camera's notes, the rules and the history in sentences, times local.
+
+Nothing machine-shaped (JSON, problem codes like ``doubtful_card:``, UTC stamps) reaches a page
+for players; this module turns each into words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from webui import engine
+
+_PLAYER = re.compile(r"\s*\(player ([AB])\)$")
+
+
+def card_words(code: str) -> str:
+    """A card code as people write it: "TD" -> "10♦" (unknown codes as they are)."""
+    try:
+        return str(engine.card_json(code)["pretty"])
+    except engine.ScorerError:
+        return code
+
+
+def _cards_in(text: str) -> str:
+    """Every card code in ``text`` written as people write it."""
+    return re.sub(r"\b(?:10|[2-9TJQKA])[CDHS]\b", lambda m: card_words(m.group(0)), text)
+
+
+def problem_sentence(problem: str, players: dict[str, str]) -> str:
+    """One note of the table reader (``code: detail (player X)``) as a sentence, e.g.
+    "wrong_card_count: player B has 9 cards, expected 10" -> "The camera sees 9 of Ben's
+    cards (10 expected): it may have missed a card"."""
+    player = None
+    found = _PLAYER.search(problem)
+    if found:
+        player, problem = found.group(1), problem[:found.start()]
+    code, _, detail = problem.partition(":")
+    detail = detail.strip()
+    name = players.get(player or "", "")
+
+    def named(text: str) -> str:
+        return re.sub(r"\b(?:player )?([AB])(?='s\b|\b)",
+                      lambda m: players.get(m.group(1), m.group(1)), text)
+
+    if code == "wrong_card_count":
+        m = re.match(r"player ([AB]) has (\d+) cards, expected (.+)", detail)
+        if m:
+            who, count, expected = players.get(m.group(1), m.group(1)), int(m.group(2)), m.group(3)
+            first = expected.split()[0]
+            why = ("it may have missed a card" if first.isdigit() and count < int(first)
+                   else "it may have counted a card twice, or one is not theirs")
+            return f"The camera sees {count} of {who}'s cards ({expected} expected): {why}."
+    if code == "doubtful_card":
+        m = re.match(r"(\S+) may be (\S+)", detail)
+        if m:
+            whose = f" in {name}'s cards" if name else ""
+            return (f"The camera is unsure of {card_words(m.group(1))}{whose}: it may be "
+                    f"{card_words(m.group(2))}.")
+    if code == "uncertain_card":
+        m = re.match(r"(\S+) in ([AB])'s area is seen in only (\S+) of recent frames", detail)
+        if m:
+            who = players.get(m.group(2), m.group(2))
+            return (f"The camera saw {card_words(m.group(1))} in {who}'s cards only now and "
+                    f"then ({m.group(3)} of the time): check it is there.")
+    if code == "duplicate_card":
+        return f"The camera sees a card twice: {_cards_in(named(detail))}. Check the cards."
+    if code == "up_card_unknown":
+        return "The camera did not see the deal: enter the knock card."
+    if code == "up_card_unclear":
+        return (f"The camera sees more than one card where the up card lies "
+                f"({_cards_in(detail)}): enter the knock card.")
+    if code == "layoff_not_on_meld":
+        return (f"A card laid off lies apart from the knocker's melds: "
+                f"{_cards_in(named(detail))}.")
+    text = _cards_in(named(detail or code.replace("_", " ")))
+    who = f" ({name})" if name else ""
+    return f"The camera noted: {text}{who}."
+
+
+def problem_sentences(problems: list[Any] | None, players: dict[str, str]) -> list[str]:
+    """The reader's notes of a proposal as sentences (text that is not a note is dropped)."""
+    return [problem_sentence(p, players) for p in problems or [] if isinstance(p, str)]
+
+
+def penalty_sentence(name: str, penalty: dict[str, Any], camera: bool) -> str:
+    """A wrong-number-of-cards penalty of the rules engine in words."""
+    missing, extra = int(penalty.get("missing_cards") or 0), int(penalty.get("extra_cards") or 0)
+    if missing:
+        text = (f"{name} is {missing} card{'s' if missing > 1 else ''} short "
+                f"({penalty.get('points', 0)} points)")
+        return text + (": the camera may have missed a card" if camera else "")
+    text = (f"{name} has {extra} extra card{'s' if extra > 1 else ''} "
+            "(counted at face value)")
+    return text + (": the camera may have read a card twice" if camera else "")
+
+
+def rules_words(rules: Any) -> str:
+    """A table's rule set by name, e.g. "Tournament (Hollywood)", never its JSON."""
+    try:
+        name = str(engine.rules_json(rules).get("name") or "")
+    except engine.ScorerError:
+        name = ""
+    if not name:
+        name = str(rules.get("preset", "custom") if isinstance(rules, dict) else rules)
+    if isinstance(rules, dict) and rules.get("hollywood"):
+        name += " (Hollywood)"
+    return name
+
+
+def local_time(value: datetime | str | None, fmt: str = "%Y-%m-%d %H:%M:%S",
+               zone: str | None = None) -> str:
+    """A stored time (naive means UTC) in the table's local time with its zone, e.g.
+    "2026-11-23 18:03:12 CET" (``zone``: an IANA name; default the machine's)."""
+    if value is None or value == "":
+        return ""
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    local = moment.astimezone(ZoneInfo(zone)) if zone else moment.astimezone()
+    return f"{local.strftime(fmt)} {local.tzname()}"
+
+
+@dataclass(frozen=True)
+class HistoryLine:
+    """One event of a table as the History page shows it."""
+
+    seq: int
+    when: str
+    who: str
+    what: str
+
+
+def actor_words(actor: str, device_seat: str | None, players: dict[str, str]) -> str:
+    """Who made an event: "the director", "the camera", "Ann's tablet (kitchen)"..."""
+    if actor == "director":
+        return "the director"
+    if actor == "camera":
+        return "the camera"
+    if actor.startswith("device:"):
+        label = actor.split(":", 1)[1]
+        owner = players.get(device_seat or "")
+        return f"{owner}'s tablet ({label})" if owner else f"tablet {label}"
+    return actor
+
+
+def _proposal_words(p: dict[str, Any], players: dict[str, str]) -> str:
+    proposal = p.get("proposal") or {}
+    result = proposal.get("result") or {}
+    where = f"hand {p.get('hand')} of game {p.get('game')}"
+    verb = "proposed by the camera" if proposal.get("source") == "camera" else "entered"
+    if proposal.get("kind") == "dead":
+        return f"{where} {verb} as a dead hand (no score)"
+    winner = players.get(result.get("winner") or "")
+    if proposal.get("question") or proposal.get("error") or not winner:
+        return f"a reading of {where} {verb}, not scored yet"
+    how = "entered by hand" if proposal.get("kind") == "manual" else "scored from the cards"
+    note = f": {result['note']}" if result.get("note") else ""
+    director = "; the director's correction, confirmed at once" if p.get("director") else ""
+    return (f"result of {where} {verb}: {winner} scores {result.get('points')} "
+            f"({how}{note}){director}")
+
+
+def event_sentence(kind: str, p: dict[str, Any], players: dict[str, str]) -> str:
+    """What an event did, in a sentence."""
+    name = players.get(str(p.get("player")), str(p.get("player", "")))
+    if kind == "table_created":
+        return f"table {p.get('name', '')} set up: {players.get('A')} v {players.get('B')}"
+    if kind == "settings_changed":
+        ps = p.get("players") or {}
+        return (f"settings: {ps.get('A', '?')} v {ps.get('B', '?')}, rules "
+                f"{rules_words(p.get('rules'))}")
+    if kind == "game_started":
+        return f"game {p.get('game')} started, {players.get(p.get('dealer'), '?')} deals"
+    if kind == "knock_card_set":
+        how = "read by the camera" if p.get("source") == "camera" else "entered"
+        return (f"knock card of hand {p.get('hand')} {how}: "
+                f"{card_words(str(p.get('card')))}")
+    if kind == "proposal_set":
+        return _proposal_words(p, players)
+    if kind == "confirmed":
+        return f"{name} confirmed hand {p.get('hand')} of game {p.get('game')}"
+    if kind == "undo":
+        what = {"confirmed": "a confirmation", "proposal_set": "a result",
+                "knock_card_set": "a knock card"}.get(p.get("kind", ""), "a change")
+        return f"undid {what} (change #{p.get('target_seq')})"
+    if kind == "signed":
+        return f"{p.get('name') or name} signed game {p.get('game')}"
+    if kind == "reopened":
+        return f"the director reopened game {p.get('game')}: {p.get('reason', '')}"
+    return kind.replace("_", " ")
+
+
+def history_lines(events: list[Any], players: dict[str, str], seats: dict[int, str],
+                  zone: str | None = None) -> list[HistoryLine]:
+    """A table's events, newest first, in sentences and local time (``seats``: each joined
+    device's player, by device id)."""
+    return [HistoryLine(seq=e.seq, when=local_time(e.created_at, zone=zone),
+                        who=actor_words(e.actor, seats.get(e.device_id or 0), players),
+                        what=event_sentence(e.kind, e.payload or {}, players))
+            for e in reversed(events)]
+
+
+def register(app: Any) -> None:
+    """Make these wordings the templates' filters (``zone``: the app's ``TIMEZONE``)."""
+    zone = app.config.get("TIMEZONE")
+    app.jinja_env.filters["problem_sentences"] = problem_sentences
+    app.jinja_env.filters["penalty_sentence"] = penalty_sentence
+    app.jinja_env.filters["rules_words"] = rules_words
+    app.jinja_env.filters["local_time"] = lambda value, fmt="%Y-%m-%d %H:%M:%S": local_time(
+        value, fmt, zone)

@@ -70,6 +70,16 @@ def director_client(app: Any) -> Any:
     return client
 
 
+def director_client_again(app: Any) -> Any:
+    """A logged-in director's test client of a hall whose password is set already."""
+    client = app.test_client()
+    csrf = csrf_of(client.get("/login").get_data(as_text=True))
+    r = client.post("/login", data={"password": PASSWORD, "csrf_token": csrf})
+    assert r.status_code == 302, r.status_code
+    client.csrf = csrf
+    return client
+
+
 def _admin(server_url: str, sql: str) -> None:
     import psycopg
 

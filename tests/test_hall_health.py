@@ -9,7 +9,15 @@ from datetime import UTC, timedelta
 
 import hall_helpers
 import pytest
-from hall_helpers import director_client, new_table, play_hand, stream
+from hall_helpers import (
+    PLAYER_A,
+    PLAYER_B,
+    PNG_DATA_URL,
+    director_client,
+    new_table,
+    play_hand,
+    stream,
+)
 
 from webui import commands
 from webui.hall import create_hall_app, local_time
@@ -140,6 +148,8 @@ def test_status_board_shows_which_tables_still_play_and_their_sync(tmp_path, pg_
     over = new_table(central, "Over", "Cy", "Di")
     for _ in range(9):  # three games of three gins: Cy wins the match
         play_hand(central, over, "A", gin=True)
+    for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):  # and both sign its last game
+        central.execute(over, commands.sign(3, player, PNG_DATA_URL), actor)
     app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall"),
                            "STALL_MINUTES": 0})
     client = director_client(app)

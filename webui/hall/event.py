@@ -14,6 +14,7 @@ from typing import Any
 
 from scorer import RulesError, rules_from_spec
 from webui import engine, sheetview
+from webui.hall.clock import table_playing
 from webui.hall.health import as_utc
 from webui.hall.players import PlayerNames, player_key
 from webui.state import PLAYERS, TableState
@@ -85,6 +86,7 @@ def table_summary(store: Store, table_id: int, mirrored: bool) -> dict[str, Any]
         "match": match_result(state), "last_seq": state.last_seq,
         "last_at": as_utc(events[-1].created_at).isoformat() if events else None,
         "signed_games": [g.number for g in state.games if g.locked],
+        "playing": table_playing(state),
     }
 
 

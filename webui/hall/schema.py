@@ -128,6 +128,20 @@ class DrawSeating(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class HallRound(HallBase):
+    """A round of the event on the clock: its number (unique, so two directors starting it
+    at once start it once), its length, when it started and by whom, and its tables (empty:
+    every table of the event)."""
+
+    __tablename__ = "hall_rounds"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, unique=True)
+    minutes: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_by: Mapped[str] = mapped_column(String(80), default="director")
+    table_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
+
+
 def ensure_schema(engine: Engine) -> None:
     """Create the hall's tables if they are missing (safe to call from many processes)."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError

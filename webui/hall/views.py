@@ -25,8 +25,16 @@ from sqlalchemy.exc import IntegrityError
 
 from webui import attempts, commands, engine
 from webui.director_auth import login_page, setup_page
+from webui.hall import clock as clock_mod
 from webui.hall import event as event_mod
-from webui.hall.actions import MAX_SEQ, ActionKind, DirectorAction, at_revision, parse_action
+from webui.hall.actions import (
+    MAX_SEQ,
+    ActionKind,
+    DirectorAction,
+    at_revision,
+    parse_action,
+    whole,
+)
 from webui.hall.bundle import build_bundle
 from webui.hall.draw import DrawError, blind_draw
 from webui.hall.health import SyncState, table_health
@@ -156,8 +164,17 @@ def event_json() -> dict[str, Any]:
         "sync_problems": [h.to_json() for h in health.values()
                           if h.state in (SyncState.STALLED, SyncState.CONFLICT,
                                          SyncState.REFUSED)],
+        "round": _round_json(),
         "at": datetime.now(UTC).isoformat(),
     }
+
+
+def _round_json() -> dict[str, Any] | None:
+    """The current round's clock and its tables still playing (None before round 1)."""
+    clock = clock_mod.current_round(store())
+    if clock is None:
+        return None
+    return clock_mod.round_status(store(), clock).to_json(clock_mod.now())
 
 
 @bp.get("/")
@@ -192,7 +209,7 @@ def board() -> Any:
     """The table status board: every table as a tile (playing or over, who must confirm,
     sync state and last sync, what to do), refreshed every 10 s without a script."""
     ev = event_json()
-    playing = [t for t in ev["tables"] if not t["match"]["complete"]]
+    playing = [t for t in ev["tables"] if t["playing"]]
     return render_template("hall/board.html", ev=ev, playing=playing)
 
 
@@ -387,6 +404,27 @@ def seat_draw() -> Any:
         s.commit()
     flash(f"{len(made)} table(s) opened for the draw of {latest.created_at:%H:%M}.")
     return redirect(url_for("hall.index"), 303)
+
+
+def director_name() -> str:
+    """The logged-in director's name, for the audit and the round clock."""
+    return str(session.get("director_name") or "director")
+
+
+@bp.post("/round")
+@director_required
+def start_round() -> Any:
+    """Start the next round on the clock (the form names the round it starts)."""
+    try:
+        number = whole(request.form.get("number"), "round", 1, 1000)
+        minutes = whole(request.form.get("minutes"), "minutes", clock_mod.MIN_MINUTES,
+                        clock_mod.MAX_MINUTES)
+        started = clock_mod.start_round(store(), number, minutes, director_name())
+    except (CommandError, clock_mod.RoundError) as exc:
+        flash(exc.message if isinstance(exc, CommandError) else str(exc), "error")
+        return redirect(url_for("hall.index") + "#round", 303)
+    flash(f"Round {started.number} started: {started.minutes} minutes.")
+    return redirect(url_for("hall.index") + "#round", 303)
 
 
 @bp.post("/event-rules")

@@ -1,0 +1,132 @@
+"""The round clock: the director starts a round with a length in minutes; the hall shows the
+time left and which of the round's tables are still playing. Kept in the event database
+(``hall_rounds``), so a restart of the hall keeps the clock running."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from webui.db import utcnow
+from webui.hall.health import as_utc
+from webui.hall.schema import HallRound
+from webui.state import TableState
+from webui.store import Store
+
+MIN_MINUTES, MAX_MINUTES = 1, 600
+
+
+class RoundError(ValueError):
+    """A round that cannot start (already started, a wrong number, a bad length)."""
+
+
+def now() -> datetime:
+    """The current time (UTC); tests move it."""
+    return utcnow()
+
+
+def table_playing(state: TableState) -> bool:
+    """Whether a table still plays its round: its match is not over, or its current game is
+    not finished and signed by both players (a table not started yet is playing)."""
+    game = state.game
+    if game is None:
+        return True
+    match = state.match_json()
+    return not match.get("complete") or not (game.ended and game.locked)
+
+
+@dataclass(frozen=True)
+class RoundClock:
+    """A started round: number, length, start (UTC), who started it, its tables (empty:
+    every table)."""
+
+    number: int
+    minutes: int
+    started_at: datetime
+    started_by: str
+    table_ids: tuple[int, ...] = ()
+
+    @property
+    def ends_at(self) -> datetime:
+        return self.started_at + timedelta(minutes=self.minutes)
+
+    def seconds_left(self, at: datetime) -> int:
+        """Seconds until the end (negative once time is up)."""
+        return int((self.ends_at - at).total_seconds() // 1)
+
+    def to_json(self, at: datetime) -> dict[str, Any]:
+        left = self.seconds_left(at)
+        return {"number": self.number, "minutes": self.minutes,
+                "started_at": self.started_at.isoformat(), "ends_at": self.ends_at.isoformat(),
+                "started_by": self.started_by, "tables": list(self.table_ids),
+                "seconds_left": left, "left": clock_text(left)}
+
+
+def clock_text(seconds_left: int) -> str:
+    """``12:05 left`` or ``time up 3:10 ago``."""
+    shown = abs(seconds_left)
+    text = f"{shown // 60}:{shown % 60:02d}"
+    return f"{text} left" if seconds_left >= 0 else f"time up {text} ago"
+
+
+def _clock(row: HallRound) -> RoundClock:
+    return RoundClock(row.number, row.minutes, as_utc(row.started_at), row.started_by,
+                      tuple(row.table_ids or ()))
+
+
+def current_round(store: Store) -> RoundClock | None:
+    """The latest started round, or None before the first."""
+    with store.Session() as s:
+        row = s.scalar(select(HallRound).order_by(HallRound.number.desc()).limit(1))
+        return _clock(row) if row else None
+
+
+def start_round(store: Store, number: int, minutes: int, by: str,
+                table_ids: list[int] | None = None) -> RoundClock:
+    """Start round ``number`` (the next one: the page says which it starts, so a second
+    director's or a repeated submit cannot start another) for ``minutes``."""
+    if not MIN_MINUTES <= minutes <= MAX_MINUTES:
+        raise RoundError(f"a round lasts {MIN_MINUTES} to {MAX_MINUTES} minutes")
+    latest = current_round(store)
+    expected = latest.number + 1 if latest else 1
+    if number != expected:
+        raise RoundError(f"round {number} cannot start: round {expected - 1} was started "
+                         f"last, so the next is round {expected}" if latest else
+                         f"the first round is round 1, not {number}")
+    row = HallRound(number=number, minutes=minutes, started_at=now(), started_by=by[:80],
+                    table_ids=list(table_ids or []))
+    with store.Session() as s:
+        s.add(row)
+        try:
+            s.commit()
+        except IntegrityError:
+            raise RoundError(f"round {number} was just started by another director") from None
+        return _clock(row)
+
+
+@dataclass(frozen=True)
+class RoundStatus:
+    """The clock of the current round and its tables still playing (id and name)."""
+
+    clock: RoundClock
+    playing: list[tuple[int, str]]
+    tables: int
+
+    def to_json(self, at: datetime) -> dict[str, Any]:
+        return {**self.clock.to_json(at), "playing": [
+            {"table": t, "name": n} for t, n in self.playing], "table_count": self.tables}
+
+
+def round_status(store: Store, clock: RoundClock) -> RoundStatus:
+    """Which of ``clock``'s tables (every table when it names none) are still playing."""
+    ids = list(clock.table_ids) or [t.id for t in store.tables()]
+    playing = []
+    for table_id in ids:
+        state = store.state(table_id)
+        if table_playing(state):
+            playing.append((table_id, state.name))
+    return RoundStatus(clock, playing, len(ids))

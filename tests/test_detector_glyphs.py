@@ -50,7 +50,7 @@ def test_black_glyph_share_draws_only_clubs_and_spades_with_every_rank():
     ap = argparse.ArgumentParser()
     add_arguments(ap)
     args = ap.parse_args(["--glyph-share", "1", "--none-share", "0", "--black-glyph-share", "1"])
-    x, y = sample_batch(np.random.default_rng(0), [], None, 300, args)
+    x, y = sample_batch(np.random.default_rng(0), [], [], 300, args)
     assert x.shape == (300, 3, CROP_SIZE, CROP_SIZE)
     cards = [NAMER_CLASSES[i] for i in y]
     assert {c[1] for c in cards} == {"C", "S"}

@@ -40,8 +40,11 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--synth", nargs="*", default=["data/synth-v1"])
     ap.add_argument(
         "--real",
-        default=str(Path(__file__).resolve().parents[2] / "shared/data/real-cards/train"),
-        help="real YOLO folder (backs and jokers are skipped); '' for none",
+        nargs="*",
+        default=[str(Path(__file__).resolve().parents[2] / "shared/data/real-cards/train")],
+        help="real YOLO folders (backs and jokers are skipped), each drawn from equally often; "
+        "none for no real crops (e.g. the real-cards train photos and data/phone-corners from "
+        "vision/phone_corners.py)",
     )
     ap.add_argument("--minutes", type=float, default=40.0, help="training time budget")
     ap.add_argument("--batch", type=int, default=128)
@@ -101,7 +104,12 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         help="side of the crop the namer reads (default: --init's or the checkpoint's, else "
         f"{CROP_SIZE}); bigger keeps more of a webcam index's pixels and costs more per corner",
     )
-    ap.add_argument("--init", default="", help="start from this namer.pt's weights (new optimiser)")
+    ap.add_argument(
+        "--init",
+        default="",
+        help="start from this namer.pt's weights (new optimiser), or from a float ONNX namer "
+        "(vision/namer_from_onnx.py: its batch norms stay frozen)",
+    )
     ap.add_argument(
         "--widths",
         type=parse_widths,
@@ -300,14 +308,18 @@ def _none_box(rng: np.random.Generator, src: CornerSource) -> tuple[int, tuple]:
             return i, box
 
 
-def sample_batch(rng, synth: list[CornerSource], real: CornerSource | None, n: int, args):
-    """A batch of (patch, namer index) pairs drawn from synthetic, real and "none" samples."""
+def sample_batch(rng, synth: list[CornerSource], reals: list[CornerSource], n: int, args):
+    """A batch of (patch, namer index) pairs drawn from synthetic, real and "none" samples.
+
+    Each real crop comes from one of `reals` picked with equal odds (a deck with fewer photos
+    is not drowned by the other)."""
     policy = CropAugmentation.from_args(args)
     size = args.crop_size or CROP_SIZE
     glyph_policy = replace(policy, tilt_share=0.0)  # drawn at any angle already
     patches, labels = [], []
     for _ in range(n):
         r = rng.random()
+        real = reals[int(rng.integers(len(reals)))] if reals else None
         if r < args.none_share:
             src = (
                 synth[int(rng.integers(len(synth)))]
@@ -372,9 +384,10 @@ def train_classifier(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     synth = [CornerSource(Path(s)) for s in args.synth]
-    real = CornerSource(Path(args.real)) if args.real else None
+    reals = [CornerSource(Path(folder)) for folder in args.real if folder]
     print(
-        f"synth corners {sum(len(s.boxes) for s in synth)}, real {len(real.boxes) if real else 0}"
+        f"synth corners {sum(len(s.boxes) for s in synth)}, "
+        f"real {' + '.join(str(len(r.boxes)) for r in reals) or 0}"
     )
     step = 0
     ckpt = out / "namer.pt"
@@ -385,8 +398,17 @@ def train_classifier(args: argparse.Namespace) -> int:
         else None
     )
     start_state = None
+    frozen_bn = bool(resumed.get("frozen_bn")) if resumed is not None else False
     if resumed is not None:
         widths, crop_size = _checkpoint_widths(resumed), _checkpoint_crop_size(resumed)
+    elif args.init.endswith(".onnx"):
+        from vision.namer_from_onnx import onnx_namer_weights
+
+        onnx_widths, crop_size, onnx_state = onnx_namer_weights(Path(args.init))
+        widths, frozen_bn = onnx_widths, True
+        start_state = {"model": onnx_state, "widths": list(onnx_widths), "crop_size": crop_size}
+        if args.widths not in (None, onnx_widths) or args.crop_size not in (None, crop_size):
+            raise SystemExit("--init from ONNX keeps its widths and crop size")
     elif args.init:
         start_state = torch.load(args.init, map_location="cpu", weights_only=False)
         widths = args.widths or _checkpoint_widths(start_state)
@@ -404,7 +426,12 @@ def train_classifier(args: argparse.Namespace) -> int:
 
             weights = widen_state(weights, start_widths, widths, rng, noise=0.01)
             print(f"widened {args.init} from {start_widths} to {widths}")
-        model.load_state_dict(weights)
+        if frozen_bn:
+            from vision.namer_from_onnx import load_into
+
+            load_into(model, weights)
+        else:
+            model.load_state_dict(weights)
     if args.ema:
         ema = copy.deepcopy(model).eval()
     if resumed is not None:
@@ -421,6 +448,7 @@ def train_classifier(args: argparse.Namespace) -> int:
             "step": step,
             "widths": list(widths),
             "crop_size": crop_size,
+            "frozen_bn": frozen_bn,
         }
         if ema is not None:
             state["ema"] = ema.state_dict()
@@ -434,11 +462,15 @@ def train_classifier(args: argparse.Namespace) -> int:
     log = out / "log.jsonl"
     running = []
     model.train()
+    if frozen_bn:
+        from vision.namer_from_onnx import freeze_batch_norm
+
+        freeze_batch_norm(model)
     while time.time() - start < budget:
         frac = (time.time() - start) / budget
         for g in opt.param_groups:  # cosine decay over the time budget
             g["lr"] = args.lr * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * frac)))
-        x, y = sample_batch(rng, synth, real, args.batch, args)
+        x, y = sample_batch(rng, synth, reals, args.batch, args)
         logits = model(torch.from_numpy(x))
         target = torch.from_numpy(y)
         is_card = target < NONE_INDEX

@@ -1,0 +1,199 @@
+"""Corner-index labels for the phone photos of the second deck, from their whole-card boxes.
+
+``../shared/data/real-cards-phone`` labels each card with one axis-aligned box around the whole
+card; the namer learns from corner indices. A card's indices are found with the shipped corner
+finder, and each found corner takes the name of the labelled card it belongs to:
+
+- the corner's centre must lie inside that card's box (with a small margin);
+- among the cards whose boxes hold it, the one whose *rank* the shipped namer reads most
+  likely names it, and only when that rank is the namer's first choice or at least
+  ``MIN_RANK_PROBABILITY`` likely: the finder's boxes on pips or face pictures are left out;
+- when two holding cards share that rank (a set fanned over itself), the suit cannot be told
+  from the boxes and the corner is left out.
+
+The suit comes from the box, never from the namer, which is what the namer has to learn from
+this deck (its clubs were read as spades). Frames the exporter may have mirrored are read as
+they are and mirrored back; the orientation whose corners agree better with the boxes is kept
+(mirrored glyphs read poorly), so no mirrored index reaches training.
+
+Usage (only the earlier scenes: the held-out ones stay out of training)::
+
+    .venv/bin/python -m vision.phone_corners --out data/phone-corners
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.corner_crops import NAMER_CLASSES
+from vision.detector import CardDetector, load_detector
+from vision.phone_data import PHONE_DATA, PhoneFrame, load_frames, split_by_time
+from vision.read_cli import yolo_class_names
+from vision.synth.scene import code_to_class_id
+
+RANKS = "A23456789TJQK"
+MIN_FINDER_SCORE = 0.3
+MIN_RANK_PROBABILITY = 0.25
+BOX_MARGIN = 0.03  # of the card box's side: a corner box may stick out of a tight card box
+
+
+@dataclass(frozen=True)
+class CardBox:
+    """One labelled whole card: its code and box (x1, y1, x2, y2) in pixels."""
+
+    code: str
+    box: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class LabelledCorner:
+    """A found corner index named after the card box it belongs to."""
+
+    code: str
+    box: tuple[float, float, float, float]
+    rank_probability: float
+
+
+def card_boxes(frame: PhoneFrame, width: int, height: int, root: Path = PHONE_DATA) -> list[CardBox]:
+    """The frame's labelled whole-card boxes in pixels (unknown class names skipped)."""
+    from vision.phone_data import card_code
+
+    names = yolo_class_names(root / "data.yaml")
+    out = []
+    label = root / "labels" / f"{frame.image.stem}.txt"
+    for line in label.read_text().splitlines():
+        parts = line.split()
+        if len(parts) != 5:
+            continue
+        code = card_code(names[int(parts[0])])
+        if code is None:
+            continue
+        cx, cy, bw, bh = (float(v) for v in parts[1:])
+        out.append(CardBox(code, ((cx - bw / 2) * width, (cy - bh / 2) * height,
+                                  (cx + bw / 2) * width, (cy + bh / 2) * height)))
+    return out
+
+
+def rank_probabilities(card_probs: np.ndarray) -> np.ndarray:
+    """(N, 53) card probabilities (suit-major, then "none") -> (N, 13) rank probabilities."""
+    ranks = np.zeros((len(card_probs), len(RANKS)), np.float32)
+    for index, code in enumerate(NAMER_CLASSES[:-1]):
+        ranks[:, RANKS.index(code[0])] += card_probs[:, index]
+    return ranks
+
+
+def _holds(card: CardBox, x: float, y: float) -> bool:
+    x1, y1, x2, y2 = card.box
+    mx, my = BOX_MARGIN * (x2 - x1), BOX_MARGIN * (y2 - y1)
+    return x1 - mx <= x <= x2 + mx and y1 - my <= y <= y2 + my
+
+
+def label_corners(
+    corners: np.ndarray, scores: np.ndarray, card_probs: np.ndarray, cards: list[CardBox]
+) -> list[LabelledCorner]:
+    """Name each found corner after the labelled card it belongs to (rules in the module doc)."""
+    ranks = rank_probabilities(card_probs)
+    out = []
+    for box, score, rank_p in zip(corners, scores, ranks, strict=True):
+        if score < MIN_FINDER_SCORE:
+            continue
+        x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        holding = [card for card in cards if _holds(card, x, y)]
+        if not holding:
+            continue
+        best = max(holding, key=lambda card: rank_p[RANKS.index(card.code[0])])
+        p = float(rank_p[RANKS.index(best.code[0])])
+        first_choice = RANKS[int(np.argmax(rank_p))] == best.code[0]
+        if not (first_choice or p >= MIN_RANK_PROBABILITY):
+            continue
+        if sum(card.code[0] == best.code[0] for card in holding) > 1:
+            continue  # same rank twice under this corner: the suit is not known
+        out.append(LabelledCorner(best.code, tuple(float(v) for v in box), p))
+    return out
+
+
+def read_corners(detector: CardDetector, image: np.ndarray, cards: list[CardBox]) -> list[LabelledCorner]:
+    """Find, name and label the corners of one (640-px) phone photo."""
+    boxes, scores = detector.finder.find(image)
+    h, w = image.shape[:2]
+    boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
+    patches = [detector.namer.crop(image, tuple(b)) for b in boxes]
+    probs = detector.namer.probabilities(patches, detector.turns)
+    return label_corners(boxes, scores, probs, cards)
+
+
+def mirrored(cards: list[CardBox], width: int) -> list[CardBox]:
+    """The card boxes of the frame mirrored left to right."""
+    return [CardBox(c.code, (width - c.box[2], c.box[1], width - c.box[0], c.box[3])) for c in cards]
+
+
+def _agreement(corners: list[LabelledCorner]) -> tuple[int, float]:
+    return len(corners), sum(c.rank_probability for c in corners)
+
+
+def frame_corners(
+    detector: CardDetector, frame: PhoneFrame
+) -> tuple[np.ndarray, list[LabelledCorner], bool]:
+    """(image in the kept orientation, its labelled corners, whether it was mirrored back)."""
+    image = cv2.imread(str(frame.image))
+    if image is None:
+        raise ValueError(f"cannot read {frame.image}")
+    h, w = image.shape[:2]
+    cards = card_boxes(frame, w, h)
+    corners = read_corners(detector, image, cards)
+    if not frame.may_be_mirrored:
+        return image, corners, False
+    flipped = cv2.flip(image, 1)
+    flipped_corners = read_corners(detector, flipped, mirrored(cards, w))
+    if _agreement(flipped_corners) > _agreement(corners):
+        return flipped, flipped_corners, True
+    return image, corners, False
+
+
+def write_folder(out: Path, frames: list[PhoneFrame], detector: CardDetector) -> dict[str, int]:
+    """Write the frames' labelled corners as a YOLO folder (real-cards class names)."""
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    counts = {"frames": 0, "corners": 0, "mirrored_back": 0, "cards": 0}
+    suits: dict[str, int] = {}
+    for frame in frames:
+        image, corners, flipped = frame_corners(detector, frame)
+        h, w = image.shape[:2]
+        counts["frames"] += 1
+        counts["cards"] += len(frame.cards)
+        counts["mirrored_back"] += flipped
+        counts["corners"] += len(corners)
+        for corner in corners:
+            suits[corner.code[1]] = suits.get(corner.code[1], 0) + 1
+        cv2.imwrite(str(out / "images" / f"{frame.image.stem}.png"), image)
+        lines = []
+        for corner in corners:
+            x1, y1, x2, y2 = corner.box
+            lines.append(f"{code_to_class_id(corner.code)} {(x1 + x2) / 2 / w:.6f} "
+                         f"{(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}")
+        (out / "labels" / f"{frame.image.stem}.txt").write_text("\n".join(lines) + "\n")
+    counts.update({f"suit_{s}": n for s, n in sorted(suits.items())})
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the earlier scenes' labelled corners (never the held-out scenes)."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=Path("data/phone-corners"))
+    ap.add_argument("--limit", type=int, default=None, help="first N frames only (a quick look)")
+    args = ap.parse_args(argv)
+    earlier, _held_out = split_by_time(load_frames())
+    detector = load_detector("onnx", normalise_light=False)
+    counts = write_folder(args.out, earlier[: args.limit], detector)
+    print(" ".join(f"{k}={v}" for k, v in counts.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -26,7 +26,11 @@ def onnx_namer_weights(path: Path) -> tuple[tuple[int, ...], int, dict[str, np.n
     inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     gemms = [n for n in model.graph.node if n.op_type == "Gemm"]
-    if len(convs) != 9 or len(gemms) != 2 or any(i not in inits for n in convs for i in n.input[1:]):
+    if (
+        len(convs) != 9
+        or len(gemms) != 2
+        or any(i not in inits for n in convs for i in n.input[1:])
+    ):
         raise ValueError(f"{path} is not a float namer (dequantise an int8 one first)")
     dims = model.graph.input[0].type.tensor_type.shape.dim
     crop_size = int(dims[2].dim_value)
@@ -46,7 +50,10 @@ def onnx_namer_weights(path: Path) -> tuple[tuple[int, ...], int, dict[str, np.n
     state["7.weight"], state["7.bias"] = inits[squeeze.input[1]], inits[squeeze.input[2]]
     for name, node in zip(LINEAR_LAYERS, gemms, strict=True):
         layer = name.split(".")[1]
-        state[f"{layer}.weight"], state[f"{layer}.bias"] = inits[node.input[1]], inits[node.input[2]]
+        state[f"{layer}.weight"], state[f"{layer}.bias"] = (
+            inits[node.input[1]],
+            inits[node.input[2]],
+        )
     widths = tuple(int(state[f"{2 * s}.0.weight"].shape[0]) for s in range(4))
     return widths, crop_size, state
 

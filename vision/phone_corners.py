@@ -60,7 +60,9 @@ class LabelledCorner:
     rank_probability: float
 
 
-def card_boxes(frame: PhoneFrame, width: int, height: int, root: Path = PHONE_DATA) -> list[CardBox]:
+def card_boxes(
+    frame: PhoneFrame, width: int, height: int, root: Path = PHONE_DATA
+) -> list[CardBox]:
     """The frame's labelled whole-card boxes in pixels (unknown class names skipped)."""
     from vision.phone_data import card_code
 
@@ -75,8 +77,17 @@ def card_boxes(frame: PhoneFrame, width: int, height: int, root: Path = PHONE_DA
         if code is None:
             continue
         cx, cy, bw, bh = (float(v) for v in parts[1:])
-        out.append(CardBox(code, ((cx - bw / 2) * width, (cy - bh / 2) * height,
-                                  (cx + bw / 2) * width, (cy + bh / 2) * height)))
+        out.append(
+            CardBox(
+                code,
+                (
+                    (cx - bw / 2) * width,
+                    (cy - bh / 2) * height,
+                    (cx + bw / 2) * width,
+                    (cy + bh / 2) * height,
+                ),
+            )
+        )
     return out
 
 
@@ -118,7 +129,9 @@ def label_corners(
     return out
 
 
-def read_corners(detector: CardDetector, image: np.ndarray, cards: list[CardBox]) -> list[LabelledCorner]:
+def read_corners(
+    detector: CardDetector, image: np.ndarray, cards: list[CardBox]
+) -> list[LabelledCorner]:
     """Find, name and label the corners of one (640-px) phone photo."""
     boxes, scores = detector.finder.find(image)
     h, w = image.shape[:2]
@@ -130,7 +143,9 @@ def read_corners(detector: CardDetector, image: np.ndarray, cards: list[CardBox]
 
 def mirrored(cards: list[CardBox], width: int) -> list[CardBox]:
     """The card boxes of the frame mirrored left to right."""
-    return [CardBox(c.code, (width - c.box[2], c.box[1], width - c.box[0], c.box[3])) for c in cards]
+    return [
+        CardBox(c.code, (width - c.box[2], c.box[1], width - c.box[0], c.box[3])) for c in cards
+    ]
 
 
 def _agreement(corners: list[LabelledCorner]) -> tuple[int, float]:
@@ -175,8 +190,10 @@ def write_folder(out: Path, frames: list[PhoneFrame], detector: CardDetector) ->
         lines = []
         for corner in corners:
             x1, y1, x2, y2 = corner.box
-            lines.append(f"{code_to_class_id(corner.code)} {(x1 + x2) / 2 / w:.6f} "
-                         f"{(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}")
+            lines.append(
+                f"{code_to_class_id(corner.code)} {(x1 + x2) / 2 / w:.6f} "
+                f"{(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}"
+            )
         (out / "labels" / f"{frame.image.stem}.txt").write_text("\n".join(lines) + "\n")
     counts.update({f"suit_{s}": n for s, n in sorted(suits.items())})
     return counts

@@ -104,5 +104,6 @@ def test_standings_print_page_and_csv(hall):
     assert page.status_code == 200
     text = page.get_data(as_text=True)
     assert 'id="standings-print"' in text and "Frank" in text and "csrf_token" not in text
-    assert "Not counted: table" in text and "@media print" in text
+    assert "Not counted: table" in text and "print.css" in text
+    assert "@media print" in client.get("/hall-static/print.css").get_data(as_text=True)
     assert client.get("/").get_data(as_text=True).count("/standings/print") == 1

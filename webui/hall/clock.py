@@ -87,16 +87,14 @@ def current_round(store: Store) -> RoundClock | None:
 
 def start_round(store: Store, number: int, minutes: int, by: str,
                 table_ids: list[int] | None = None) -> RoundClock:
-    """Start round ``number`` (the next one: the page says which it starts, so a second
-    director's or a repeated submit cannot start another) for ``minutes``."""
+    """Start round ``number`` for ``minutes``: a round after the last one started (the page
+    says which it starts, so a second director's or a repeated submit starts nothing)."""
     if not MIN_MINUTES <= minutes <= MAX_MINUTES:
         raise RoundError(f"a round lasts {MIN_MINUTES} to {MAX_MINUTES} minutes")
     latest = current_round(store)
-    expected = latest.number + 1 if latest else 1
-    if number != expected:
-        raise RoundError(f"round {number} cannot start: round {expected - 1} was started "
-                         f"last, so the next is round {expected}" if latest else
-                         f"the first round is round 1, not {number}")
+    if latest is not None and number <= latest.number:
+        raise RoundError(f"round {number} cannot start: round {latest.number} was started "
+                         f"last, so the next is round {latest.number + 1}")
     row = HallRound(number=number, minutes=minutes, started_at=now(), started_by=by[:80],
                     table_ids=list(table_ids or []))
     with store.Session() as s:

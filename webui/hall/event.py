@@ -14,6 +14,7 @@ from typing import Any
 
 from scorer import RulesError, rules_from_spec
 from webui import engine, sheetview
+from webui.hall import roster
 from webui.hall.clock import table_playing
 from webui.hall.health import as_utc
 from webui.hall.players import PlayerNames, player_key
@@ -122,11 +123,12 @@ def rules_label(rules: Any) -> str:
 
 @dataclass
 class Standing:
-    """One player's record over the event's singles tables, keyed on the player's identity
-    (``players.player_key``), not on how the name was typed."""
+    """One player's record over the event's singles tables, keyed on the player's stable id
+    (``roster``), not on how the name was typed."""
 
     key: str
     spellings: PlayerNames
+    player_id: int = 0
     matches: int = 0
     matches_won: int = 0
     games_won: int = 0
@@ -159,10 +161,12 @@ class LeftOut:
 
 @dataclass
 class Standings:
-    """The ranked players, and the tables left out of the standings with the reason."""
+    """The ranked players, the tables left out of the standings with the reason, and who
+    met whom (player ids) at the counted tables."""
 
     rows: list[dict[str, Any]]
     left_out: list[LeftOut]
+    meetings: set[frozenset[int]] = field(default_factory=set)
 
 
 def event_standings(store: Store, table_ids: list[int], rules: Any) -> Standings:
@@ -170,24 +174,30 @@ def event_standings(store: Store, table_ids: list[int], rules: Any) -> Standings
     over the tables playing the event's ``rules`` (others, practice tables, are left out and
     listed). Points are each finished game's final scores (bonuses included) from the
     engine. A player is one row however the name was typed ("Frank" and "frank")."""
-    rows: dict[str, Standing] = {}
+    rows: dict[int, Standing] = {}
     left_out: list[LeftOut] = []
+    meetings: set[frozenset[int]] = set()
+    states = {}
     for table_id in table_ids:
         state = store.state(table_id)
-        if not same_rules(state.rules, rules):
+        if same_rules(state.rules, rules):
+            states[table_id] = state
+        else:
             left_out.append(LeftOut(table_id, state.name, f"plays {rules_label(state.rules)} "
                                     f"rules, the event plays {rules_label(rules)}"))
-            continue
+    seats = roster.table_players(store, [(t, st.players) for t, st in states.items()])
+    for table_id, state in states.items():
         sheet = engine_sheet(state)
         match = sheet["match"]
-        names = state.players
-        if player_key(names["A"]) == player_key(names["B"]):
+        names, ids = state.players, seats[table_id]
+        if ids["A"] == ids["B"]:
             left_out.append(LeftOut(table_id, state.name, f"both seats are {names['A']!r}"))
             continue
+        meetings.add(frozenset(ids.values()))
         for seat in PLAYERS:
             other = "B" if seat == "A" else "A"
             key = player_key(names[seat])
-            st = rows.setdefault(key, Standing(key, PlayerNames(key)))
+            st = rows.setdefault(ids[seat], Standing(key, PlayerNames(key), ids[seat]))
             st.spellings.add(names[seat])
             st.tables.append(table_id)
             st.games_won += match["games_won"].get(seat, 0)
@@ -201,7 +211,8 @@ def event_standings(store: Store, table_ids: list[int], rules: Any) -> Standings
                     st.points_against += g["finals"][other]
     ranked = sorted(rows.values(), key=lambda s: (-s.matches_won, -s.games_won, s.games_lost,
                                                   -(s.points_for - s.points_against), s.key))
-    return Standings([{"rank": i + 1, **s.to_json()} for i, s in enumerate(ranked)], left_out)
+    return Standings([{"rank": i + 1, **s.to_json()} for i, s in enumerate(ranked)], left_out,
+                     meetings)
 
 
 def standings(store: Store, table_ids: list[int], rules: Any = DEFAULT_EVENT_RULES
@@ -215,7 +226,7 @@ CSV_COLUMNS = ["rank", "player", "also entered as", "matches won", "matches play
                "tables"]
 
 
-def _cell(value: Any) -> str:
+def csv_cell(value: Any) -> str:
     """A CSV cell; text a spreadsheet would run as a formula gets a leading '."""
     if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
         return f"'{value}"
@@ -228,7 +239,7 @@ def standings_csv(rows: list[dict[str, Any]]) -> str:
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
     for r in rows:
-        writer.writerow([_cell(v) for v in (
+        writer.writerow([csv_cell(v) for v in (
             r["rank"], r["name"], "; ".join(r["spellings"][1:]), r["matches_won"],
             r["matches"], r["games_won"], r["games_lost"], r["points_for"],
             r["points_against"], r["difference"], " ".join(str(t) for t in r["tables"]))])

@@ -142,6 +142,45 @@ class HallRound(HallBase):
     table_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
 
 
+class HallPlayer(HallBase):
+    """A player of the event with a stable id: the typed name's identity (``player_key``,
+    unique) and the name shown. Results follow the id, not the typed name."""
+
+    __tablename__ = "hall_players"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class HallSeat(HallBase):
+    """Who sits in a seat of a table the hall opened (from a pairing): the player's id, so a
+    name typed otherwise at the table is still that player."""
+
+    __tablename__ = "hall_seats"
+    __table_args__ = (UniqueConstraint("table_id", "seat", name="uq_hall_seat"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(Integer, index=True)
+    seat: Mapped[str] = mapped_column(String(1))
+    player_id: Mapped[int] = mapped_column(Integer)
+
+
+class HallPairing(HallBase):
+    """A next-round pairing: proposed from the standings, approved by a director (once:
+    then its tables are opened), or replaced by a newer proposal."""
+
+    __tablename__ = "hall_pairings"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, index=True)
+    status: Mapped[str] = mapped_column(String(12), default="proposed")
+    pairs: Mapped[list[Any]] = mapped_column(JSON)
+    bye: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    proposed_by: Mapped[str] = mapped_column(String(80))
+    approved_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    table_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 def ensure_schema(engine: Engine) -> None:
     """Create the hall's tables if they are missing (safe to call from many processes)."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,6 +28,7 @@ from webui import attempts, commands, engine
 from webui.director_auth import login_page, setup_page
 from webui.hall import clock as clock_mod
 from webui.hall import event as event_mod
+from webui.hall import pairing as pairing_mod
 from webui.hall.actions import (
     MAX_SEQ,
     ActionKind,
@@ -47,6 +49,7 @@ from webui.hall.schema import (
     Partnership,
     SyncRefusal,
 )
+from webui.hall.swiss import PairingError
 from webui.hall.sync import linked_tables, pending_requests
 from webui.security import (
     director_required,
@@ -165,8 +168,31 @@ def event_json() -> dict[str, Any]:
                           if h.state in (SyncState.STALLED, SyncState.CONFLICT,
                                          SyncState.REFUSED)],
         "round": _round_json(),
+        "pairing": _pairing_json(pairing_mod.latest(store())),
+        "next_round": pairing_mod.next_round(store()),
+        "clock_next": _clock_next(),
         "at": datetime.now(UTC).isoformat(),
     }
+
+
+def _clock_next() -> int:
+    """The round the director's clock form starts: the latest approved pairing's round when
+    it is not on the clock yet, else the round after the clock's."""
+    clock = clock_mod.current_round(store())
+    after = clock.number + 1 if clock else 1
+    return max([after, *(p.round for p in pairing_mod.approved(store()))])
+
+
+def _pairing_json(planned: pairing_mod.Planned | None) -> dict[str, Any] | None:
+    """A pairing for the pages and the API."""
+    if planned is None:
+        return None
+    return {"id": planned.id, "round": planned.round, "status": planned.status,
+            "proposed_by": planned.proposed_by, "approved_by": planned.approved_by,
+            "rematches": planned.rematches, "tables": list(planned.table_ids),
+            "bye": asdict(planned.bye) if planned.bye else None,
+            "pairs": [{"table": p.table, "A": asdict(p.a), "B": asdict(p.b),
+                       "rematch": p.rematch} for p in planned.pairs]}
 
 
 def _round_json() -> dict[str, Any] | None:
@@ -419,12 +445,69 @@ def start_round() -> Any:
         number = whole(request.form.get("number"), "round", 1, 1000)
         minutes = whole(request.form.get("minutes"), "minutes", clock_mod.MIN_MINUTES,
                         clock_mod.MAX_MINUTES)
-        started = clock_mod.start_round(store(), number, minutes, director_name())
+        tables = [t for p in pairing_mod.approved(store()) if p.round == number
+                  for t in p.table_ids]
+        started = clock_mod.start_round(store(), number, minutes, director_name(), tables)
     except (CommandError, clock_mod.RoundError) as exc:
         flash(exc.message if isinstance(exc, CommandError) else str(exc), "error")
         return redirect(url_for("hall.index") + "#round", 303)
     flash(f"Round {started.number} started: {started.minutes} minutes.")
     return redirect(url_for("hall.index") + "#round", 303)
+
+
+@bp.post("/pairing")
+@director_required
+def propose_pairing() -> Any:
+    """Pair the next round (Swiss) from the standings, for a director to approve."""
+    ranked = _event_standings()
+    try:
+        planned = pairing_mod.propose(store(), ranked.rows, ranked.meetings, director_name())
+    except PairingError as exc:
+        flash(f"No pairing: {exc}.", "error")
+        return redirect(url_for("hall.index") + "#pairing", 303)
+    flash(f"Pairing for round {planned.round} proposed ({len(planned.pairs)} tables, "
+          f"{planned.rematches} rematch(es)): check it and approve it.")
+    return redirect(url_for("hall.index") + "#pairing", 303)
+
+
+@bp.post(f"/pairing/<int(max={MAX_SEQ}):pairing_id>/approve")
+@director_required
+def approve_pairing(pairing_id: int) -> Any:
+    """Approve a proposed pairing: its tables open with the players in the seats."""
+    try:
+        planned = pairing_mod.approve(store(), pairing_id, director_name(),
+                                      event_mod.event_rules(store()))
+    except pairing_mod.PairingRefused as exc:
+        flash(f"Not approved: {exc}.", "error")
+        return redirect(url_for("hall.index") + "#pairing", 303)
+    flash(f"Round {planned.round} approved: tables "
+          f"{', '.join(str(t) for t in planned.table_ids)} opened with the pairs seated.")
+    return redirect(url_for("hall.index") + "#pairing", 303)
+
+
+def _pairing_or_404(pairing_id: int) -> pairing_mod.Planned:
+    planned = pairing_mod.get(store(), pairing_id)
+    if planned is None:
+        abort(404, description="no such pairing")
+    return planned
+
+
+@bp.get(f"/pairing/<int(max={MAX_SEQ}):pairing_id>/print")
+@director_required
+def pairing_print(pairing_id: int) -> Any:
+    """A pairing on a page to print or show on a projector."""
+    return render_template("hall/pairing_print.html",
+                           pairing=_pairing_json(_pairing_or_404(pairing_id)),
+                           at=datetime.now(UTC).isoformat())
+
+
+@bp.get(f"/pairing/<int(max={MAX_SEQ}):pairing_id>.csv")
+@director_required
+def pairing_csv(pairing_id: int) -> Response:
+    """A pairing as CSV (one row per table, then the bye)."""
+    planned = _pairing_or_404(pairing_id)
+    return Response(pairing_mod.pairing_csv(planned), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="gintray-round-{planned.round}.csv"'})
 
 
 @bp.post("/event-rules")

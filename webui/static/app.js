@@ -31,7 +31,10 @@
       pending = true;  // don't wipe what someone is typing; refresh when they leave the field
       return;
     }
-    if (refreshing) { pending = true; return; }
+    if (refreshing || panel.querySelector("form.dirty")) {
+      pending = true;  // a correction is being made (typed or picked): keep it until sent
+      return;
+    }
     refreshing = true;
     try {
       const openDetails = Array.from(panel.querySelectorAll("details[open]")).map((d) => d.className);
@@ -44,6 +47,7 @@
           const d = cls && panel.querySelector("details." + cls.split(" ")[0]);
           if (d) d.open = true;
         });
+        if (window.gintrayPickers) window.gintrayPickers(panel);
       }
     } finally {
       refreshing = false;
@@ -53,10 +57,15 @@
 
   if (panel) {
     panel.addEventListener("focusout", () => { if (pending) { pending = false; setTimeout(refresh, 100); } });
+    panel.addEventListener("toggle", (ev) => {  // a correction given up: show the table again
+      const form = ev.target.querySelector && ev.target.querySelector("form.dirty");
+      if (!ev.target.open && form) { form.classList.remove("dirty"); refresh(); }
+    }, true);
     panel.addEventListener("submit", async (ev) => {
       const form = ev.target;
       if (!form.classList.contains("api")) return;
       ev.preventDefault();
+      form.classList.remove("dirty");
       const data = new URLSearchParams(new FormData(form));
       data.set("request_id", requestId());
       const buttons = form.querySelectorAll("button");

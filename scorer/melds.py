@@ -257,11 +257,6 @@ def is_run_mask(mask: int) -> bool:
     )
 
 
-def is_meld_mask(mask: int) -> bool:
-    """True if the card mask is one legal meld (set of 3-4 of a rank, or ace-low run of 3+)."""
-    return mask in ALL_MELDS
-
-
 def is_meld(cards: Iterable[Card | str]) -> bool:
     """True if the cards form one legal meld: a set of 3 or 4 of a rank, or a run of 3+ cards
     of one suit, ace low only (seed 003: "A 2 3 is a legal run but Q K A is not")."""
@@ -434,7 +429,6 @@ __all__ = [
     "best_melds",
     "candidate_melds",
     "is_meld",
-    "is_meld_mask",
     "meld_cards",
     "merge_runs",
     "min_deadwood",

@@ -17,7 +17,6 @@ DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
 @pytest.fixture
 def app_with_picture(tmp_path):
     """Table 1's camera has shown the first frames of the demo (all six markers in view)."""
-    pytest.importorskip("vision.layout")
     app = make_app(tmp_path)
     store = app.extensions["gintray.store"]
     footage = tmp_path / "footage"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from webui_helpers import Tablet, frame_level_demo_layout, make_app
 
+from vision.demo import verify
 from webui.camera_feed import TableCamera
 
 DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
@@ -45,8 +46,6 @@ def test_event_stream_announces_each_change(tmp_path):
 
 
 def test_camera_feed_proposes_and_never_confirms(tmp_path):
-    pytest.importorskip("vision.reader")
-    verify = pytest.importorskip("vision.demo.verify")
     import json
 
     truth = json.loads((DEMO / "ground_truth.json").read_text())
@@ -79,7 +78,6 @@ def test_camera_feed_proposes_and_never_confirms(tmp_path):
 
 
 def test_mjpeg_stream_sends_jpeg_frames(tmp_path):
-    pytest.importorskip("vision.camera")
     app = make_app(tmp_path)
     store = app.extensions["gintray.store"]
     feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=20&loop=1", tmp_path,
@@ -132,8 +130,6 @@ def _demo_replay(tmp_path, detector):
 def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
     """The detector doubts one of B's cards (it may be another card): the camera's proposal
     lists the doubt, the panel offers "X is really Y", and that form re-scores the hand with Y."""
-    pytest.importorskip("vision.reader")
-    verify = pytest.importorskip("vision.demo.verify")
     import html
     import json
     import re
@@ -174,7 +170,6 @@ def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path)
     """Issue 17: the detector misses one of B's cards in every frame. The proposal asks which
     card is missing and scores nothing (no 'missing card' penalty of 10 points), confirming is
     refused until the players correct the cards, and the panel says it in words."""
-    verify = pytest.importorskip("vision.demo.verify")
     import json
 
     truth = json.loads((DEMO / "ground_truth.json").read_text())

@@ -20,8 +20,6 @@ import numpy as np
 
 from vision.detection import Detection, iou
 
-CARD_CLASS_NAMES_FALLBACK = None  # resolved lazily from vision.synth.scene
-
 
 @dataclass
 class ImageTruth:

@@ -449,11 +449,6 @@ def _spread_key(spread: SpreadRead) -> tuple[Any, ...]:
     return (tuple(tuple(g) for g in spread.groups), tuple(spread.loose), tuple(spread.layoffs))
 
 
-def follow_camera(camera: Camera, reader: TableReader) -> Iterator[Event]:
-    """Convenience wrapper: ``reader.follow(camera)``; yields CameraLost/CameraBack too."""
-    yield from reader.follow(camera)
-
-
 __all__ = [
     "CameraBack",
     "CameraLost",
@@ -461,7 +456,6 @@ __all__ = [
     "SpreadRead",
     "TableRead",
     "TableReader",
-    "follow_camera",
     "read_detections",
     "read_image",
     "split_by_region",

@@ -96,8 +96,8 @@ def test_standings_print_page_and_csv(hall):
     assert "attachment" in r.headers["Content-Disposition"]
     lines = r.get_data(as_text=True).splitlines()
     assert lines[0].startswith("rank,player,also entered as,matches won")
-    assert lines[1] == f"1,Frank,frank,0,0,1,0,{(291 + 100) * 2 + 75},0,{(291 + 100) * 2 + 75}," \
-        f"{t1} {t2}"
+    assert lines[1].startswith(f"1,Frank,frank,0,0,1,0,{(291 + 100) * 2 + 75},0,"
+                               f"{(291 + 100) * 2 + 75},{t1} {t2},0,")  # no adjustment
     assert any(line.startswith("3,'=cmd()") for line in lines)  # no formula in a spreadsheet
     assert not any("Hal" in line for line in lines)  # other rules: not counted
     page = client.get("/standings/print")

@@ -21,7 +21,37 @@ def hall_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=5050, help="port (default 5050)")
     parser.add_argument("--data-dir", default="hall-instance",
                         help="folder for the hall's signing key (default ./hall-instance)")
+    parser.add_argument("--add-director", metavar="NAME",
+                        help="make the director account NAME (or set its new password: asked "
+                        "twice, or one line on stdin) and exit; once the event has accounts, "
+                        "each director logs in with their own name and the audit names them")
     return parser
+
+
+def add_director(url: str, name: str) -> int:
+    """``gintray hall --add-director NAME``: make (or re-password) a director account."""
+    import getpass
+
+    from webui.hall.directors import AccountError, set_account
+    from webui.hall.sync import open_store, prepare_event_database
+
+    if sys.stdin.isatty():
+        password = getpass.getpass(f"password for {name}: ")
+        if getpass.getpass("again: ") != password:
+            print("gintray hall: the two passwords differ", file=sys.stderr)
+            return 2
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    store = open_store(url)
+    prepare_event_database(store)
+    try:
+        new = set_account(store, name, password)
+    except AccountError as exc:
+        print(f"gintray hall: {exc}", file=sys.stderr)
+        return 2
+    print(f"director {' '.join(name.split())!r} {'made' if new else 'has a new password'}; "
+          "log in with this name at the hall", flush=True)
+    return 0
 
 
 def hall_main(argv: list[str]) -> int:
@@ -30,6 +60,8 @@ def hall_main(argv: list[str]) -> int:
     if not args.database_url:
         print(f"gintray hall: give --database-url (or set {ENV_URL})", file=sys.stderr)
         return 2
+    if args.add_director is not None:
+        return add_director(args.database_url, args.add_director)
     from waitress import serve
 
     from webui.hall import create_hall_app

@@ -14,7 +14,7 @@ from typing import Any
 
 from scorer import RulesError, rules_from_spec
 from webui import engine, sheetview
-from webui.hall import roster
+from webui.hall import adjustments, roster
 from webui.hall.clock import table_playing
 from webui.hall.health import as_utc
 from webui.hall.players import PlayerNames, player_key
@@ -135,7 +135,13 @@ class Standing:
     games_lost: int = 0
     points_for: int = 0
     points_against: int = 0
+    adjustment: int = 0
     tables: list[int] = field(default_factory=list)
+
+    @property
+    def difference(self) -> int:
+        """Points for less points against, with the director's adjustments and penalties."""
+        return self.points_for - self.points_against + self.adjustment
 
     @property
     def name(self) -> str:
@@ -144,7 +150,7 @@ class Standing:
     def to_json(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k != "spellings"}
         return {**out, "name": self.name, "spellings": list(self.spellings.spellings),
-                "difference": self.points_for - self.points_against}
+                "difference": self.difference}
 
 
 @dataclass(frozen=True)
@@ -170,7 +176,8 @@ class Standings:
 
 
 def event_standings(store: Store, table_ids: list[int], rules: Any) -> Standings:
-    """Players ranked by matches won, then games won, fewer games lost, point difference,
+    """Players ranked by matches won, then games won, fewer games lost, point difference
+    (with the director's adjustments and penalties),
     over the tables playing the event's ``rules`` (others, practice tables, are left out and
     listed). Points are each finished game's final scores (bonuses included) from the
     engine. A player is one row however the name was typed ("Frank" and "frank")."""
@@ -209,8 +216,11 @@ def event_standings(store: Store, table_ids: list[int], rules: Any) -> Standings
                 if g["complete"]:
                     st.points_for += g["finals"][seat]
                     st.points_against += g["finals"][other]
+    for pid, points in adjustments.totals(store).items():
+        if pid in rows:
+            rows[pid].adjustment = points
     ranked = sorted(rows.values(), key=lambda s: (-s.matches_won, -s.games_won, s.games_lost,
-                                                  -(s.points_for - s.points_against), s.key))
+                                                  -s.difference, s.key))
     return Standings([{"rank": i + 1, **s.to_json()} for i, s in enumerate(ranked)], left_out,
                      meetings)
 
@@ -223,7 +233,7 @@ def standings(store: Store, table_ids: list[int], rules: Any = DEFAULT_EVENT_RUL
 
 CSV_COLUMNS = ["rank", "player", "also entered as", "matches won", "matches played",
                "games won", "games lost", "points for", "points against", "difference",
-               "tables"]
+               "tables", "adjustments", "player id"]
 
 
 def csv_cell(value: Any) -> str:
@@ -242,5 +252,6 @@ def standings_csv(rows: list[dict[str, Any]]) -> str:
         writer.writerow([csv_cell(v) for v in (
             r["rank"], r["name"], "; ".join(r["spellings"][1:]), r["matches_won"],
             r["matches"], r["games_won"], r["games_lost"], r["points_for"],
-            r["points_against"], r["difference"], " ".join(str(t) for t in r["tables"]))])
+            r["points_against"], r["difference"], " ".join(str(t) for t in r["tables"]),
+            r["adjustment"], r["player_id"])])
     return out.getvalue()

@@ -181,6 +181,45 @@ class HallPairing(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class HallDirector(HallBase):
+    """A named director account (made with ``gintray hall --add-director NAME``): the name
+    shown in the audit, its identity (``player_key`` of the name, unique) and password hash."""
+
+    __tablename__ = "hall_directors"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(80), unique=True)
+    name: Mapped[str] = mapped_column(String(80))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AuditEntry(HallBase):
+    """One thing a director did (a correction, reopening, adjustment, penalty, draw, pairing,
+    round...), by name, with the table (if any) and what was done."""
+
+    __tablename__ = "hall_audit"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    director: Mapped[str] = mapped_column(String(80), index=True)
+    action: Mapped[str] = mapped_column(String(20))
+    table_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    detail: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Adjustment(HallBase):
+    """A director's points adjustment or penalty to a player's standing (signed points: a
+    penalty is negative), with the reason and who gave it."""
+
+    __tablename__ = "hall_adjustments"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(Integer, index=True)
+    kind: Mapped[str] = mapped_column(String(12))  # "adjustment" or "penalty"
+    points: Mapped[int] = mapped_column(Integer)
+    reason: Mapped[str] = mapped_column(Text)
+    director: Mapped[str] = mapped_column(String(80))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 def ensure_schema(engine: Engine) -> None:
     """Create the hall's tables if they are missing (safe to call from many processes)."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError

@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from webui import attempts, commands, engine
 from webui.director_auth import login_page, setup_page
+from webui.hall import adjustments, audit, directors, roster
 from webui.hall import clock as clock_mod
 from webui.hall import event as event_mod
 from webui.hall import pairing as pairing_mod
@@ -37,6 +38,8 @@ from webui.hall.actions import (
     parse_action,
     whole,
 )
+from webui.hall.adjustments import AdjustmentKind
+from webui.hall.audit import AuditAction
 from webui.hall.bundle import build_bundle
 from webui.hall.draw import DrawError, blind_draw
 from webui.hall.health import SyncState, table_health
@@ -54,6 +57,8 @@ from webui.hall.sync import linked_tables, pending_requests
 from webui.security import (
     director_required,
     is_director,
+    login_director,
+    logout_director,
     store,
 )
 from webui.store import Actor, CommandError
@@ -63,25 +68,53 @@ LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.att
 
 
 # the director ----------------------------------------------------------------------------------
+@bp.before_request
+def _end_stale_account_sessions() -> None:
+    """A named director's session ends when the account's password changes (or it is gone);
+    a session of the shared password ends once the event has named accounts."""
+    if not session.get("director"):
+        return
+    account = session.get("director_account")
+    if isinstance(account, dict):
+        stale = not directors.still_valid(store(), int(account.get("id", 0)),
+                                          str(account.get("mark", "")),
+                                          str(current_app.secret_key))
+    else:
+        stale = directors.has_accounts(store())
+    if stale:
+        logout_director()
+        session.pop("director_account", None)
+
+
 @bp.route("/setup", methods=["GET", "POST"])
 def setup() -> Any:
-    """First run: the director password of the event (only on this machine, only once)."""
+    """First run: the event's shared director password (only on this machine, only once;
+    not once the event has named director accounts)."""
+    if directors.has_accounts(store()):
+        return redirect(url_for("hall.login"))
     return setup_page(template="hall/setup.html", login_endpoint="hall.login",
                       home_endpoint="hall.index", place="hall")
 
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
-    """The director's login, with wrong passwords limited per address (``webui.attempts``,
-    counted in the event database)."""
+    """The director's login: own name and password (named accounts), or the event's shared
+    password while it has no named account; wrong ones limited per address
+    (``webui.attempts``, counted in the event database)."""
     address = request.remote_addr or "unknown"
+    named = directors.has_accounts(store())
     if request.method == "POST":
         block = attempts.blocked(store(), LOGIN_SCOPE, address)
         if block is not None:
             error = (f"Too many wrong passwords from this address: try again in "
                      f"{_duration(block.retry_after_s)}.")
-            return (render_template("hall/login.html", error=error), 429,
+            return (render_template("hall/login.html", error=error, named=named), 429,
                     {"Retry-After": str(block.retry_after_s)})
+        name = request.form.get("name", "").strip()
+        if name or named:
+            return _named_login(name, address, named)
+    elif named:
+        return render_template("hall/login.html", error=None, named=named)
     response = make_response(login_page(template="hall/login.html",
                                          setup_endpoint="hall.setup",
                                          home_endpoint="hall.index"))
@@ -91,6 +124,22 @@ def login() -> Any:
         elif is_director():
             attempts.clear(store(), LOGIN_SCOPE, address)
     return response
+
+
+def _named_login(name: str, address: str, named: bool) -> Any:
+    """A director logging in with their own name and password."""
+    account = directors.check_login(store(), name, request.form.get("password", ""),
+                                    str(current_app.secret_key)) if name else None
+    if account is None:
+        attempts.record_failure(store(), LOGIN_SCOPE, address)
+        error = ("Wrong name or password." if name else
+                 "This event has named director accounts: log in with your own name.")
+        return render_template("hall/login.html", error=error, named=named), 403
+    attempts.clear(store(), LOGIN_SCOPE, address)
+    login_director()
+    session["director_account"] = {"id": account.id, "name": account.name,
+                                   "mark": account.mark}
+    return redirect(url_for("hall.index"))
 
 
 def _duration(seconds: int) -> str:
@@ -294,17 +343,33 @@ def director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
         payload = {"game": action.game, "reason": action.reason}
     command(store().state(table_id))  # raises CommandError now if it cannot apply
     request_id = f"hall-{uuid.uuid4().hex}"
+    by = director_name()
     if table_id in linked_tables(store()):
         _refuse_a_second_waiting_request(table_id, action)
         with store().Session() as s:
             s.add(DirectorRequest(request_id=request_id, table_id=table_id,
-                                  kind=action.kind.value, payload=payload, actor="director"))
+                                  kind=action.kind.value, payload=payload, actor=by))
             s.commit()
+        audit.record(store(), by, AuditAction(action.kind.value),
+                     f"{_action_words(action)}; sent to the table ({request_id})", table_id)
         return {"status": "sent", "request_id": request_id,
                 "message": "sent to the table: it applies at its next sync"}
     outcome = store().execute(table_id, command, Actor("director"), request_id=request_id)
+    audit.record(store(), by, AuditAction(action.kind.value),
+                  f"{_action_words(action)}; applied ({request_id})", table_id)
     return {"status": "applied", "request_id": request_id,
             "seqs": [e.seq for e in outcome.events]}
+
+
+def _action_words(action: DirectorAction) -> str:
+    """A correction or reopening in words, for the audit."""
+    if action.kind is ActionKind.REOPEN:
+        return f"game {action.game} reopened: {action.reason or 'no reason given'}"
+    p = action.proposal
+    result = (f"{p.get('winner')} {p.get('points')}" if p.get("kind") == "manual"
+              else str(p.get("kind", "result")))
+    note = f" ({p['note']})" if isinstance(p.get("note"), str) and p["note"] else ""
+    return f"game {action.game}, hand {action.hand} corrected to {result}{note}"
 
 
 def _refuse_a_second_waiting_request(table_id: int, action: DirectorAction) -> None:
@@ -372,6 +437,8 @@ def draw() -> Any:
         s.commit()
     replaced = (f"; it replaces the draw of {latest.created_at:%H:%M:%S} (seed {latest.seed})"
                 if latest else "")
+    audit.record(store(), director_name(), AuditAction.DRAW,
+                 f"{kind} blind draw of {len(names)} entrant(s), seed {seed}{replaced}")
     flash(f"Blind draw made ({len(pairs)} pairings){replaced}.")
     return redirect(url_for("hall.index") + "#draw", 303)
 
@@ -428,13 +495,18 @@ def seat_draw() -> Any:
                        "rules": rules, "camera": None}, Actor("director")))
         claim.table_ids = made
         s.commit()
+    audit.record(store(), director_name(), AuditAction.SEAT,
+                 f"tables {', '.join(str(t) for t in made)} opened for the draw "
+                 f"(seed {latest.seed})")
     flash(f"{len(made)} table(s) opened for the draw of {latest.created_at:%H:%M}.")
     return redirect(url_for("hall.index"), 303)
 
 
 def director_name() -> str:
-    """The logged-in director's name, for the audit and the round clock."""
-    return str(session.get("director_name") or "director")
+    """The logged-in director's name (a named account's; "director" for the shared
+    password), for the audit, the round clock and pairings."""
+    account = session.get("director_account")
+    return str(account["name"]) if isinstance(account, dict) else "director"
 
 
 @bp.post("/round")
@@ -451,6 +523,8 @@ def start_round() -> Any:
     except (CommandError, clock_mod.RoundError) as exc:
         flash(exc.message if isinstance(exc, CommandError) else str(exc), "error")
         return redirect(url_for("hall.index") + "#round", 303)
+    audit.record(store(), director_name(), AuditAction.ROUND,
+                 f"round {started.number} started for {started.minutes} minutes")
     flash(f"Round {started.number} started: {started.minutes} minutes.")
     return redirect(url_for("hall.index") + "#round", 303)
 
@@ -465,6 +539,8 @@ def propose_pairing() -> Any:
     except PairingError as exc:
         flash(f"No pairing: {exc}.", "error")
         return redirect(url_for("hall.index") + "#pairing", 303)
+    audit.record(store(), director_name(), AuditAction.PAIRING,
+                 f"round {planned.round} pairing proposed: {_pairs_words(planned)}")
     flash(f"Pairing for round {planned.round} proposed ({len(planned.pairs)} tables, "
           f"{planned.rematches} rematch(es)): check it and approve it.")
     return redirect(url_for("hall.index") + "#pairing", 303)
@@ -480,9 +556,17 @@ def approve_pairing(pairing_id: int) -> Any:
     except pairing_mod.PairingRefused as exc:
         flash(f"Not approved: {exc}.", "error")
         return redirect(url_for("hall.index") + "#pairing", 303)
+    audit.record(store(), director_name(), AuditAction.APPROVE,
+                 f"round {planned.round} pairing approved, tables "
+                 f"{', '.join(str(t) for t in planned.table_ids)}: {_pairs_words(planned)}")
     flash(f"Round {planned.round} approved: tables "
           f"{', '.join(str(t) for t in planned.table_ids)} opened with the pairs seated.")
     return redirect(url_for("hall.index") + "#pairing", 303)
+
+
+def _pairs_words(planned: pairing_mod.Planned) -> str:
+    words = [f"{p.a.name} v {p.b.name}" for p in planned.pairs]
+    return "; ".join(words + ([f"bye {planned.bye.name}"] if planned.bye else []))
 
 
 def _pairing_or_404(pairing_id: int) -> pairing_mod.Planned:
@@ -518,8 +602,44 @@ def set_event_rules() -> Any:
     if rules not in engine.preset_names():
         abort(400, description=f"rules must be one of {', '.join(engine.preset_names())}")
     store().set_setting(event_mod.EVENT_RULES_KEY, rules)
+    audit.record(store(), director_name(), AuditAction.RULES, f"the event plays {rules} rules")
     flash(f"The event plays {rules} rules: only tables on them count in the standings.")
     return redirect(url_for("hall.index") + "#standings", 303)
+
+
+@bp.post("/adjustments")
+@director_required
+def give_adjustment() -> Any:
+    """A points adjustment or penalty for a player (by player id), with the reason."""
+    f = request.form
+    if f.get("kind") not in {k.value for k in AdjustmentKind}:
+        flash("Say whether it is an adjustment or a penalty.", "error")
+        return redirect(url_for("hall.index") + "#standings", 303)
+    kind = AdjustmentKind(f["kind"])
+    try:
+        player = whole(f.get("player_id"), "player", 1, MAX_SEQ)
+        points = whole(f.get("points"), "points", -adjustments.MAX_POINTS,
+                       adjustments.MAX_POINTS, "bad_points")
+        names = roster.player_names(store())
+        if player not in names:
+            raise adjustments.AdjustmentError("no such player in this event")
+        given = adjustments.give(store(), player, kind, points, f.get("reason", ""),
+                                 director_name())
+    except (CommandError, adjustments.AdjustmentError) as exc:
+        flash(exc.message if isinstance(exc, CommandError) else str(exc), "error")
+        return redirect(url_for("hall.index") + "#standings", 303)
+    audit.record(store(), director_name(), AuditAction(given.kind.value),
+                 f"{names[player]} (player {player}) {given.points:+d} points: {given.reason}")
+    flash(f"{given.kind.value.capitalize()} for {names[player]}: {given.points:+d} points.")
+    return redirect(url_for("hall.index") + "#standings", 303)
+
+
+@bp.get("/audit")
+@director_required
+def audit_page() -> Any:
+    """Every director action, newest first, with the director's name."""
+    return render_template("hall/audit.html", entries=audit.entries(store()),
+                           at=datetime.now(UTC).isoformat())
 
 
 @bp.post("/partnerships")

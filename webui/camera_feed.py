@@ -238,7 +238,10 @@ class TableCamera:
         spreads = read.spreads
         if set(spreads) != {"A", "B"}:
             return
-        knocker = read.knocker or "A"
+        knocker = read.knocker
+        if knocker is None:  # a read without a knock cannot be a proposal
+            log.warning("table %s: a spread read without a knocker was ignored", self.table_id)
+            return
         hands = read.hands()
         melds = {knocker: read.melds().get(knocker, [])}
         snapshot = self._save_snapshot()

@@ -180,7 +180,6 @@ class TableState:
     layout: str | None = None
     games: list[GameState] = field(default_factory=list)
     last_seq: int = 0
-    camera_status: dict[str, Any] = field(default_factory=dict)
 
     @property
     def game(self) -> GameState | None:
@@ -245,7 +244,7 @@ class TableState:
                 "rules": self.rules, "camera": self.camera, "last_seq": self.last_seq,
                 "games": [g.to_json() for g in self.games],
                 "current_hand": current.to_json() if current else None, "knock": knock,
-                "match": self.match_json(), "camera_status": self.camera_status}
+                "match": self.match_json()}
 
 
 def has_undo(events: list[Any]) -> bool:

@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
-from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.lib.utils import ImageReader
 from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
@@ -109,11 +109,22 @@ def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, byt
                   f"{text(view['rules_name'])}", styles["Normal"]),
         Spacer(1, 4 * mm),
     ]
-    head = ["Hand", "Dealer", "Knock card", "Result", "Pts", players["A"], players["B"]]
+    cell = ParagraphStyle("cell", parent=styles["Normal"], fontName="Helvetica", fontSize=9,
+                          leading=11)
+    bold = ParagraphStyle("head", parent=cell, fontName="Helvetica-Bold")
+
+    def wrapped(value: Any, style: ParagraphStyle = cell) -> Paragraph:
+        """A cell that wraps inside its column (a long result or name printed over the next
+        column otherwise); the text is escaped, as everywhere in a Paragraph."""
+        return Paragraph(text(value), style)
+
+    head = ["Hand", "Dealer", "Knock card", "Result", "Pts", wrapped(players["A"], bold),
+            wrapped(players["B"], bold)]
     rows: list[list[Any]] = [head]
     for r in view["rows"]:
-        rows.append([str(r["hand"]), players.get(r["dealer"], r["dealer"]), r["knock"] or "-",
-                     r["text"], str(r["points"]) if r["winner"] else "-",
+        rows.append([str(r["hand"]), wrapped(players.get(r["dealer"], r["dealer"])),
+                     r["knock"] or "-", wrapped(r["text"]),
+                     str(r["points"]) if r["winner"] else "-",
                      str(r["totals"]["A"]), str(r["totals"]["B"])])
     for b in view["bonuses"]:
         rows.append(["", "", "", b["label"], "", str(b["A"]), str(b["B"])])
@@ -128,6 +139,7 @@ def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, byt
         ("GRID", (0, 1), (-1, -1), 0.25, colors.grey),
         ("ALIGN", (4, 0), (-1, -1), "RIGHT"),
         ("FONTSIZE", (0, 0), (-1, -1), 9),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
     ]))
     story += [table, Spacer(1, 4 * mm)]
     if view["hollywood"]:

@@ -52,6 +52,9 @@ class TableRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+REVOKED = "revoked-"  # token_hash of a signed-out device: this, then random hex
+
+
 class Device(Base):
     """A tablet that joined a table with the table's PIN (token kept only as a hash)."""
 
@@ -62,6 +65,12 @@ class Device(Base):
     label: Mapped[str] = mapped_column(String(80))
     seat: Mapped[str] = mapped_column(String(8))  # "A", "B" or "both" (one shared tablet)
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    @property
+    def revoked(self) -> bool:
+        """Signed out by the director (or a new PIN): its token hash was replaced by a
+        marker no token hashes to, so the tablet must join again."""
+        return self.token_hash.startswith(REVOKED)
 
 
 class AttemptFailure(Base):

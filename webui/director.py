@@ -118,7 +118,35 @@ def table_settings(table_id: int) -> Any:
 @bp.post("/tables/<int:table_id>/pin")
 @director_required
 def new_pin(table_id: int) -> Any:
+    """A new PIN; the tablets that joined with the old one are signed out unless the
+    director ticks "keep them" (``keep_devices``)."""
     table_or_404(table_id)
     store().set_pin(table_id)
-    flash("New PIN made: tablets that already joined stay joined.")
+    if request.form.get("keep_devices"):
+        flash("New PIN made: the tablets that already joined stay joined.")
+    else:
+        count = store().revoke_devices(table_id)
+        flash(f"New PIN made: {count} joined tablet{'s were' if count != 1 else ' was'} "
+              "signed out and must join again with the new PIN.")
     return redirect(url_for("views.screen", table_id=table_id))
+
+
+@bp.get("/tables/<int:table_id>/devices")
+@director_required
+def devices(table_id: int) -> Any:
+    """The tablets that joined the table (and those signed out), each with a sign-out button."""
+    table = table_or_404(table_id)
+    return render_template("director_devices.html", table=table,
+                           players=store().state(table_id).players,
+                           devices=store().devices(table_id))
+
+
+@bp.post("/tables/<int:table_id>/devices/<int:device_id>/revoke")
+@director_required
+def revoke_device(table_id: int, device_id: int) -> Any:
+    table_or_404(table_id)
+    if store().revoke_devices(table_id, device_id):
+        flash("The tablet was signed out: it must join again with the table's PIN.")
+    else:
+        flash("No such joined tablet (already signed out?).", "error")
+    return redirect(url_for("director.devices", table_id=table_id))

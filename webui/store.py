@@ -20,7 +20,15 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from webui import state as state_mod
-from webui.db import Device, EventRow, Setting, TableRow, make_engine, make_sessionmaker
+from webui.db import (
+    REVOKED,
+    Device,
+    EventRow,
+    Setting,
+    TableRow,
+    make_engine,
+    make_sessionmaker,
+)
 
 
 class CommandError(Exception):
@@ -156,9 +164,27 @@ class Store:
         with self.Session() as s:
             return s.scalar(select(Device).where(Device.token_hash == hash_token(token)))
 
-    def devices(self, table_id: int) -> list[Device]:
+    def devices(self, table_id: int, joined_only: bool = False) -> list[Device]:
+        """The table's devices, in the order they joined (``joined_only``: not signed out)."""
         with self.Session() as s:
-            return list(s.scalars(select(Device).where(Device.table_id == table_id)))
+            q = select(Device).where(Device.table_id == table_id).order_by(Device.id)
+            if joined_only:
+                q = q.where(Device.token_hash.not_like(f"{REVOKED}%"))
+            return list(s.scalars(q))
+
+    def revoke_devices(self, table_id: int, device_id: int | None = None) -> int:
+        """Sign out one device of the table (or all, ``device_id`` None): its token stops
+        working, the row stays (events name it). Returns how many were signed out."""
+        with self.Session() as s:
+            q = select(Device).where(Device.table_id == table_id,
+                                     Device.token_hash.not_like(f"{REVOKED}%"))
+            if device_id is not None:
+                q = q.where(Device.id == device_id)
+            rows = list(s.scalars(q))
+            for row in rows:
+                row.token_hash = REVOKED + secrets.token_hex(28)
+            s.commit()
+            return len(rows)
 
     # events ---------------------------------------------------------------------------------
     def events(self, table_id: int, after: int = 0) -> list[EventRow]:

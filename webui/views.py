@@ -170,7 +170,7 @@ def screen(table_id: int) -> Any:
                                "own computer or for the director")
     ctx = page_context(table_id)
     ctx["join_url"] = join_url(table_id, ctx["table"].pin)
-    ctx["devices"] = store().devices(table_id)
+    ctx["devices"] = store().devices(table_id, joined_only=True)
     return render_template("screen.html", **ctx)
 
 

@@ -36,6 +36,7 @@ def round_one(store) -> tuple[int, int]:
 def test_swiss_pairing_is_proposed_approved_once_and_seats_the_next_round(hall):
     app, client, store = hall
     round_one(store)
+    client.post("/round", data={"number": 1, "minutes": 60, "csrf_token": client.csrf})
     ev = client.get("/api/event").get_json()
     ranked = [(r["name"], r["matches_won"], r["games_won"]) for r in ev["standings"]]
     assert ranked[:2] == [("Ann", 1, 3), ("Bob", 0, 2)]
@@ -75,7 +76,9 @@ def test_swiss_pairing_is_proposed_approved_once_and_seats_the_next_round(hall):
     with store.Session() as s:
         seats = {(x.table_id, x.seat): x.player_id for x in s.query(HallSeat)}
     assert seats[(new[0].id, "A")] == ids["Ann"] and seats[(new[1].id, "B")] == ids["Di"]
-    assert client.get("/api/event").get_json()["next_round"] == 3
+    ev = client.get("/api/event").get_json()
+    assert ev["next_round"] == 3 and ev["clock_next"] == 2
+    assert ev["round"]["number"] == 1 and ev["round"]["table_count"] == 2  # not round 2's
 
     # the table types Ann's name otherwise: she is still player ids["Ann"]
     store.execute(new[0].id, commands.change_settings(

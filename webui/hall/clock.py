@@ -119,9 +119,12 @@ class RoundStatus:
             {"table": t, "name": n} for t, n in self.playing], "table_count": self.tables}
 
 
-def round_status(store: Store, clock: RoundClock) -> RoundStatus:
-    """Which of ``clock``'s tables (every table when it names none) are still playing."""
-    ids = list(clock.table_ids) or [t.id for t in store.tables()]
+def round_status(store: Store, clock: RoundClock, others: set[int] | frozenset[int] = frozenset()
+                 ) -> RoundStatus:
+    """Which of ``clock``'s tables are still playing. A round that names no tables (one not
+    seated from a pairing) has every table but ``others`` (the tables seated for other
+    rounds)."""
+    ids = list(clock.table_ids) or [t.id for t in store.tables() if t.id not in others]
     playing = []
     for table_id in ids:
         state = store.state(table_id)

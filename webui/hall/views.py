@@ -249,7 +249,9 @@ def _round_json() -> dict[str, Any] | None:
     clock = clock_mod.current_round(store())
     if clock is None:
         return None
-    return clock_mod.round_status(store(), clock).to_json(clock_mod.now())
+    others = {t for p in pairing_mod.approved(store()) if p.round != clock.number
+              for t in p.table_ids}
+    return clock_mod.round_status(store(), clock, others).to_json(clock_mod.now())
 
 
 @bp.get("/")

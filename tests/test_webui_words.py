@@ -90,3 +90,9 @@ def test_rules_are_named_not_dumped(tmp_path):
     tablet = Tablet(app, table_id=table)
     page = tablet.client.get(f"/t/{table}/sheet").get_data(as_text=True)
     assert "preset" not in page and "(Hollywood)" in page
+
+
+def test_undo_names_the_knock_card_as_people_write_it(app, tablet):
+    tablet.knock_card("TH")
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    assert "Undo the knock card 10♥ of hand 1" in panel

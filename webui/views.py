@@ -82,7 +82,7 @@ def undo_label(state: TableState, kind: str, payload: dict[str, Any], hand: int)
     if kind == "confirmed":
         return f"Undo {names.get(payload.get('player'), '?')}'s confirmation of hand {hand}"
     if kind == "knock_card_set":
-        return f"Undo the knock card {payload.get('card')} of hand {hand}"
+        return f"Undo the knock card {words.card_words(str(payload.get('card')))} of hand {hand}"
     proposal = payload.get("proposal") or {}
     result = proposal.get("result") or {}
     if proposal.get("kind") == "dead":

@@ -199,7 +199,7 @@ def test_every_director_page_in_a_browser(served, tmp_path):
             w.visit(f"{base}/tables/{tables[key]}", *texts)
         w.visit(f"{base}/audit", "Audit", "Alice Smith", "corrected to B 25 (misread)",
                 "Bob (player", "-10 points: slow play", "round 2 pairing approved",
-                "round 1 started for 50 minutes")
+                "round 1 started for 50 minutes", "partnership match Aces v Kings")
         shoot(page, "audit", tmp_path)
         browser.close()
     for name in ("login", "director", "pairing", "standings", "board", "pairing_print",

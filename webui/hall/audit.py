@@ -1,5 +1,6 @@
 """The audit of the event: every director action (corrections, reopenings, adjustments,
-penalties, draws, pairings, rounds, rules) with the director's name, in ``hall_audit``."""
+penalties, draws, pairings, rounds, rules, partnership matches) with the director's name, in
+``hall_audit``."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class AuditAction(enum.Enum):
     APPROVE = "approve"
     ROUND = "round"
     RULES = "rules"
+    PARTNERSHIP = "partnership"
 
 
 @dataclass(frozen=True)

@@ -662,6 +662,8 @@ def new_partnership() -> Any:
     with store().Session() as s:
         s.add(Partnership(name=f"{team_a} v {team_b}", teams=teams, boards=boards))
         s.commit()
+    audit.record(store(), director_name(), AuditAction.PARTNERSHIP,
+                 f"partnership match {team_a} v {team_b} on boards {boards[0]} and {boards[1]}")
     flash(f"Partnership match {team_a} v {team_b} set up.")
     return redirect(url_for("hall.index") + "#partnerships", 303)
 

@@ -121,6 +121,8 @@ def test_pages_fit_the_screen_and_confirm_is_on_the_first_one(served, size):
         assert "Ben confirmed hand 3 of game 1" in text
         page.goto(f"{base}/t/{TABLE}/screen")  # the table's own screen (this machine)
         assert_fits(page, "screen")
+        assert page.evaluate("(e => e.scrollWidth <= e.clientWidth)"
+                             "(document.getElementById('pin'))"), "the PIN runs out of its box"
         browser.close()
 
 

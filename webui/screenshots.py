@@ -79,6 +79,7 @@ def main(argv: list[str]) -> int:
         page = browser.new_page(viewport=TABLET)
         page.goto(f"{base}/t/{table_id}/join")
         page.fill("input[name=pin]", store.table(table_id).pin)
+        page.check("input[name=seat][value=A]")  # whose tablet: Ann's
         page.click("button.primary")
         page.wait_for_selector("#proposal")
         time.sleep(0.5)

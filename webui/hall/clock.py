@@ -4,6 +4,7 @@ time left and which of the round's tables are still playing. Kept in the event d
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -119,15 +120,21 @@ class RoundStatus:
             {"table": t, "name": n} for t, n in self.playing], "table_count": self.tables}
 
 
-def round_status(store: Store, clock: RoundClock, others: set[int] | frozenset[int] = frozenset()
-                 ) -> RoundStatus:
-    """Which of ``clock``'s tables are still playing. A round that names no tables (one not
-    seated from a pairing) has every table but ``others`` (the tables seated for other
-    rounds)."""
-    ids = list(clock.table_ids) or [t.id for t in store.tables() if t.id not in others]
-    playing = []
-    for table_id in ids:
-        state = store.state(table_id)
-        if table_playing(state):
-            playing.append((table_id, state.name))
-    return RoundStatus(clock, playing, len(ids))
+@dataclass(frozen=True)
+class TablePlay:
+    """A table as the clock sees it: id, name, whether it still plays (``table_playing``)."""
+
+    table_id: int
+    name: str
+    playing: bool
+
+
+def round_status(clock: RoundClock, tables: Sequence[TablePlay],
+                 others: Collection[int] = frozenset()) -> RoundStatus:
+    """Which of ``clock``'s tables are still playing, from every table of the event. A round
+    that names no tables (one not seated from a pairing) has every table but ``others`` (the
+    tables seated for other rounds)."""
+    mine = set(clock.table_ids)
+    chosen = [t for t in tables if (t.table_id in mine if mine else t.table_id not in others)]
+    return RoundStatus(clock, [(t.table_id, t.name) for t in chosen if t.playing],
+                       len(chosen))

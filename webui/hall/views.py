@@ -216,7 +216,7 @@ def event_json() -> dict[str, Any]:
         "sync_problems": [h.to_json() for h in health.values()
                           if h.state in (SyncState.STALLED, SyncState.CONFLICT,
                                          SyncState.REFUSED)],
-        "round": _round_json(),
+        "round": _round_json(tables),
         "pairing": _pairing_json(pairing_mod.latest(store())),
         "next_round": pairing_mod.next_round(store()),
         "clock_next": _clock_next(),
@@ -244,14 +244,16 @@ def _pairing_json(planned: pairing_mod.Planned | None) -> dict[str, Any] | None:
                        "rematch": p.rematch} for p in planned.pairs]}
 
 
-def _round_json() -> dict[str, Any] | None:
-    """The current round's clock and its tables still playing (None before round 1)."""
+def _round_json(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The current round's clock and its tables still playing (None before round 1), from the
+    event's table summaries."""
     clock = clock_mod.current_round(store())
     if clock is None:
         return None
     others = {t for p in pairing_mod.approved(store()) if p.round != clock.number
               for t in p.table_ids}
-    return clock_mod.round_status(store(), clock, others).to_json(clock_mod.now())
+    plays = [clock_mod.TablePlay(t["id"], t["name"], t["playing"]) for t in tables]
+    return clock_mod.round_status(clock, plays, others).to_json(clock_mod.now())
 
 
 @bp.get("/")

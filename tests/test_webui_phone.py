@@ -149,6 +149,11 @@ def test_cards_are_corrected_with_the_picker_and_typing_still_works(served, size
                 ann.locator(f"button.pick[data-card='{card}']").click()
         assert page.input_value("input[name=melds_A]") == KNOCK_MELDS_A
         assert page.input_value("input[name=cards_A]") == "5S"
+        # a change arriving live meanwhile (the knock card corrected) must not wipe the picks
+        store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "QC"),
+                      Actor("device:tablet B"))
+        page.wait_for_timeout(1500)
+        assert page.input_value("input[name=melds_A]") == KNOCK_MELDS_A
         assert ben.locator("button.pick[data-card='5S']").is_disabled()  # Ann holds it
         # typing still works, and the picker follows it
         page.fill("input[name=cards_B]", " ".join(KNOCK_B[:-1]) + " 8C")
@@ -161,6 +166,7 @@ def test_cards_are_corrected_with_the_picker_and_typing_still_works(served, size
         page.click("form.correction button.primary")
         expect(page.locator("#proposal")).to_contain_text("Ann knocks")
         expect(page.locator("#proposal .headline")).to_contain_text("scores 7")
+        expect(page.locator("#knock-card")).to_contain_text("Q")  # the deferred refresh
         assert_fits(page, "after the correction")
         browser.close()
     proposal = store.state(TABLE).current_hand().proposal

@@ -44,6 +44,14 @@ def test_tiny_detector_and_namer_training_produce_usable_weights(tmp_path):
     )
     assert status == 0
     assert (tmp_path / "runs" / "smoke" / "weights" / "last.pt").stat().st_size > 1_000_000
+    import json
+
+    import torch
+
+    # each run says where it trained (issue 13 item 5: CUDA when torch sees it)
+    notes = json.loads((tmp_path / "runs" / "smoke" / "run-notes.json").read_text())
+    assert notes["device"] == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert notes["stage"] == "detector" and notes["device_name"]
 
     namer = tmp_path / "namer"
     assert (
@@ -74,13 +82,14 @@ def test_tiny_detector_and_namer_training_produce_usable_weights(tmp_path):
     probs = session.run(None, {"crops": np.zeros((2, 3, 48, 48), np.float32)})[0]
     assert probs.shape == (2, 53)
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+    notes = json.loads((namer / "run-notes.json").read_text())
+    assert notes["device"] == ("cuda" if torch.cuda.is_available() else "cpu")
 
     # training goes on from that namer, widened; the checkpoint remembers its widths
     wider = tmp_path / "namer-wide"
     args = ["classifier", "--synth", str(synth), "--real", "", "--minutes", "0.02"]
     args += ["--batch", "8", "--init", str(namer / "namer.pt"), "--widths", "16,32,96,192"]
     assert train_main([*args, "--out", str(wider)]) == 0
-    import torch
 
     state = torch.load(wider / "namer.pt", map_location="cpu", weights_only=False)
     assert state["widths"] == [16, 32, 96, 192]
@@ -168,3 +177,16 @@ def test_int8_namer_is_smaller_reads_in_both_engines_and_gives_the_float_probabi
     np.testing.assert_allclose(quantised.sum(axis=1), 1.0, atol=1e-4)
     np.testing.assert_allclose(quantised, reference, atol=1e-3)
     np.testing.assert_allclose(Namer(int8, "opencv")._run(crops), reference, atol=1e-3)
+
+
+def test_asking_for_cuda_without_one_is_refused_with_the_reason():
+    import torch
+
+    from vision.train_device import training_device
+
+    if torch.cuda.is_available():
+        assert training_device("cuda") == "cuda"
+        return
+    assert training_device("auto") == "cpu"
+    with pytest.raises(SystemExit, match="no CUDA device"):
+        training_device("cuda")

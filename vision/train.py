@@ -55,8 +55,13 @@ def train_detector(args: argparse.Namespace) -> int:
     import torch
     from ultralytics import YOLO
 
+    from vision.train_device import training_device, write_run_notes
+
     torch.set_num_threads(args.threads)
     run_dir = Path(args.project) / args.name
+    device = training_device(args.device)
+    write_run_notes(run_dir, device, "detector")
+    print(f"training on {device}")
     last = run_dir / "weights" / "last.pt"
     if args.resume and last.exists():
         YOLO(str(last)).train(resume=True)
@@ -79,7 +84,7 @@ def train_detector(args: argparse.Namespace) -> int:
         imgsz=args.imgsz,
         batch=args.batch,
         workers=args.workers,
-        device="cpu",
+        device=0 if device == "cuda" else "cpu",
         single_cls=True,
         optimizer="SGD",
         lr0=args.lr0,
@@ -167,6 +172,11 @@ def main(argv: list[str]) -> int:
     det.add_argument("--warmup", type=float, default=0.3)
     det.add_argument("--workers", type=int, default=2)
     det.add_argument("--threads", type=int, default=2)
+    det.add_argument(
+        "--device",
+        default="auto",
+        help="auto (CUDA when torch sees it, else CPU), cpu or cuda; written to run-notes.json",
+    )
     det.add_argument("--cache", default="ram", help="ultralytics cache: ram, disk or False")
     det.add_argument("--seed", type=int, default=0)
     det.add_argument("--project", default="runs/detector")

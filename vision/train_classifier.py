@@ -50,6 +50,11 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=0.003)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--device",
+        default="auto",
+        help="auto (CUDA when torch sees it, else CPU), cpu or cuda; written to run-notes.json",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/namer", help="folder for checkpoints and ONNX")
     ap.add_argument("--real-share", type=float, default=0.35)
@@ -383,6 +388,11 @@ def train_classifier(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    from vision.train_device import training_device, write_run_notes
+
+    device = training_device(args.device)
+    write_run_notes(out, device, "classifier")
+    print(f"training on {device}")
     synth = [CornerSource(Path(s)) for s in args.synth]
     reals = [CornerSource(Path(folder)) for folder in args.real if folder]
     print(
@@ -432,6 +442,7 @@ def train_classifier(args: argparse.Namespace) -> int:
             load_into(model, weights)
         else:
             model.load_state_dict(weights)
+    model.to(device)
     if args.ema:
         ema = copy.deepcopy(model).eval()
     if resumed is not None:
@@ -471,8 +482,8 @@ def train_classifier(args: argparse.Namespace) -> int:
         for g in opt.param_groups:  # cosine decay over the time budget
             g["lr"] = args.lr * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * frac)))
         x, y = sample_batch(rng, synth, reals, args.batch, args)
-        logits = model(torch.from_numpy(x))
-        target = torch.from_numpy(y)
+        logits = model(torch.from_numpy(x).to(device))
+        target = torch.from_numpy(y).to(device)
         is_card = target < NONE_INDEX
         rank_t = torch.where(is_card, target % 13, torch.full_like(target, 13))
         loss = loss_fn(logits[:, :N_RANK_OUT], rank_t)
@@ -496,7 +507,7 @@ def train_classifier(args: argparse.Namespace) -> int:
         if step % 200 == 0:
             save()
     save()
-    export_onnx(ema if ema is not None else model, out / "namer.onnx", crop_size)
+    export_onnx((ema if ema is not None else model).cpu(), out / "namer.onnx", crop_size)
     print(f"trained {step} steps; wrote {ckpt} and {out / 'namer.onnx'}")
     return 0
 

@@ -29,6 +29,11 @@ from vision.synth.index_glyphs import sample_index
 from vision.synth.scene import CLASS_NAMES, class_name_to_code
 
 NONE_INDEX = len(NAMER_CLASSES) - 1
+# a training label BLACK_RANK + r: a club or a spade of rank r whose suit is not taught (a
+# source with one black suit only would teach that every black index of its deck is that suit)
+BLACK_RANK = 100
+BLACK_SUITS = (0, 3)  # clubs and spades in NAMER_CLASSES' suit-major order (C, D, H, S)
+ONE_BLACK_SUIT_SHARE = 0.1  # a source whose rarer black suit is under 10% of the other
 N_RANK_OUT = 14  # 13 ranks + "not a corner"
 NAMER_WIDTHS = (16, 32, 64, 128)  # channels of the four stages (checkpoints before "widths")
 # crop side -> pooling window that brings the last feature map (side / 8) back to 6 x 6
@@ -222,6 +227,17 @@ class CornerSource:
         self.by_image: dict[int, list] = {}
         for i, box, _ in self.boxes:
             self.by_image.setdefault(i, []).append(box)
+        clubs = sum(label // 13 == BLACK_SUITS[0] for *_, label in self.boxes)
+        spades = sum(label // 13 == BLACK_SUITS[1] for *_, label in self.boxes)
+        #: its clubs and spades teach rank and "black", not which black suit (see BLACK_RANK)
+        self.one_black_suit = min(clubs, spades) < ONE_BLACK_SUIT_SHARE * max(clubs, spades)
+
+    def training_label(self, label: int) -> int:
+        """The label a crop of this source trains on (a black card's suit left out when the
+        source has one black suit only)."""
+        if self.one_black_suit and label < NONE_INDEX and label // 13 in BLACK_SUITS:
+            return BLACK_RANK + label % 13
+        return label
 
 
 def _jpeg(patch: np.ndarray, quality: int) -> np.ndarray:
@@ -349,7 +365,7 @@ def sample_batch(rng, synth: list[CornerSource], reals: list[CornerSource], n: i
         src = real if use_real else synth[int(rng.integers(len(synth)))]
         i, box, label = src.boxes[int(rng.integers(len(src.boxes)))]
         patches.append(_augment(rng, src.images[i], box, policy, real=use_real, size=size))
-        labels.append(label)
+        labels.append(src.training_label(label))
     return to_tensor_layout(patches), np.array(labels, np.int64)
 
 
@@ -399,6 +415,9 @@ def train_classifier(args: argparse.Namespace) -> int:
         f"synth corners {sum(len(s.boxes) for s in synth)}, "
         f"real {' + '.join(str(len(r.boxes)) for r in reals) or 0}"
     )
+    for folder, source in zip([f for f in args.real if f], reals, strict=True):
+        if source.one_black_suit:
+            print(f"{folder}: one black suit only, its clubs and spades teach rank and colour")
     step = 0
     ckpt = out / "namer.pt"
     ema = None
@@ -421,6 +440,7 @@ def train_classifier(args: argparse.Namespace) -> int:
             raise SystemExit("--init from ONNX keeps its widths and crop size")
     elif args.init:
         start_state = torch.load(args.init, map_location="cpu", weights_only=False)
+        frozen_bn = bool(start_state.get("frozen_bn"))  # a run that started from ONNX
         widths = args.widths or _checkpoint_widths(start_state)
         crop_size = args.crop_size or _checkpoint_crop_size(start_state)
     else:
@@ -436,7 +456,7 @@ def train_classifier(args: argparse.Namespace) -> int:
 
             weights = widen_state(weights, start_widths, widths, rng, noise=0.01)
             print(f"widened {args.init} from {start_widths} to {widths}")
-        if frozen_bn:
+        if args.init.endswith(".onnx"):
             from vision.namer_from_onnx import load_into
 
             load_into(model, weights)
@@ -484,11 +504,7 @@ def train_classifier(args: argparse.Namespace) -> int:
         x, y = sample_batch(rng, synth, reals, args.batch, args)
         logits = model(torch.from_numpy(x).to(device))
         target = torch.from_numpy(y).to(device)
-        is_card = target < NONE_INDEX
-        rank_t = torch.where(is_card, target % 13, torch.full_like(target, 13))
-        loss = loss_fn(logits[:, :N_RANK_OUT], rank_t)
-        if bool(is_card.any()):
-            loss = loss + suit_loss_fn(logits[is_card, N_RANK_OUT:], target[is_card] // 13)
+        loss = namer_loss(logits, target, loss_fn, suit_loss_fn)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -496,7 +512,9 @@ def train_classifier(args: argparse.Namespace) -> int:
         if ema is not None:
             done = step - first_step
             _update_ema(ema, model, min(args.ema, (1 + done) / (10 + done)))
-        acc = float((card_probabilities(logits.detach()).argmax(1) == target).float().mean())
+        named = target < BLACK_RANK
+        read = card_probabilities(logits.detach()).argmax(1)
+        acc = float((read[named] == target[named]).float().mean()) if bool(named.any()) else 0.0
         running.append((float(loss.detach()), acc))
         if step % 50 == 0:
             lo, ac = np.mean(running, axis=0)
@@ -510,6 +528,27 @@ def train_classifier(args: argparse.Namespace) -> int:
     export_onnx((ema if ema is not None else model).cpu(), out / "namer.onnx", crop_size)
     print(f"trained {step} steps; wrote {ckpt} and {out / 'namer.onnx'}")
     return 0
+
+
+def namer_loss(logits, target, rank_loss_fn, suit_loss_fn):  # torch tensors -> scalar
+    """Rank loss on every sample ("none" included) plus suit loss on the cards: the named suit,
+    or for a `BLACK_RANK` label "clubs or spades" (-log of their summed probability)."""
+    import torch
+
+    black = target >= BLACK_RANK
+    is_card = (target < NONE_INDEX) | black
+    rank = torch.where(black, target - BLACK_RANK, target % 13)
+    rank_t = torch.where(is_card, rank, torch.full_like(target, 13))
+    loss = rank_loss_fn(logits[:, :N_RANK_OUT], rank_t)
+    suits = logits[:, N_RANK_OUT:]
+    named = is_card & ~black
+    if bool(named.any()):
+        loss = loss + suit_loss_fn(suits[named], target[named] // 13) * named.sum() / is_card.sum()
+    if bool(black.any()):
+        log_p = torch.log_softmax(suits[black], dim=1)
+        either = torch.logsumexp(log_p[:, list(BLACK_SUITS)], dim=1)
+        loss = loss - either.sum() / is_card.sum()
+    return loss
 
 
 def _update_ema(ema, model, decay: float) -> None:

@@ -1,6 +1,6 @@
 """The audit of the event: every director action (corrections, reopenings, adjustments,
-penalties, draws, pairings, rounds, rules, partnership matches) with the director's name, in
-``hall_audit``."""
+penalties, draws, pairings, rounds, rules, tie-breaks, partnership matches) with the
+director's name, in ``hall_audit``."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ class AuditAction(enum.Enum):
     ROUND = "round"
     RULES = "rules"
     PARTNERSHIP = "partnership"
+    TIEBREAKS = "tiebreaks"
 
 
 @dataclass(frozen=True)

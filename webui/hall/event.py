@@ -14,10 +14,11 @@ from typing import Any
 
 from scorer import RulesError, rules_from_spec
 from webui import engine, sheetview
-from webui.hall import adjustments, roster
+from webui.hall import adjustments, roster, tiebreaks
 from webui.hall.clock import table_playing
 from webui.hall.health import as_utc
 from webui.hall.players import PlayerNames, player_key
+from webui.hall.tiebreaks import MatchWin, TieBreak
 from webui.state import PLAYERS, TableState
 from webui.store import Store
 
@@ -167,23 +168,35 @@ class LeftOut:
 
 @dataclass
 class Standings:
-    """The ranked players, the tables left out of the standings with the reason, and who
-    met whom (player ids) at the counted tables."""
+    """The ranked players, the tables left out of the standings with the reason, who met
+    whom (player ids) at the counted tables, the finished matches' winners, and the
+    tie-break order the rows are ranked by."""
 
     rows: list[dict[str, Any]]
     left_out: list[LeftOut]
     meetings: set[frozenset[int]] = field(default_factory=set)
+    wins: list[MatchWin] = field(default_factory=list)
+    order: tuple[TieBreak, ...] = tiebreaks.DEFAULT_ORDER
+
+    @property
+    def ranked_by(self) -> str:
+        """The ranking rule in words."""
+        return tiebreaks.order_text(self.order)
 
 
-def event_standings(store: Store, table_ids: list[int], rules: Any) -> Standings:
-    """Players ranked by matches won, then games won, fewer games lost, point difference
-    (with the director's adjustments and penalties),
-    over the tables playing the event's ``rules`` (others, practice tables, are left out and
-    listed). Points are each finished game's final scores (bonuses included) from the
-    engine. A player is one row however the name was typed ("Frank" and "frank")."""
+def event_standings(store: Store, table_ids: list[int], rules: Any,
+                    order: tuple[TieBreak, ...] | None = None) -> Standings:
+    """Players ranked by matches won, then the tie-breaks (``order``; default the event's,
+    ``tiebreaks.load``), then name, over the tables playing the event's ``rules`` (others,
+    practice tables, are left out and listed). The point difference has the director's
+    adjustments and penalties. Points are each finished game's final scores (bonuses
+    included) from the engine. A player is one row however the name was typed ("Frank" and
+    "frank")."""
+    order = tiebreaks.load(store) if order is None else order
     rows: dict[int, Standing] = {}
     left_out: list[LeftOut] = []
     meetings: set[frozenset[int]] = set()
+    wins: list[MatchWin] = []
     states = {}
     for table_id in table_ids:
         state = store.state(table_id)
@@ -201,6 +214,9 @@ def event_standings(store: Store, table_ids: list[int], rules: Any) -> Standings
             left_out.append(LeftOut(table_id, state.name, f"both seats are {names['A']!r}"))
             continue
         meetings.add(frozenset(ids.values()))
+        if match["complete"] and match["winner"] in PLAYERS:
+            loser = "B" if match["winner"] == "A" else "A"
+            wins.append(MatchWin(ids[match["winner"]], ids[loser]))
         for seat in PLAYERS:
             other = "B" if seat == "A" else "A"
             key = player_key(names[seat])
@@ -219,10 +235,9 @@ def event_standings(store: Store, table_ids: list[int], rules: Any) -> Standings
     for pid, points in adjustments.totals(store).items():
         if pid in rows:
             rows[pid].adjustment = points
-    ranked = sorted(rows.values(), key=lambda s: (-s.matches_won, -s.games_won, s.games_lost,
-                                                  -s.difference, s.key))
+    ranked = tiebreaks.rank(rows.values(), order, wins)
     return Standings([{"rank": i + 1, **s.to_json()} for i, s in enumerate(ranked)], left_out,
-                     meetings)
+                     meetings, wins, tuple(order))
 
 
 def standings(store: Store, table_ids: list[int], rules: Any = DEFAULT_EVENT_RULES
@@ -243,8 +258,9 @@ def csv_cell(value: Any) -> str:
     return str(value)
 
 
-def standings_csv(rows: list[dict[str, Any]]) -> str:
-    """The standings rows (``event_standings(...).rows``) as CSV text."""
+def standings_csv(rows: list[dict[str, Any]], ranked_by: str = "") -> str:
+    """The standings rows (``event_standings(...).rows``) as CSV text; after a blank row,
+    the ranking rule (``Standings.ranked_by``) when given."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
@@ -254,4 +270,7 @@ def standings_csv(rows: list[dict[str, Any]]) -> str:
             r["matches"], r["games_won"], r["games_lost"], r["points_for"],
             r["points_against"], r["difference"], " ".join(str(t) for t in r["tables"]),
             r["adjustment"], r["player_id"])])
+    if ranked_by:
+        writer.writerow([])
+        writer.writerow(["ranked by", ranked_by])
     return out.getvalue()

@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from webui import attempts, commands, engine
 from webui.director_auth import login_page, setup_page
-from webui.hall import adjustments, audit, directors, roster
+from webui.hall import adjustments, audit, directors, roster, tiebreaks
 from webui.hall import clock as clock_mod
 from webui.hall import event as event_mod
 from webui.hall import pairing as pairing_mod
@@ -207,6 +207,9 @@ def event_json() -> dict[str, Any]:
         "event_rules": rules,
         "rule_presets": engine.preset_names(),
         "standings": ranked.rows,
+        "ranked_by": ranked.ranked_by,
+        "tiebreaks": [t.value for t in ranked.order],
+        "tiebreak_choices": [(t.value, t.label) for t in tiebreaks.TieBreak],
         "standings_left_out": [t.to_json() for t in ranked.left_out],
         "partnerships": [partnership_view(store(), p) for p in partnerships],
         "draw": ({"id": draw.id, "kind": draw.kind, "seed": draw.seed, "entrants": draw.entrants,
@@ -296,7 +299,8 @@ def board() -> Any:
 @director_required
 def standings_csv() -> Response:
     """The standings as CSV (one row per player; names as typed, first spelling first)."""
-    body = event_mod.standings_csv(_event_standings().rows)
+    ranked = _event_standings()
+    body = event_mod.standings_csv(ranked.rows, ranked.ranked_by)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
     return Response(body, mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="gintray-standings-{stamp}.csv"'})
@@ -310,7 +314,7 @@ def standings_print() -> Any:
     return render_template("hall/standings_print.html", standings=ranked.rows,
                            left_out=[t.to_json() for t in ranked.left_out],
                            rules=event_mod.event_rules(store()),
-                           at=datetime.now(UTC).isoformat())
+                           ranked_by=ranked.ranked_by, at=datetime.now(UTC).isoformat())
 
 
 @bp.get(f"/tables/<int(max={MAX_SEQ}):table_id>")
@@ -608,6 +612,22 @@ def set_event_rules() -> Any:
     store().set_setting(event_mod.EVENT_RULES_KEY, rules)
     audit.record(store(), director_name(), AuditAction.RULES, f"the event plays {rules} rules")
     flash(f"The event plays {rules} rules: only tables on them count in the standings.")
+    return redirect(url_for("hall.index") + "#standings", 303)
+
+
+@bp.post("/tiebreaks")
+@director_required
+def set_tiebreaks() -> Any:
+    """The order of the tie-breaks between players with as many matches won."""
+    try:
+        order = tiebreaks.parse_order(request.form.getlist("tiebreak"))
+    except tiebreaks.TieBreakError as exc:
+        flash(f"Tie-breaks not changed: {exc}.", "error")
+        return redirect(url_for("hall.index") + "#standings", 303)
+    tiebreaks.save(store(), order)
+    rule = tiebreaks.order_text(order)
+    audit.record(store(), director_name(), AuditAction.TIEBREAKS, f"standings ranked by {rule}")
+    flash(f"Standings ranked by {rule}.")
     return redirect(url_for("hall.index") + "#standings", 303)
 
 

@@ -1,22 +1,33 @@
 """The next round's pairing, from proposal to tables: Swiss pairs from the standings
-(``swiss``) by player id, kept as a proposal for a director to approve; approving opens the
-round's tables on the event database with those players in the seats (and their ids in
-``hall_seats``). Printable and CSV pairing lists."""
+(``swiss``) or a knockout round (``knockout``: seeded from the standings, then the winners of
+the previous knockout round) by player id, kept as a proposal for a director to approve;
+approving opens the round's tables on the event database with those players in the seats
+(and their ids in ``hall_seats``). Printable and CSV pairing lists."""
 
 from __future__ import annotations
 
 import csv
+import enum
 import io
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
-from webui.hall import roster
-from webui.hall.event import csv_cell
-from webui.hall.schema import HallPairing, HallRound
-from webui.hall.swiss import Entrant, SwissRound, swiss_round
+from webui.hall import knockout, roster
+from webui.hall.event import csv_cell, match_result
+from webui.hall.knockout import KnockoutRound, Slot
+from webui.hall.schema import HallBracket, HallPairing, HallRound
+from webui.hall.swiss import Entrant, Pair, SwissRound, swiss_round
 from webui.store import Actor, Store
+
+
+class PairingSystem(enum.Enum):
+    """How a round is paired."""
+
+    SWISS = "swiss"
+    KNOCKOUT = "knockout"
 
 
 class PairingRefused(ValueError):
@@ -47,10 +58,22 @@ class Planned:
     proposed_by: str
     approved_by: str | None
     table_ids: tuple[int, ...]
+    bracket: KnockoutRound | None = None
 
     @property
     def rematches(self) -> int:
         return sum(p.rematch for p in self.pairs)
+
+    @property
+    def system(self) -> PairingSystem:
+        return PairingSystem.SWISS if self.bracket is None else PairingSystem.KNOCKOUT
+
+    @property
+    def byes(self) -> tuple[Entrant, ...]:
+        """Who does not play this round: the Swiss bye, or the knockout's byes."""
+        if self.bracket is not None:
+            return self.bracket.byes
+        return (self.bye,) if self.bye else ()
 
 
 def _entrant(data: dict[str, Any]) -> Entrant:
@@ -61,32 +84,44 @@ def _entrant_json(e: Entrant) -> dict[str, Any]:
     return {"id": e.player_id, "name": e.name, "rank": e.rank, "wins": e.wins}
 
 
-def _planned(row: HallPairing) -> Planned:
+def _bracket(row: HallBracket) -> KnockoutRound:
+    return KnockoutRound(row.stage, tuple(
+        Slot(_entrant(p["A"]), _entrant(p["B"]) if p["B"] else None) for p in row.slots))
+
+
+def _planned(row: HallPairing, bracket: HallBracket | None) -> Planned:
     pairs = tuple(PlannedPair(p["table"], _entrant(p["A"]), _entrant(p["B"]), p["rematch"])
                   for p in row.pairs)
     return Planned(row.id, row.round, row.status, pairs,
                    _entrant(row.bye) if row.bye else None, row.proposed_by, row.approved_by,
-                   tuple(row.table_ids or ()))
+                   tuple(row.table_ids or ()), _bracket(bracket) if bracket else None)
+
+
+def _read(s: Session, rows: list[HallPairing]) -> list[Planned]:
+    """Pairings as stored, with the brackets of the knockout ones."""
+    brackets = {b.pairing_id: b for b in s.scalars(select(HallBracket).where(
+        HallBracket.pairing_id.in_([r.id for r in rows])))} if rows else {}
+    return [_planned(r, brackets.get(r.id)) for r in rows]
 
 
 def latest(store: Store) -> Planned | None:
     """The newest pairing (any status), or None."""
     with store.Session() as s:
-        row = s.scalar(select(HallPairing).order_by(HallPairing.id.desc()).limit(1))
-        return _planned(row) if row else None
+        rows = list(s.scalars(select(HallPairing).order_by(HallPairing.id.desc()).limit(1)))
+        return next(iter(_read(s, rows)), None)
 
 
 def get(store: Store, pairing_id: int) -> Planned | None:
     with store.Session() as s:
         row = s.get(HallPairing, pairing_id)
-        return _planned(row) if row else None
+        return _read(s, [row])[0] if row else None
 
 
 def approved(store: Store) -> list[Planned]:
     """Every approved pairing, oldest first."""
     with store.Session() as s:
-        return [_planned(r) for r in s.scalars(select(HallPairing).where(
-            HallPairing.status == "approved").order_by(HallPairing.round))]
+        return _read(s, list(s.scalars(select(HallPairing).where(
+            HallPairing.status == "approved").order_by(HallPairing.round))))
 
 
 def next_round(store: Store) -> int:
@@ -106,22 +141,58 @@ def entrants_from(rows: list[dict[str, Any]]) -> list[Entrant]:
 
 def propose(store: Store, rows: list[dict[str, Any]], meetings: set[frozenset[int]],
             by: str) -> Planned:
-    """Pair the next round from the standings ``rows`` and who met whom; kept as the
+    """Pair the next round (Swiss) from the standings ``rows`` and who met whom; kept as the
     proposal (an older proposal not yet approved is replaced)."""
-    round_no = next_round(store)
     byes = [p.bye.player_id for p in approved(store) if p.bye]
     result: SwissRound = swiss_round(entrants_from(rows), meetings, byes)
-    pairs = [{"table": p.table, "A": _entrant_json(p.a), "B": _entrant_json(p.b),
-              "rematch": p.rematch} for p in result.pairs]
+    return _keep(store, result.pairs, result.bye, None, by)
+
+
+def propose_knockout(store: Store, rows: list[dict[str, Any]], by: str,
+                     top: int | None = None) -> Planned:
+    """Pair the next knockout round: after an approved knockout round, its winners (every
+    match of it must be over); else the first round, seeded by the standings ``rows`` (the
+    best ``top`` players when given). Kept as the proposal, like a Swiss one."""
+    previous = next((p for p in reversed(approved(store))), None)
+    if previous is not None and previous.bracket is not None:
+        bracket = knockout.next_round(previous.bracket, _winners(store, previous))
+    else:
+        seeded = entrants_from(rows)
+        bracket = knockout.first_round(seeded[:top] if top else seeded)
+    return _keep(store, bracket.pairs, None, bracket, by)
+
+
+def _winners(store: Store, planned: Planned) -> dict[int, int]:
+    """The player id of each finished match's winner of an opened round, by table number."""
+    out: dict[int, int] = {}
+    for pair, table_id in zip(planned.pairs, planned.table_ids, strict=False):
+        match = match_result(store.state(table_id))
+        if match["complete"] and match["winner"] in ("A", "B"):
+            out[pair.table] = (pair.a if match["winner"] == "A" else pair.b).player_id
+    return out
+
+
+def _keep(store: Store, pairs: tuple[Pair, ...], bye: Entrant | None,
+          bracket: KnockoutRound | None, by: str) -> Planned:
+    """Store a proposal for the next round (replacing one not yet approved)."""
+    rows = [{"table": p.table, "A": _entrant_json(p.a), "B": _entrant_json(p.b),
+             "rematch": p.rematch} for p in pairs]
     with store.Session() as s:
         s.execute(update(HallPairing).where(HallPairing.status == "proposed")
                   .values(status="replaced"))
-        row = HallPairing(round=round_no, status="proposed", pairs=pairs,
-                          bye=_entrant_json(result.bye) if result.bye else None,
-                          proposed_by=by[:80], table_ids=[])
+        row = HallPairing(round=next_round(store), status="proposed", pairs=rows,
+                          bye=_entrant_json(bye) if bye else None, proposed_by=by[:80],
+                          table_ids=[])
         s.add(row)
+        s.flush()
+        kept = None
+        if bracket is not None:
+            kept = HallBracket(pairing_id=row.id, stage=bracket.stage, slots=[
+                {"A": _entrant_json(x.a), "B": _entrant_json(x.b) if x.b else None}
+                for x in bracket.slots])
+            s.add(kept)
         s.commit()
-        return _planned(row)
+        return _planned(row, kept)
 
 
 def approve(store: Store, pairing_id: int, by: str, rules: Any) -> Planned:
@@ -140,7 +211,7 @@ def approve(store: Store, pairing_id: int, by: str, rules: Any) -> Planned:
                                  + (f" (approved by {row.approved_by})"
                                     if row and row.approved_by else ""))
         row = s.get(HallPairing, pairing_id)
-        planned = _planned(row)
+        planned = _read(s, [row])[0]
         opened: list[int] = []
         for pair in planned.pairs:
             name = f"Round {planned.round} Table {pair.table}"
@@ -151,7 +222,7 @@ def approve(store: Store, pairing_id: int, by: str, rules: Any) -> Planned:
             opened.append(table_id)
         row.table_ids = opened
         s.commit()
-        return _planned(row)
+        return _read(s, [row])[0]
 
 
 CSV_COLUMNS = ["round", "table", "seat A", "seat A id", "seat A rank", "seat B", "seat B id",
@@ -159,7 +230,7 @@ CSV_COLUMNS = ["round", "table", "seat A", "seat A id", "seat A rank", "seat B",
 
 
 def pairing_csv(planned: Planned) -> str:
-    """A pairing as CSV: one row per table, then the bye (if any)."""
+    """A pairing as CSV: one row per table, then each bye."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
@@ -167,8 +238,7 @@ def pairing_csv(planned: Planned) -> str:
         writer.writerow([csv_cell(v) for v in (
             planned.round, p.table, p.a.name, p.a.player_id, p.a.rank, p.b.name, p.b.player_id,
             p.b.rank, "yes" if p.rematch else "")])
-    if planned.bye:
-        b = planned.bye
+    for b in planned.byes:
         writer.writerow([csv_cell(v) for v in (planned.round, "bye", b.name, b.player_id,
                                                 b.rank, "", "", "", "")])
     return out.getvalue()

@@ -181,6 +181,18 @@ class HallPairing(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class HallBracket(HallBase):
+    """The bracket of a knockout pairing (one per pairing of a knockout round): the round's
+    stage (1 = the knockout's first round) and its places in bracket order, each
+    ``{"A": player, "B": player or None}`` (None: a bye)."""
+
+    __tablename__ = "hall_brackets"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pairing_id: Mapped[int] = mapped_column(Integer, unique=True)
+    stage: Mapped[int] = mapped_column(Integer)
+    slots: Mapped[list[Any]] = mapped_column(JSON)
+
+
 class HallDirector(HallBase):
     """A named director account (made with ``gintray hall --add-director NAME``): the name
     shown in the audit, its identity (``player_key`` of the name, unique) and password hash."""

@@ -243,6 +243,8 @@ def _pairing_json(planned: pairing_mod.Planned | None) -> dict[str, Any] | None:
             "proposed_by": planned.proposed_by, "approved_by": planned.approved_by,
             "rematches": planned.rematches, "tables": list(planned.table_ids),
             "bye": asdict(planned.bye) if planned.bye else None,
+            "byes": [asdict(b) for b in planned.byes], "system": planned.system.value,
+            "stage": planned.bracket.name if planned.bracket else None,
             "pairs": [{"table": p.table, "A": asdict(p.a), "B": asdict(p.b),
                        "rematch": p.rematch} for p in planned.pairs]}
 
@@ -540,18 +542,41 @@ def start_round() -> Any:
 @bp.post("/pairing")
 @director_required
 def propose_pairing() -> Any:
-    """Pair the next round (Swiss) from the standings, for a director to approve."""
+    """Pair the next round (Swiss, or knockout: the next knockout round, or the first one
+    of the best ``top`` players) from the standings, for a director to approve."""
+    try:
+        system = pairing_mod.PairingSystem(request.form.get("system", "swiss"))
+    except ValueError:
+        abort(400, description="system must be swiss or knockout")
     ranked = _event_standings()
     try:
-        planned = pairing_mod.propose(store(), ranked.rows, ranked.meetings, director_name())
-    except PairingError as exc:
-        flash(f"No pairing: {exc}.", "error")
+        if system is pairing_mod.PairingSystem.KNOCKOUT:
+            top_text = request.form.get("top", "").strip()
+            top = whole(top_text, "top", 2, MAX_SEQ) if top_text else None
+            planned = pairing_mod.propose_knockout(store(), ranked.rows, director_name(), top)
+        else:
+            planned = pairing_mod.propose(store(), ranked.rows, ranked.meetings,
+                                          director_name())
+    except (PairingError, CommandError) as exc:
+        flash(f"No pairing: {exc.message if isinstance(exc, CommandError) else exc}.", "error")
         return redirect(url_for("hall.index") + "#pairing", 303)
     audit.record(store(), director_name(), AuditAction.PAIRING,
-                 f"round {planned.round} pairing proposed: {_pairs_words(planned)}")
-    flash(f"Pairing for round {planned.round} proposed ({len(planned.pairs)} tables, "
-          f"{planned.rematches} rematch(es)): check it and approve it.")
+                 f"round {planned.round} {_system_words(planned)} pairing proposed: "
+                 f"{_pairs_words(planned)}")
+    if planned.bracket is not None:
+        byes = ", ".join(b.name for b in planned.byes)
+        flash(f"Knockout pairing for round {planned.round} ({planned.bracket.name}) proposed "
+              f"({len(planned.pairs)} tables{f', byes: {byes}' if byes else ''}): check it "
+              "and approve it.")
+    else:
+        flash(f"Pairing for round {planned.round} proposed ({len(planned.pairs)} tables, "
+              f"{planned.rematches} rematch(es)): check it and approve it.")
     return redirect(url_for("hall.index") + "#pairing", 303)
+
+
+def _system_words(planned: pairing_mod.Planned) -> str:
+    """``Swiss`` or ``knockout (semi-finals)``."""
+    return f"knockout ({planned.bracket.name})" if planned.bracket else "Swiss"
 
 
 @bp.post(f"/pairing/<int(max={MAX_SEQ}):pairing_id>/approve")
@@ -574,7 +599,7 @@ def approve_pairing(pairing_id: int) -> Any:
 
 def _pairs_words(planned: pairing_mod.Planned) -> str:
     words = [f"{p.a.name} v {p.b.name}" for p in planned.pairs]
-    return "; ".join(words + ([f"bye {planned.bye.name}"] if planned.bye else []))
+    return "; ".join(words + [f"bye {b.name}" for b in planned.byes])
 
 
 def _pairing_or_404(pairing_id: int) -> pairing_mod.Planned:

@@ -129,12 +129,20 @@ class TablePlay:
     playing: bool
 
 
+def round_tables(clock: RoundClock, table_ids: Sequence[int],
+                 others: Collection[int] = frozenset()) -> list[int]:
+    """Which of the event's ``table_ids`` play ``clock``'s round: the tables it names, or
+    for a round that names none (one not seated from a pairing) every table but ``others``
+    (the tables seated for other rounds)."""
+    mine = set(clock.table_ids)
+    return [t for t in table_ids if (t in mine if mine else t not in others)]
+
+
 def round_status(clock: RoundClock, tables: Sequence[TablePlay],
                  others: Collection[int] = frozenset()) -> RoundStatus:
-    """Which of ``clock``'s tables are still playing, from every table of the event. A round
-    that names no tables (one not seated from a pairing) has every table but ``others`` (the
-    tables seated for other rounds)."""
-    mine = set(clock.table_ids)
-    chosen = [t for t in tables if (t.table_id in mine if mine else t.table_id not in others)]
+    """Which of ``clock``'s tables (``round_tables``) are still playing, from every table of
+    the event."""
+    mine = set(round_tables(clock, [t.table_id for t in tables], others))
+    chosen = [t for t in tables if t.table_id in mine]
     return RoundStatus(clock, [(t.table_id, t.name) for t in chosen if t.playing],
                        len(chosen))

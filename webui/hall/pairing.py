@@ -124,6 +124,11 @@ def approved(store: Store) -> list[Planned]:
             HallPairing.status == "approved").order_by(HallPairing.round))))
 
 
+def other_rounds_tables(approved_pairings: list[Planned], number: int) -> set[int]:
+    """The tables opened for the approved pairings of rounds other than ``number``."""
+    return {t for p in approved_pairings if p.round != number for t in p.table_ids}
+
+
 def next_round(store: Store) -> int:
     """The round the next pairing is for: after the last round on the clock and the last
     approved pairing (round 1 is the blind draw, so never before round 2)."""

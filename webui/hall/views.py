@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from webui import attempts, commands, engine
 from webui.director_auth import login_page, setup_page
-from webui.hall import adjustments, audit, directors, roster, tiebreaks
+from webui.hall import adjustments, audit, directors, projector, roster, tiebreaks
 from webui.hall import clock as clock_mod
 from webui.hall import event as event_mod
 from webui.hall import pairing as pairing_mod
@@ -255,8 +255,7 @@ def _round_json(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
     clock = clock_mod.current_round(store())
     if clock is None:
         return None
-    others = {t for p in pairing_mod.approved(store()) if p.round != clock.number
-              for t in p.table_ids}
+    others = pairing_mod.other_rounds_tables(pairing_mod.approved(store()), clock.number)
     plays = [clock_mod.TablePlay(t["id"], t["name"], t["playing"]) for t in tables]
     return clock_mod.round_status(clock, plays, others).to_json(clock_mod.now())
 
@@ -285,6 +284,23 @@ def _event_standings() -> event_mod.Standings:
     boards = {b for p in _partnerships() for b in p.boards}
     singles = [t.id for t in store().tables() if t.id not in boards]
     return event_mod.event_standings(store(), singles, event_mod.event_rules(store()))
+
+
+def _projector_view() -> projector.ProjectorView:
+    return projector.build(store(), _event_standings(), clock_mod.now())
+
+
+@bp.get("/projector")
+def projector_page() -> Any:
+    """The public projector view (no login: names, results and the clock only), refreshed
+    by ``static/hall.js``."""
+    return render_template("hall/projector.html", view=_projector_view())
+
+
+@bp.get("/projector/live")
+def projector_live() -> Any:
+    """The projector's content alone (the page refreshes it every 10 s)."""
+    return render_template("hall/_projector.html", view=_projector_view())
 
 
 @bp.get("/board")

@@ -1,0 +1,98 @@
+"""The public projector view of the event: the standings, the round clock and the current
+round's tables with their score, read-only. It carries only what a player in the room may
+see (names, results, the clock): no PINs, no sync details, no director's notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from webui.hall import clock as clock_mod
+from webui.hall import pairing as pairing_mod
+from webui.hall.event import Standings, match_result
+from webui.store import Store
+
+
+@dataclass(frozen=True)
+class ShownStanding:
+    """A standings row as the room sees it."""
+
+    rank: int
+    name: str
+    matches_won: int
+    matches: int
+    games_won: int
+    games_lost: int
+    difference: int
+
+
+@dataclass(frozen=True)
+class ShownTable:
+    """A table of the current round: its name, both players, games won each, and whether it
+    still plays."""
+
+    name: str
+    a: str
+    b: str
+    games_a: int
+    games_b: int
+    playing: bool
+
+
+@dataclass(frozen=True)
+class ShownClock:
+    """The current round's clock: number, when it ends (for the page's countdown), the
+    server's figure of the time left, and whether time is up."""
+
+    number: int
+    ends_at: str
+    left: str
+    over: bool
+
+
+@dataclass(frozen=True)
+class ProjectorView:
+    """Everything on the projector."""
+
+    standings: tuple[ShownStanding, ...]
+    ranked_by: str
+    clock: ShownClock | None
+    stage: str | None
+    tables: tuple[ShownTable, ...]
+    byes: tuple[str, ...]
+
+    @property
+    def playing(self) -> int:
+        return sum(t.playing for t in self.tables)
+
+
+def _standing(row: dict[str, Any]) -> ShownStanding:
+    return ShownStanding(row["rank"], row["name"], row["matches_won"], row["matches"],
+                         row["games_won"], row["games_lost"], row["difference"])
+
+
+def build(store: Store, ranked: Standings, at: datetime) -> ProjectorView:
+    """The projector's view of the event now (``ranked``: the event's standings)."""
+    current = clock_mod.current_round(store)
+    approved = pairing_mod.approved(store)
+    every = [t.id for t in store.tables()]
+    tables = []
+    ids = every if current is None else clock_mod.round_tables(
+        current, every, pairing_mod.other_rounds_tables(approved, current.number))
+    for table_id in ids:
+        state = store.state(table_id)
+        won = match_result(state)["games_won"]
+        tables.append(ShownTable(state.name, state.players["A"], state.players["B"],
+                                 won.get("A", 0), won.get("B", 0),
+                                 clock_mod.table_playing(state)))
+    this_round = next((p for p in approved if current and p.round == current.number), None)
+    shown_clock = None
+    if current is not None:
+        left = current.seconds_left(at)
+        shown_clock = ShownClock(current.number, current.ends_at.isoformat(),
+                                 clock_mod.clock_text(left), left < 0)
+    return ProjectorView(
+        tuple(_standing(r) for r in ranked.rows), ranked.ranked_by, shown_clock,
+        this_round.bracket.name if this_round and this_round.bracket else None,
+        tuple(tables), tuple(b.name for b in this_round.byes) if this_round else ())

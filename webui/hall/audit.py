@@ -1,5 +1,6 @@
 """The audit of the event: every director action (corrections, reopenings, adjustments,
-penalties, draws, pairings, rounds, rules, tie-breaks, partnership matches) with the
+penalties, draws, pairings, rounds, rules, tie-breaks, player merges, partnership
+matches) with the
 director's name, in ``hall_audit``."""
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ class AuditAction(enum.Enum):
     RULES = "rules"
     PARTNERSHIP = "partnership"
     TIEBREAKS = "tiebreaks"
+    MERGE = "merge"
+    UNMERGE = "unmerge"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from scorer import RulesError, rules_from_spec
 from webui import engine, sheetview
-from webui.hall import adjustments, roster, tiebreaks
+from webui.hall import adjustments, merges, roster, tiebreaks
 from webui.hall.clock import table_playing
 from webui.hall.health import as_utc
 from webui.hall.players import PlayerNames, player_key
@@ -206,6 +206,10 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
             left_out.append(LeftOut(table_id, state.name, f"plays {rules_label(state.rules)} "
                                     f"rules, the event plays {rules_label(rules)}"))
     seats = roster.table_players(store, [(t, st.players) for t, st in states.items()])
+    merged = merges.merged_ids(store)
+    targets = set(merged.values())  # a player others were merged into shows its own name
+    own_names = {pid: name for pid, name in roster.player_names(store).items()
+                 if pid in targets} if targets else {}
     for table_id, state in states.items():
         sheet = engine_sheet(state)
         match = sheet["match"]
@@ -219,8 +223,12 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
             wins.append(MatchWin(ids[match["winner"]], ids[loser]))
         for seat in PLAYERS:
             other = "B" if seat == "A" else "A"
-            key = player_key(names[seat])
-            st = rows.setdefault(ids[seat], Standing(key, PlayerNames(key), ids[seat]))
+            st = rows.get(ids[seat])
+            if st is None:
+                first = own_names.get(ids[seat], names[seat])
+                st = rows[ids[seat]] = Standing(player_key(first),
+                                                PlayerNames(player_key(first)), ids[seat])
+                st.spellings.add(first)
             st.spellings.add(names[seat])
             st.tables.append(table_id)
             st.games_won += match["games_won"].get(seat, 0)
@@ -233,8 +241,9 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
                     st.points_for += g["finals"][seat]
                     st.points_against += g["finals"][other]
     for pid, points in adjustments.totals(store).items():
-        if pid in rows:
-            rows[pid].adjustment = points
+        counted = merges.counted_as(merged, pid)
+        if counted in rows:
+            rows[counted].adjustment += points
     ranked = tiebreaks.rank(rows.values(), order, wins)
     return Standings([{"rank": i + 1, **s.to_json()} for i, s in enumerate(ranked)], left_out,
                      meetings, wins, tuple(order))

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from webui.hall import knockout, roster
+from webui.hall import knockout, merges, roster
 from webui.hall.event import csv_cell, match_result
 from webui.hall.knockout import KnockoutRound, Slot
 from webui.hall.schema import HallBracket, HallPairing, HallRound
@@ -148,7 +148,8 @@ def propose(store: Store, rows: list[dict[str, Any]], meetings: set[frozenset[in
             by: str) -> Planned:
     """Pair the next round (Swiss) from the standings ``rows`` and who met whom; kept as the
     proposal (an older proposal not yet approved is replaced)."""
-    byes = [p.bye.player_id for p in approved(store) if p.bye]
+    merged = merges.merged_ids(store)
+    byes = [merges.counted_as(merged, p.bye.player_id) for p in approved(store) if p.bye]
     result: SwissRound = swiss_round(entrants_from(rows), meetings, byes)
     return _keep(store, result.pairs, result.bye, None, by)
 

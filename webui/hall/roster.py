@@ -1,7 +1,8 @@
 """The event's players with stable ids (``hall_players``): a player's id follows them from
 table to table. A seat the hall opened from a pairing names its player's id
 (``hall_seats``); any other seat is the player whose typed name has that identity
-(``players.player_key``), registered on first sight."""
+(``players.player_key``), registered on first sight. Results of a merged id count for the
+id it was merged into (``merges``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from webui.hall import merges
 from webui.hall.players import player_key
 from webui.hall.schema import HallPlayer, HallSeat
 from webui.state import PLAYERS
@@ -45,7 +47,8 @@ def seat_players(s: Session, table_id: int, seats: Seats) -> None:
 
 def table_players(store: Store, tables: Iterable[tuple[int, dict[str, str]]]
                   ) -> dict[int, Seats]:
-    """Each table's seats as player ids: ``tables`` is (table id, seat -> typed name)."""
+    """Each table's seats as the player ids they count for: ``tables`` is (table id, seat ->
+    typed name); a merged id gives the id it was merged into (``merges``)."""
     tables = list(tables)
     with store.Session() as s:
         seated: dict[int, Seats] = {}
@@ -53,6 +56,7 @@ def table_players(store: Store, tables: Iterable[tuple[int, dict[str, str]]]
                 HallSeat.table_id.in_([t for t, _ in tables]))):
             seated.setdefault(row.table_id, {})[row.seat] = row.player_id
         known = {p.key: p.id for p in s.scalars(select(HallPlayer))}
+    merged = merges.merged_ids(store)
     out: dict[int, Seats] = {}
     for table_id, names in tables:
         seats = dict(seated.get(table_id, {}))
@@ -62,7 +66,7 @@ def table_players(store: Store, tables: Iterable[tuple[int, dict[str, str]]]
                 if key not in known:
                     known[key] = player_id(store, names[seat])
                 seats[seat] = known[key]
-        out[table_id] = seats
+        out[table_id] = {seat: merges.counted_as(merged, pid) for seat, pid in seats.items()}
     return out
 
 

@@ -153,6 +153,20 @@ class HallPlayer(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class PlayerMerge(HallBase):
+    """One player id merged into another (one person whose name was typed two ways the
+    name's identity cannot join, "Frank" and "Franck"): results of ``from_id`` count for
+    ``into_id``. A merged id is merged once (unique)."""
+
+    __tablename__ = "hall_player_merges"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    from_id: Mapped[int] = mapped_column(Integer, unique=True)
+    into_id: Mapped[int] = mapped_column(Integer, index=True)
+    director: Mapped[str] = mapped_column(String(80))
+    reason: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class HallSeat(HallBase):
     """Who sits in a seat of a table the hall opened (from a pairing): the player's id, so a
     name typed otherwise at the table is still that player."""

@@ -26,7 +26,15 @@ from sqlalchemy.exc import IntegrityError
 
 from webui import attempts, commands, engine
 from webui.director_auth import login_page, setup_page
-from webui.hall import adjustments, audit, directors, projector, roster, tiebreaks
+from webui.hall import (
+    adjustments,
+    audit,
+    directors,
+    merges,
+    projector,
+    roster,
+    tiebreaks,
+)
 from webui.hall import clock as clock_mod
 from webui.hall import event as event_mod
 from webui.hall import pairing as pairing_mod
@@ -697,6 +705,56 @@ def give_adjustment() -> Any:
                  f"{names[player]} (player {player}) {given.points:+d} points: {given.reason}")
     flash(f"{given.kind.value.capitalize()} for {names[player]}: {given.points:+d} points.")
     return redirect(url_for("hall.index") + "#standings", 303)
+
+
+@bp.get("/players")
+@director_required
+def players_page() -> Any:
+    """Every player of the event by id, with a form to merge one id into another."""
+    ranked = _event_standings()
+    merged = merges.merged_ids(store())
+    names = roster.player_names(store())
+    choices = sorted(((pid, name) for pid, name in names.items() if pid not in merged),
+                     key=lambda c: (c[1].casefold(), c[0]))
+    return render_template("hall/players.html", standings=ranked.rows, choices=choices,
+                           merges=merges.merges(store()))
+
+
+@bp.post("/players/merge")
+@director_required
+def merge_players() -> Any:
+    """Merge one player id into another (one person whose name was typed two ways)."""
+    f = request.form
+    try:
+        from_id = whole(f.get("from_id"), "the player to merge", 1, MAX_SEQ)
+        into_id = whole(f.get("into_id"), "the player to merge into", 1, MAX_SEQ)
+        done = merges.merge(store(), from_id, into_id, director_name(), f.get("reason", ""),
+                            _event_standings().meetings)
+    except (CommandError, merges.MergeError) as exc:
+        flash(f"Not merged: {exc.message if isinstance(exc, CommandError) else exc}.", "error")
+        return redirect(url_for("hall.players_page"), 303)
+    audit.record(store(), director_name(), AuditAction.MERGE,
+                 f"{done.from_name} (player {done.from_id}) merged into {done.into_name} "
+                 f"(player {done.into_id}): {done.reason}")
+    flash(f"{done.from_name} (player {done.from_id}) merged into {done.into_name} "
+          f"(player {done.into_id}): the standings count them as one player.")
+    return redirect(url_for("hall.players_page"), 303)
+
+
+@bp.post(f"/players/<int(max={MAX_SEQ}):player_id>/unmerge")
+@director_required
+def unmerge_player(player_id: int) -> Any:
+    """Undo a merge: the merged id counts for itself again."""
+    try:
+        undone = merges.unmerge(store(), player_id)
+    except merges.MergeError as exc:
+        flash(f"Not undone: {exc}.", "error")
+        return redirect(url_for("hall.players_page"), 303)
+    audit.record(store(), director_name(), AuditAction.UNMERGE,
+                 f"{undone.from_name} (player {undone.from_id}) no longer merged into "
+                 f"{undone.into_name} (player {undone.into_id})")
+    flash(f"{undone.from_name} (player {undone.from_id}) counts on its own again.")
+    return redirect(url_for("hall.players_page"), 303)
 
 
 @bp.get("/audit")

@@ -1,8 +1,9 @@
 """The hall in a real browser (Playwright driving Debian's Chromium) on a real PostgreSQL:
 every director page loads with confirmed, corrected, signed, partnership and synced tables,
 with no script error and no Content-Security-Policy violation, and the director's features
-work from the page: named login, the round clock, Swiss pairing approved into tables, a
-penalty, a correction, the audit. Screenshots (1280x800) go to tmp, and to
+work from the page: named login, tie-breaks, merging two player ids, the round clock, Swiss
+pairing approved into tables, a knockout proposal, a penalty, a correction, the audit; the
+public projector refreshes itself with nobody logged in. Screenshots (1280x800) go to tmp, and to
 webui/hall/screenshots/ with GINTRAY_HALL_SCREENSHOTS=1 (for the README)."""
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def seed(app, store, tmp_path: Path) -> dict[str, int]:
         "game": 1, "hand": 1, "kind": "manual", "winner": "B", "points": 20, "revision": rev},
         headers={"X-CSRFToken": client.csrf})
     assert r.status_code == 200
-    tables["signed"] = new_table(store, "Signed", "Ed", "Flo")
+    tables["signed"] = new_table(store, "Signed", "Frank", "Flo")
     for _ in range(3):
         play_hand(store, tables["signed"], "A", gin=True)
     for p in "AB":
@@ -60,6 +61,8 @@ def seed(app, store, tmp_path: Path) -> dict[str, int]:
     play_hand(store, b1, "A")
     play_hand(store, b2, "B", gin=True)
     tables["board"] = b1
+    tables["typo"] = new_table(store, "Late", "Franck", "Gil")  # Frank, typed otherwise
+    play_hand(store, tables["typo"], "A")
     local = open_store(f"sqlite:///{tmp_path / 'table.sqlite3'}")
     play_hand(local, new_table(local, "Synced", "Kim", "Lou"), "B")
     sync_once(local, store)
@@ -141,6 +144,30 @@ def test_every_director_page_in_a_browser(served, tmp_path):
         page.click("button.primary")
         expect(page.locator("#director-name")).to_have_text("Alice Smith")
 
+        # tie-breaks: head-to-head first, then the point difference
+        selects = page.locator("#tiebreaks select[name=tiebreak]")
+        selects.nth(0).select_option("head_to_head")
+        selects.nth(1).select_option("difference")
+        for i in range(2, selects.count()):
+            selects.nth(i).select_option("")
+        page.click("#tiebreaks button")
+        expect(page.locator(".flash")).to_contain_text(
+            "Standings ranked by matches won, then head-to-head, then point difference, then name")
+        expect(page.locator("#ranked-by")).to_contain_text("then head-to-head")
+
+        # Franck (table Late) is Frank (table Signed): merge the two ids
+        w.visit(f"{base}/players", "Players", "Franck", "Merge two players")
+        for field, name in (("from_id", "Franck (#"), ("into_id", "Frank (#")):
+            select = page.locator(f"#merge select[name={field}]")
+            value = select.locator("option", has_text=name).get_attribute("value")
+            select.select_option(value)
+        page.fill("#merge input[name=reason]", "one person, typed two ways")
+        page.click("#merge button")
+        expect(page.locator(".flash")).to_contain_text("merged into Frank")
+        expect(page.locator("#players-table")).to_contain_text("also entered as Franck")
+        shoot(page, "players", tmp_path)
+        page.goto(f"{base}/")
+
         # the round clock: start round 1 for 50 minutes; the page counts down
         page.fill("#round input[name=minutes]", "50")
         page.click("#round button")
@@ -149,7 +176,7 @@ def test_every_director_page_in_a_browser(served, tmp_path):
         expect(page.locator("#round-playing")).to_contain_text("table(s) still playing")
 
         # Swiss pairing: propose, check, approve into tables
-        page.click("#pairing form:last-of-type button")
+        page.click("#pair-next button")
         expect(page.locator(".flash")).to_contain_text("Pairing for round 2 proposed")
         expect(page.locator("#pairing-table")).to_contain_text("Ann")
         page.click("#pairing button.primary")
@@ -165,7 +192,7 @@ def test_every_director_page_in_a_browser(served, tmp_path):
 
         page.goto(f"{base}/")
         w.visit(f"{base}/", "Tables", "Confirmed", "Corrected", "Signed", "Board 1", "Synced",
-                "Round 1", "Standings", "Aces v Kings", "Next round: Swiss pairing",
+                "Round 1", "Standings", "Aces v Kings", "Next round: Swiss or knockout",
                 "Round 2 Table 1", "Blind draw")
         shoot(page, "director", tmp_path)
         page.locator("#pairing").scroll_into_view_if_needed()
@@ -176,7 +203,7 @@ def test_every_director_page_in_a_browser(served, tmp_path):
         assert not w.errors, w.errors
 
         w.visit(f"{base}/board", "Table status board", "Round 1",
-                "6 of 6 table(s) still playing", "Round 2 Table 1")
+                "7 of 7 table(s) still playing", "Round 2 Table 1")
         shoot(page, "board", tmp_path)
         w.visit(f"{base}/standings/print", "Standings", "Ann")
         pid = page.request.get(f"{base}/api/event").json()["pairing"]["id"]
@@ -197,13 +224,43 @@ def test_every_director_page_in_a_browser(served, tmp_path):
                            ("board", ("Gus v Hal",)),
                            ("synced", ("Synced from the table", "Kim v Lou"))):
             w.visit(f"{base}/tables/{tables[key]}", *texts)
+        # a knockout of the best four, beside Swiss in the same form
+        page.goto(f"{base}/")
+        page.select_option("#pair-next select[name=system]", "knockout")
+        page.fill("#pair-next input[name=top]", "4")
+        page.click("#pair-next button")
+        expect(page.locator(".flash")).to_contain_text(
+            "Knockout pairing for round 3 (semi-finals) proposed (2 tables")
+        expect(page.locator("#pairing")).to_contain_text("Knockout, semi-finals")
+        page.locator("#pairing").scroll_into_view_if_needed()
+        shoot(page, "knockout", tmp_path)
+
         w.visit(f"{base}/audit", "Audit", "Alice Smith", "corrected to B 25 (misread)",
                 "Bob (player", "-10 points: slow play", "round 2 pairing approved",
-                "round 1 started for 50 minutes", "partnership match Aces v Kings")
+                "round 1 started for 50 minutes", "partnership match Aces v Kings",
+                "standings ranked by matches won, then head-to-head",
+                "Franck (player", "merged into Frank", "knockout (semi-finals) pairing proposed")
         shoot(page, "audit", tmp_path)
+
+        # the projector: nobody logged in, refreshed by hall.js every 10 s, no error
+        room = browser.new_page(viewport=VIEWPORT)
+        room.set_default_timeout(20_000)
+        r = Watched(room)
+        r.visit(f"{base}/projector", "Standings", "Round 1", "Frank", "still playing",
+                "Confirmed")
+        assert room.locator("form").count() == 0
+        before = room.locator("#projector-round .clock").inner_text()
+        assert re.fullmatch(r"(4\d|50):\d\d left", before), before
+        with room.expect_response(f"{base}/projector/live", timeout=15_000):
+            pass  # the refresh fetched the round and standings again
+        expect(room.locator("#projector-standings")).to_contain_text("Ann")
+        room.wait_for_timeout(1200)
+        assert room.locator("#projector-round .clock").inner_text() != before  # counts
+        assert not r.errors, r.errors
+        shoot(room, "projector", tmp_path)
         browser.close()
     for name in ("login", "director", "pairing", "standings", "board", "pairing_print",
-                 "table", "audit"):
+                 "table", "audit", "players", "knockout", "projector"):
         assert (tmp_path / f"{name}.png").stat().st_size > 5_000, name
 
 

@@ -3,7 +3,8 @@
 Frames: the real phone photos of a second deck (``vision.phone_data``: runs and sets laid on
 tables, sofas and bedspreads; whole-card labels give each frame's true cards) and the dev
 overhead frames (``../shared/data/real-cards/dev``, corner labels), each read as one player's
-spread, exactly as ``gintray read`` reads a photo (``vision.reader.read_image``).
+spread, exactly as ``gintray read`` reads a photo (``vision.reader.read_image``: ``detect``,
+then ``read_detections``).
 
 A frame is right only when all of these hold:
 - the cards read are exactly the true cards (none missed, none extra, none twice);
@@ -18,9 +19,9 @@ times, seconds apart) are also fed, in time order, to the live reader's vote
 
 The phone frames are split by time (``vision.phone_data.split_by_time``: whole scenes, the last
 30% held out); figures are given for the held-out side. Frames the exporter may have mirrored
-(source split "train") are read as they are and mirrored back, keeping the read with more cards
-(then the higher mean confidence), which uses no label; frames never mirrored are reported
-apart. Usage::
+(source split "train") are read as they are and mirrored back, keeping the orientation with more
+corner evidence (the sum of the detections' confidences), which uses no label; frames never
+mirrored are reported apart. Usage::
 
     .venv/bin/python benchmarks/bench_melds_real.py [--backend onnx] [--limit N] [--json OUT]
 """
@@ -44,7 +45,7 @@ from scorer import is_meld, min_deadwood, parse_cards  # noqa: E402
 from vision.events import SpreadRead, TableRead  # noqa: E402
 from vision.grouping import SeenCard, group_cards  # noqa: E402
 from vision.phone_data import load_frames, split_by_time  # noqa: E402
-from vision.reader import read_image  # noqa: E402
+from vision.reader import read_detections  # noqa: E402
 from vision.voting import RegionVoter  # noqa: E402
 
 MIN_VOTE_PHOTOS = 3
@@ -65,6 +66,7 @@ class FrameScore:
     arranged_by_engine: bool
     missed: tuple[str, ...]
     extra: tuple[str, ...]
+    truth: tuple[str, ...] = ()
 
     @property
     def right(self) -> bool:
@@ -90,19 +92,15 @@ def only_spread(read: TableRead) -> SpreadRead:
 
 
 def read_photo(path: Path, detector: object, unmirror: bool) -> TableRead:
-    """Read a photo; with ``unmirror`` also its mirror image, keeping the fuller read."""
+    """Read a photo as ``gintray read`` does; with ``unmirror`` also its mirror image, keeping
+    the orientation in which the detector finds more corner evidence (the sum of its
+    detections' confidences: mirrored glyphs read weakly, though they may split into more
+    cards, so counting cards would prefer them)."""
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    best = read_image(image, None, detector)
-    if unmirror:
-        flipped = read_image(cv2.flip(image, 1), None, detector)
-
-        def key(read: TableRead) -> tuple[int, float]:
-            confs = [c["confidence"] for c in read.cards]
-            return len(confs), sum(confs) / len(confs) if confs else 0.0
-
-        if key(flipped) > key(best):
-            best = flipped
-    return best
+    views = [image, cv2.flip(image, 1)] if unmirror else [image]
+    found = [detector.detect(view) for view in views]
+    best = max(found, key=lambda dets: sum(d.confidence for d in dets))
+    return read_detections(best)
 
 
 def score_frame(name: str, side: str, never_mirrored: bool, truth: tuple[str, ...],
@@ -122,7 +120,19 @@ def score_frame(name: str, side: str, never_mirrored: bool, truth: tuple[str, ..
         arranged_by_engine=getattr(spread, "arranged_by_engine", False),
         missed=tuple(sorted(truth_set - set(seen))),
         extra=tuple(sorted(set(seen) - truth_set)),
+        truth=tuple(sorted(truth_set)),
     )
+
+
+def card_figures(scores: list[FrameScore]) -> tuple[str, str]:
+    """(card F1, clubs read right) over frames: each true card found once per frame counts."""
+    true = sum(len(s.truth) for s in scores)
+    found = true - sum(len(s.missed) for s in scores)
+    read = found + sum(len(s.extra) for s in scores)
+    f1 = 2 * found / (true + read) if true + read else 0.0
+    clubs = sum(c.endswith("C") for s in scores for c in s.truth)
+    clubs_found = clubs - sum(c.endswith("C") for s in scores for c in s.missed)
+    return f"{f1:.3f}", f"{clubs_found}/{clubs}" if clubs else "-"
 
 
 def seen_cards(read: TableRead) -> list[SeenCard]:
@@ -168,7 +178,9 @@ def summary(scores: list[FrameScore]) -> dict[str, object]:
         k = sum(getattr(s, attr) for s in scores)
         return f"{k}/{n} ({k / n:.0%})" if n else "-"
 
-    return {"frames": n, "right": share("right"), "cards_exact": share("cards_exact"),
+    f1, clubs = card_figures(scores)
+    return {"frames": n, "card_f1": f1, "clubs_read": clubs, "right": share("right"),
+            "cards_exact": share("cards_exact"),
             "groups_are_melds": share("groups_are_melds"),
             "no_false_meld_problem": share("no_false_meld_problem"),
             "deadwood_right": share("deadwood_right"),
@@ -183,12 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default=None, help="detector backend (default: portable)")
     parser.add_argument("--limit", type=int, default=None, help="read only N frames a set")
     parser.add_argument("--json", type=Path, help="write every frame's verdict here")
+    parser.add_argument("--namer", default=None, help="namer ONNX (default: the shipped one)")
     args = parser.parse_args(argv)
     from vision.cpu import cpu_info
     from vision.detector import default_backend, load_detector
 
     backend = args.backend or default_backend()
-    detector = load_detector(backend)
+    detector = load_detector(backend, namer_weights=args.namer)
     print(f"CPU: {cpu_info().describe()} ({platform.node()}); backend {backend}; models "
           f"{', '.join(Path(p).name for p in detector.model_paths)}")
     earlier, held = split_by_time(load_frames())
@@ -224,13 +237,15 @@ def main(argv: list[str] | None = None) -> int:
         "voted: phone held-out scenes (3+ photos)": [v for v in votes if v.side == "held-out"],
         "voted: phone earlier scenes (3+ photos)": [v for v in votes if v.side == "earlier"],
     }
-    header = ["set", "frames", "right", "cards exact", "groups are melds", "no false meld",
+    header = ["set", "frames", "card F1", "clubs read", "right", "cards exact", "groups are melds",
+              "no false meld",
               "deadwood right", "arranged by engine", "right when cards exact"]
     print("| " + " | ".join(header) + " |")
     print("|" + " --- |" * len(header))
     for label, group in rows.items():
         s = summary(group)
-        print(f"| {label} | {s['frames']} | {s['right']} | {s['cards_exact']} | "
+        print(f"| {label} | {s['frames']} | {s['card_f1']} | {s['clubs_read']} | {s['right']} | "
+              f"{s['cards_exact']} | "
               f"{s['groups_are_melds']} | {s['no_false_meld_problem']} | {s['deadwood_right']} | "
               f"{s['arranged_by_engine']} | {s['right_when_cards_exact']} |")
     print(f"{len(scores)} frames read in {seconds:.0f} s")

@@ -63,7 +63,18 @@ def test_real_phone_photos_get_corners_of_their_own_cards_only():
     detector = load_detector("onnx", normalise_light=False)
     labelled = 0
     for frame in earlier[:4]:
-        _image, corners, _flipped = frame_corners(detector, frame)
-        assert {c.code for c in corners} <= set(frame.cards)
-        labelled += len(corners)
+        _image, read, _flipped = frame_corners(detector, frame)
+        assert {c.code for c in read.corners} <= set(frame.cards)
+        labelled += len(read.corners)
     assert labelled >= 2 * sum(len(f.cards) for f in earlier[:4])  # two or more per card
+
+
+def test_a_box_in_the_middle_of_one_card_is_a_pip_not_an_index():
+    from vision.phone_corners import interior_boxes
+
+    card = [CardBox("5H", (0, 0, 120, 170))]
+    middle = np.array([[45, 65, 75, 105]], np.float32)
+    assert len(interior_boxes(middle, SURE, card)) == 1
+    assert interior_boxes(CORNER, SURE, card) == []  # the index at the corner
+    other = CardBox("6H", (40, 60, 160, 230))  # a fanned card whose index lies there
+    assert interior_boxes(middle, SURE, [*card, other]) == []

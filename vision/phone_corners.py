@@ -11,6 +11,10 @@ finder, and each found corner takes the name of the labelled card it belongs to:
 - when two holding cards share that rank (a set fanned over itself), the suit cannot be told
   from the boxes and the corner is left out.
 
+Found boxes in the middle of exactly one card (``INTERIOR`` of its box from the centre) are
+that card's pips or picture, never an index: they are written apart (``none/``) as "not a corner"
+examples, since the finder boxes them and the namer read big pips as aces.
+
 The suit comes from the box, never from the namer, which is what the namer has to learn from
 this deck (its clubs were read as spades). Frames the exporter may have mirrored are read as
 they are and mirrored back; the orientation whose corners agree better with the boxes is kept
@@ -41,6 +45,10 @@ RANKS = "A23456789TJQK"
 MIN_FINDER_SCORE = 0.3
 MIN_RANK_PROBABILITY = 0.25
 BOX_MARGIN = 0.03  # of the card box's side: a corner box may stick out of a tight card box
+# a found box whose centre lies within this share of its card box's half-sides from the box's
+# centre is a pip or a picture (an index sits at a card corner: 0.5 and more, measured on the
+# labelled corners of the earlier scenes: 18 of 4,508 below 0.5)
+INTERIOR = 0.45
 
 
 @dataclass(frozen=True)
@@ -129,16 +137,45 @@ def label_corners(
     return out
 
 
-def read_corners(
-    detector: CardDetector, image: np.ndarray, cards: list[CardBox]
-) -> list[LabelledCorner]:
+def interior_boxes(
+    corners: np.ndarray, scores: np.ndarray, cards: list[CardBox]
+) -> list[tuple[float, float, float, float]]:
+    """Found boxes in the middle of exactly one card: its pips or picture, not an index."""
+    out = []
+    for box, score in zip(corners, scores, strict=True):
+        if score < MIN_FINDER_SCORE:
+            continue
+        x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        holding = [card for card in cards if _holds(card, x, y)]
+        if len(holding) != 1:
+            continue
+        x1, y1, x2, y2 = holding[0].box
+        off = max(
+            abs(x - (x1 + x2) / 2) / ((x2 - x1) / 2), abs(y - (y1 + y2) / 2) / ((y2 - y1) / 2)
+        )
+        if off < INTERIOR:
+            out.append(tuple(float(v) for v in box))
+    return out
+
+
+@dataclass(frozen=True)
+class PhotoCorners:
+    """One photo's labelled corners and its pip/picture boxes ("not a corner")."""
+
+    corners: list[LabelledCorner]
+    pips: list[tuple[float, float, float, float]]
+
+
+def read_corners(detector: CardDetector, image: np.ndarray, cards: list[CardBox]) -> PhotoCorners:
     """Find, name and label the corners of one (640-px) phone photo."""
     boxes, scores = detector.finder.find(image)
     h, w = image.shape[:2]
     boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
     patches = [detector.namer.crop(image, tuple(b)) for b in boxes]
     probs = detector.namer.probabilities(patches, detector.turns)
-    return label_corners(boxes, scores, probs, cards)
+    return PhotoCorners(
+        label_corners(boxes, scores, probs, cards), interior_boxes(boxes, scores, cards)
+    )
 
 
 def mirrored(cards: list[CardBox], width: int) -> list[CardBox]:
@@ -148,53 +185,59 @@ def mirrored(cards: list[CardBox], width: int) -> list[CardBox]:
     ]
 
 
-def _agreement(corners: list[LabelledCorner]) -> tuple[int, float]:
-    return len(corners), sum(c.rank_probability for c in corners)
+def _agreement(read: PhotoCorners) -> tuple[int, float]:
+    return len(read.corners), sum(c.rank_probability for c in read.corners)
 
 
 def frame_corners(
     detector: CardDetector, frame: PhoneFrame
-) -> tuple[np.ndarray, list[LabelledCorner], bool]:
-    """(image in the kept orientation, its labelled corners, whether it was mirrored back)."""
+) -> tuple[np.ndarray, PhotoCorners, bool]:
+    """(image in the kept orientation, what it holds, whether it was mirrored back)."""
     image = cv2.imread(str(frame.image))
     if image is None:
         raise ValueError(f"cannot read {frame.image}")
     h, w = image.shape[:2]
     cards = card_boxes(frame, w, h)
-    corners = read_corners(detector, image, cards)
+    read = read_corners(detector, image, cards)
     if not frame.may_be_mirrored:
-        return image, corners, False
+        return image, read, False
     flipped = cv2.flip(image, 1)
-    flipped_corners = read_corners(detector, flipped, mirrored(cards, w))
-    if _agreement(flipped_corners) > _agreement(corners):
-        return flipped, flipped_corners, True
-    return image, corners, False
+    flipped_read = read_corners(detector, flipped, mirrored(cards, w))
+    if _agreement(flipped_read) > _agreement(read):
+        return flipped, flipped_read, True
+    return image, read, False
+
+
+def _yolo_line(class_id: int, box: tuple[float, float, float, float], w: int, h: int) -> str:
+    x1, y1, x2, y2 = box
+    return (
+        f"{class_id} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} "
+        f"{(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}"
+    )
 
 
 def write_folder(out: Path, frames: list[PhoneFrame], detector: CardDetector) -> dict[str, int]:
-    """Write the frames' labelled corners as a YOLO folder (real-cards class names)."""
-    (out / "images").mkdir(parents=True, exist_ok=True)
-    (out / "labels").mkdir(parents=True, exist_ok=True)
-    counts = {"frames": 0, "corners": 0, "mirrored_back": 0, "cards": 0}
+    """Write the frames' labelled corners as a YOLO folder (real-cards class names) and their
+    pip/picture boxes as ``none/STEM.txt`` (class -1: "not a corner", read by the trainer)."""
+    for sub in ("images", "labels", "none"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    counts = {"frames": 0, "corners": 0, "pips": 0, "mirrored_back": 0, "cards": 0}
     suits: dict[str, int] = {}
     for frame in frames:
-        image, corners, flipped = frame_corners(detector, frame)
+        image, read, flipped = frame_corners(detector, frame)
         h, w = image.shape[:2]
         counts["frames"] += 1
         counts["cards"] += len(frame.cards)
         counts["mirrored_back"] += flipped
-        counts["corners"] += len(corners)
-        for corner in corners:
+        counts["corners"] += len(read.corners)
+        counts["pips"] += len(read.pips)
+        for corner in read.corners:
             suits[corner.code[1]] = suits.get(corner.code[1], 0) + 1
         cv2.imwrite(str(out / "images" / f"{frame.image.stem}.png"), image)
-        lines = []
-        for corner in corners:
-            x1, y1, x2, y2 = corner.box
-            lines.append(
-                f"{code_to_class_id(corner.code)} {(x1 + x2) / 2 / w:.6f} "
-                f"{(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}"
-            )
+        lines = [_yolo_line(code_to_class_id(c.code), c.box, w, h) for c in read.corners]
         (out / "labels" / f"{frame.image.stem}.txt").write_text("\n".join(lines) + "\n")
+        pips = [_yolo_line(-1, box, w, h) for box in read.pips]
+        (out / "none" / f"{frame.image.stem}.txt").write_text("\n".join(pips) + "\n")
     counts.update({f"suit_{s}": n for s, n in sorted(suits.items())})
     return counts
 

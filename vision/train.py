@@ -96,7 +96,7 @@ def train_detector(args: argparse.Namespace) -> int:
         close_mosaic=1,
         scale=0.35,
         translate=0.1,
-        degrees=0.0,
+        degrees=args.degrees,
         fliplr=0.0,
         flipud=0.0,
         hsv_h=0.02,
@@ -170,6 +170,12 @@ def main(argv: list[str]) -> int:
     det.add_argument("--batch", type=int, default=16)
     det.add_argument("--lr0", type=float, default=0.01)
     det.add_argument("--warmup", type=float, default=0.3)
+    det.add_argument(
+        "--degrees",
+        type=float,
+        default=0.0,
+        help="rotate training images by up to this many degrees either way (cards lie askew)",
+    )
     det.add_argument("--workers", type=int, default=2)
     det.add_argument("--threads", type=int, default=2)
     det.add_argument(

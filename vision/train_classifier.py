@@ -200,11 +200,16 @@ def card_probabilities(logits):  # torch.Tensor (N, 18) -> (N, 53)
 
 
 class CornerSource:
-    """Images of one YOLO folder kept in memory with their card boxes (pixels, namer index)."""
+    """Images of one YOLO folder kept in memory with their card boxes (pixels, namer index).
+
+    A ``none/STEM.txt`` beside ``labels/`` lists boxes that are known not to be corners (pips
+    and pictures the finder boxes, `vision/phone_corners.py`): they become "none" samples.
+    """
 
     def __init__(self, folder: Path, limit: int | None = None) -> None:
         self.images: list[np.ndarray] = []
         self.boxes: list[tuple[int, tuple[float, float, float, float], int]] = []
+        self.pips: list[tuple[int, tuple[float, float, float, float]]] = []
         paths = sorted((folder / "images").iterdir())[:limit]
         for path in paths:
             img = cv2.imread(str(path))
@@ -224,6 +229,18 @@ class CornerSource:
                 cx, cy, bw, bh = (float(v) for v in parts[1:])
                 box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
                 self.boxes.append((idx, box, NAMER_CLASSES.index(code)))
+            pips = folder / "none" / (path.stem + ".txt")
+            for line in pips.read_text().splitlines() if pips.exists() else []:
+                parts = line.split()
+                if len(parts) == 5:
+                    cx, cy, bw, bh = (float(v) for v in parts[1:])
+                    box = (
+                        (cx - bw / 2) * w,
+                        (cy - bh / 2) * h,
+                        (cx + bw / 2) * w,
+                        (cy + bh / 2) * h,
+                    )
+                    self.pips.append((idx, box))
         self.by_image: dict[int, list] = {}
         for i, box, _ in self.boxes:
             self.by_image.setdefault(i, []).append(box)
@@ -347,7 +364,10 @@ def sample_batch(rng, synth: list[CornerSource], reals: list[CornerSource], n: i
                 if (real is None or rng.random() < 0.6)
                 else real
             )
-            i, box = _none_box(rng, src)
+            if src.pips and rng.random() < 0.5:  # a pip or picture the finder boxes
+                i, box = src.pips[int(rng.integers(len(src.pips)))]
+            else:
+                i, box = _none_box(rng, src)
             patches.append(
                 _augment(rng, src.images[i], box, CropAugmentation(), real=False, size=size)
             )

@@ -196,12 +196,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="read only N frames a set")
     parser.add_argument("--json", type=Path, help="write every frame's verdict here")
     parser.add_argument("--namer", default=None, help="namer ONNX (default: the shipped one)")
+    parser.add_argument("--weights", default=None, help="finder file (default: the shipped one)")
     args = parser.parse_args(argv)
     from vision.cpu import cpu_info
     from vision.detector import default_backend, load_detector
 
     backend = args.backend or default_backend()
-    detector = load_detector(backend, namer_weights=args.namer)
+    detector = load_detector(backend, weights=args.weights, namer_weights=args.namer)
     print(f"CPU: {cpu_info().describe()} ({platform.node()}); backend {backend}; models "
           f"{', '.join(Path(p).name for p in detector.model_paths)}")
     earlier, held = split_by_time(load_frames())

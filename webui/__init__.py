@@ -10,15 +10,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, jsonify, request
-from flask_wtf.csrf import CSRFError, CSRFProtect
+from flask import Flask, request
+from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.exc import DBAPIError
-from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from webui.live import Notifier, StreamSlots
 from webui.security import security_headers
-from webui.store import CommandError, Store, database_problem
+from webui.store import Store, database_problem
 
 csrf = CSRFProtect()
 MAX_ID = 2**31 - 1  # table and game numbers in URLs: larger ones are simply not found
@@ -125,39 +124,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     return app
 
 
-def _wants_json() -> bool:
-    return (request.path.startswith("/api/") or request.is_json
-            or request.accept_mimetypes.best == "application/json")
-
-
 def _register_errors(app: Flask) -> None:
-    from flask import render_template
+    from webui.errors import error_answer, register_error_pages
 
-    @app.errorhandler(CSRFError)
-    def csrf_error(exc: CSRFError) -> Any:
-        body = {"error": {"code": "csrf", "message": f"security token missing or stale "
-                          f"({exc.description}); reload the page"}}
-        if _wants_json():
-            return jsonify(body), 400
-        return render_template("error.html", code=400, message=body["error"]["message"]), 400
-
-    def error_answer(status: int, code: str, message: str) -> Any:
-        if _wants_json():
-            return jsonify({"error": {"code": code, "message": message}}), status
-        return render_template("error.html", code=status, message=message), status
-
-    @app.errorhandler(CommandError)
-    def command_error(exc: CommandError) -> Any:
-        return error_answer(exc.status, exc.code, exc.message)
+    register_error_pages(app, "error.html")
 
     @app.errorhandler(DBAPIError)
     def database_error(exc: DBAPIError) -> Any:
         app.logger.error("database error on %s %s: %s", request.method, request.path, exc)
-        return error_answer(503, "database", database_problem(exc))
-
-    @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException) -> Any:
-        code = exc.name.lower().replace(" ", "_")
-        if _wants_json():
-            return jsonify({"error": {"code": code, "message": exc.description}}), exc.code
-        return render_template("error.html", code=exc.code, message=exc.description), exc.code
+        return error_answer(503, "database", database_problem(exc), "error.html")

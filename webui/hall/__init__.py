@@ -12,12 +12,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from flask import Flask, jsonify, render_template, request
-from flask_wtf.csrf import CSRFError, CSRFProtect
+from flask import Flask
+from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.exc import InterfaceError, OperationalError
-from werkzeug.exceptions import HTTPException
-
-from webui.store import CommandError
 
 csrf = CSRFProtect()
 SESSION_COOKIE = "gintray_hall_session"  # not the table app's "session": one host runs both
@@ -86,34 +83,16 @@ def local_time(value: str | datetime | None, fmt: str = "%H:%M:%S",
 
 
 def _register_errors(app: Flask) -> None:
-    def wants_json() -> bool:
-        return (request.path.startswith("/api/") or request.is_json
-                or request.accept_mimetypes.best == "application/json")
+    from webui.errors import error_answer, register_error_pages
 
-    def answer(code: int, slug: str, message: str) -> Any:
-        if wants_json():
-            return jsonify({"error": {"code": slug, "message": message}}), code
-        return render_template("hall/error.html", code=code, message=message), code
-
-    @app.errorhandler(CSRFError)
-    def csrf_error(exc: CSRFError) -> Any:
-        return answer(400, "csrf", f"security token missing or stale ({exc.description}); "
-                      "reload the page")
-
-    @app.errorhandler(CommandError)
-    def command_error(exc: CommandError) -> Any:
-        return answer(exc.status, exc.code, exc.message)
+    register_error_pages(app, "hall/error.html")
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)
     def database_away(exc: Exception) -> Any:
         app.logger.warning("event database unreachable: %s", str(exc).splitlines()[0])
-        reply = answer(503, "database_unavailable", "The event database cannot be reached "
-                       "(PostgreSQL stopped or the network is down). The tables keep scoring "
-                       "on their own databases and their syncs catch up when it is back; "
-                       "reload this page then.")
+        reply = error_answer(503, "database_unavailable", "The event database cannot be reached "
+                             "(PostgreSQL stopped or the network is down). The tables keep "
+                             "scoring on their own databases and their syncs catch up when it "
+                             "is back; reload this page then.", "hall/error.html")
         return reply[0], reply[1], {"Retry-After": "5"}
-
-    @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException) -> Any:
-        return answer(exc.code or 500, exc.name.lower().replace(" ", "_"), exc.description)

@@ -113,8 +113,9 @@ def rules_words(rules: Any) -> str:
 
 def local_time(value: datetime | str | None, fmt: str = "%Y-%m-%d %H:%M:%S",
                zone: str | None = None) -> str:
-    """A stored time (naive means UTC) in the table's local time with its zone, e.g.
-    "2026-11-23 18:03:12 CET" (``zone``: an IANA name; default the machine's)."""
+    """A stored time (ISO text or datetime; naive means UTC) in local time with its zone, e.g.
+    "2026-11-23 18:03:12 CET" (``zone``: an IANA name; default the machine's). The table app
+    and the hall both show times through it."""
     if value is None or value == "":
         return ""
     moment = datetime.fromisoformat(value) if isinstance(value, str) else value

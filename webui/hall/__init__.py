@@ -7,14 +7,14 @@
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from flask import Flask
 from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.exc import InterfaceError, OperationalError
+
+from webui.words import local_time
 
 csrf = CSRFProtect()
 SESSION_COOKIE = "gintray_hall_session"  # not the table app's "session": one host runs both
@@ -68,18 +68,6 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     app.after_request(security_headers)  # the table app's: no framing, CSP, no sniffing
     return app
 
-
-def local_time(value: str | datetime | None, fmt: str = "%H:%M:%S",
-               zone: str | None = None) -> str:
-    """A stored time (ISO text or datetime; naive means UTC) as the hall's local time with
-    its zone, e.g. ``14:03:12 CET`` (``zone``: an IANA name; default the machine's)."""
-    if value is None or value == "":
-        return ""
-    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    local = moment.astimezone(ZoneInfo(zone)) if zone else moment.astimezone()
-    return f"{local.strftime(fmt)} {local.tzname()}"
 
 
 def _register_errors(app: Flask) -> None:

@@ -65,7 +65,7 @@ def test_table_times_are_stored_as_utc_and_shown_in_local_time_with_the_zone(tmp
                            "TIMEZONE": "Europe/Paris"})
     client = director_client(app)
     last = written[-1].replace(tzinfo=UTC)
-    shown = local_time(last, zone="Europe/Paris")
+    shown = local_time(last, "%H:%M:%S", zone="Europe/Paris")
     assert shown.endswith((" CET", " CEST")) and shown[:8] != last.strftime("%H:%M:%S")
     row = summaries(client)[mirror]
     assert row["last_at"] == last.isoformat()

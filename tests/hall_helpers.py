@@ -97,6 +97,15 @@ def pg_url(pg_server: str) -> Iterator[str]:
     _admin(pg_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@pytest.fixture
+def hall(pg_url: str, tmp_path: Path) -> tuple[Any, Any, Store]:
+    """A hall app on a fresh event database: (app, a logged-in director's client, its store)."""
+    from webui.hall import create_hall_app
+
+    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
+    return app, director_client(app), app.extensions["gintray.store"]
+
+
 def new_table(store: Store, name: str, a: str = "Ann", b: str = "Bob",
               rules: Any = "tournament") -> int:
     return store.create_table(name, {"name": name, "players": {"A": a, "B": b},

@@ -8,20 +8,12 @@ import json
 import zipfile
 
 import hall_helpers
-import pytest
-from hall_helpers import PLAYER_A, PNG_DATA_URL, director_client, new_table, play_hand
+from hall_helpers import PLAYER_A, PNG_DATA_URL, new_table, play_hand
 
 from webui import commands
-from webui.hall import create_hall_app
 from webui.signing import verify_pdf
 
-pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
-
-
-@pytest.fixture
-def hall(pg_url, tmp_path):
-    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"]
+pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 
 
 def test_each_game_json_holds_only_its_own_events(hall):

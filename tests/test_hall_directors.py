@@ -8,21 +8,14 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import hall_helpers
-import pytest
-from hall_helpers import PASSWORD, confirmed_hands, csrf_of, director_client, new_table, play_hand
+from hall_helpers import PASSWORD, confirmed_hands, csrf_of, new_table, play_hand
 
 from webui import attempts
 from webui.hall import create_hall_app
 from webui.hall.schema import DirectorRequest
 from webui.hall.sync import open_store, sync_once
 
-pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
-
-
-@pytest.fixture
-def hall(pg_url, tmp_path):
-    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"]
+pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 
 
 class Clock:

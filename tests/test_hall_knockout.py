@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import hall_helpers
 import pytest
-from hall_helpers import director_client, new_table, play_hand
+from hall_helpers import new_table, play_hand
 
-from webui.hall import create_hall_app
 from webui.hall.knockout import bracket_order, first_round, next_round, stage_name
 from webui.hall.swiss import Entrant, PairingError
 
-pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
+pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 
 
 def seeds(n: int) -> list[Entrant]:
@@ -62,12 +61,6 @@ def test_later_rounds_pair_the_winners_and_the_top_seeds_meet_in_the_final():
     with pytest.raises(PairingError, match="the knockout is over: P6 won the final"):
         next_round(final, {1: 106})
     assert stage_name(8) == "round of 16"
-
-
-@pytest.fixture
-def hall(pg_url, tmp_path):
-    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"]
 
 
 def win_match(store, table_id: int, winner: str) -> None:

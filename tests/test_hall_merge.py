@@ -6,18 +6,12 @@ from __future__ import annotations
 
 import hall_helpers
 import pytest
-from hall_helpers import director_client, new_table, play_hand
+from hall_helpers import new_table, play_hand
 
-from webui.hall import audit, create_hall_app, merges
+from webui.hall import audit, merges
 from webui.hall.merges import MergeError
 
-pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
-
-
-@pytest.fixture
-def hall(pg_url, tmp_path):
-    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"]
+pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 
 
 def rows_by_name(client) -> dict[str, dict]:

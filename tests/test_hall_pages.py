@@ -23,13 +23,7 @@ from webui import commands
 from webui.hall import create_hall_app
 from webui.hall.sync import SyncConflict, open_store, sync_once
 
-pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
-
-
-@pytest.fixture
-def hall(pg_url, tmp_path):
-    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"]
+pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 
 
 def test_every_director_page_loads_with_confirmed_corrected_signed_and_partnership_tables(

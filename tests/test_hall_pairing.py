@@ -5,21 +5,13 @@ players keep their id however the name is typed there), printable and CSV."""
 from __future__ import annotations
 
 import hall_helpers
-import pytest
-from hall_helpers import director_client, director_client_again, new_table, play_hand
+from hall_helpers import director_client_again, new_table, play_hand
 
 from webui import commands
-from webui.hall import create_hall_app
 from webui.hall.schema import HallSeat
 from webui.store import Actor
 
-pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
-
-
-@pytest.fixture
-def hall(pg_url, tmp_path):
-    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"]
+pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 
 
 def round_one(store) -> tuple[int, int]:

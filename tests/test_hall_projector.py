@@ -8,18 +8,11 @@ import re
 from datetime import timedelta
 
 import hall_helpers
-import pytest
-from hall_helpers import director_client, new_table, play_hand
+from hall_helpers import new_table, play_hand
 
-from webui.hall import clock, create_hall_app
+from webui.hall import clock
 
-pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
-
-
-@pytest.fixture
-def hall(pg_url, tmp_path):
-    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"]
+pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 
 
 def test_the_projector_needs_no_login_and_shows_no_secrets(hall):

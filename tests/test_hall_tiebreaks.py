@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import hall_helpers
 import pytest
-from hall_helpers import director_client, new_table, play_hand
+from hall_helpers import new_table, play_hand
 
-from webui.hall import audit, create_hall_app, tiebreaks
+from webui.hall import audit, tiebreaks
 from webui.hall.tiebreaks import MatchWin, TieBreak, TieBreakError
 
-pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
+pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 
 
 @dataclass
@@ -75,12 +75,6 @@ def win_match(store, table_id: int, winner: str) -> None:
     """``winner`` wins the table's match 3-0 (three games of three gins)."""
     for _ in range(9):
         play_hand(store, table_id, winner, gin=True)
-
-
-@pytest.fixture
-def hall(pg_url, tmp_path):
-    app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"]
 
 
 def test_the_director_orders_the_tiebreaks_and_the_standings_follow(hall):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import cv2
@@ -37,7 +38,7 @@ import numpy as np
 
 from vision.corner_crops import NAMER_CLASSES
 from vision.detector import CardDetector, load_detector
-from vision.phone_data import PHONE_DATA, PhoneFrame, load_frames, split_by_time
+from vision.phone_data import PHONE_DATA, PhoneFrame, card_code, load_frames, split_by_time
 from vision.read_cli import yolo_class_names
 from vision.synth.scene import code_to_class_id
 
@@ -68,13 +69,16 @@ class LabelledCorner:
     rank_probability: float
 
 
+@cache
+def _class_names(root: Path) -> list[str]:
+    return yolo_class_names(root / "data.yaml")
+
+
 def card_boxes(
     frame: PhoneFrame, width: int, height: int, root: Path = PHONE_DATA
 ) -> list[CardBox]:
     """The frame's labelled whole-card boxes in pixels (unknown class names skipped)."""
-    from vision.phone_data import card_code
-
-    names = yolo_class_names(root / "data.yaml")
+    names = _class_names(root)
     out = []
     label = root / "labels" / f"{frame.image.stem}.txt"
     for line in label.read_text().splitlines():

@@ -199,6 +199,12 @@ def card_probabilities(logits):  # torch.Tensor (N, 18) -> (N, 53)
     return torch.cat([cards, rank[:, 13:]], dim=1)
 
 
+def _pixel_box(parts: list[str], w: int, h: int) -> tuple[float, float, float, float]:
+    """A YOLO label line's box (``class cx cy bw bh``, normalised) in pixels (x1, y1, x2, y2)."""
+    cx, cy, bw, bh = (float(v) for v in parts[1:])
+    return ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+
+
 class CornerSource:
     """Images of one YOLO folder kept in memory with their card boxes (pixels, namer index).
 
@@ -226,21 +232,12 @@ class CornerSource:
                 code = class_name_to_code(CLASS_NAMES[int(parts[0])])
                 if code is None:
                     continue
-                cx, cy, bw, bh = (float(v) for v in parts[1:])
-                box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-                self.boxes.append((idx, box, NAMER_CLASSES.index(code)))
+                self.boxes.append((idx, _pixel_box(parts, w, h), NAMER_CLASSES.index(code)))
             pips = folder / "none" / (path.stem + ".txt")
             for line in pips.read_text().splitlines() if pips.exists() else []:
                 parts = line.split()
                 if len(parts) == 5:
-                    cx, cy, bw, bh = (float(v) for v in parts[1:])
-                    box = (
-                        (cx - bw / 2) * w,
-                        (cy - bh / 2) * h,
-                        (cx + bw / 2) * w,
-                        (cy + bh / 2) * h,
-                    )
-                    self.pips.append((idx, box))
+                    self.pips.append((idx, _pixel_box(parts, w, h)))
         self.by_image: dict[int, list] = {}
         for i, box, _ in self.boxes:
             self.by_image.setdefault(i, []).append(box)

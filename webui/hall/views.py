@@ -75,7 +75,18 @@ bp = Blueprint("hall", __name__, static_folder="static", static_url_path="/hall-
 LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.attempts)
 
 
+def _back_to(anchor: str = "") -> Any:
+    """See Other to the director's page, at the section ``anchor`` when given."""
+    return redirect(url_for("hall.index") + (f"#{anchor}" if anchor else ""), 303)
+
+
+def _refusal(exc: Exception) -> str:
+    """What a refused director action says: a command's message, else the error's text."""
+    return exc.message if isinstance(exc, CommandError) else str(exc)
+
+
 # the director ----------------------------------------------------------------------------------
+
 @bp.before_request
 def _end_stale_account_sessions() -> None:
     """A named director's session ends when the account's password changes (or it is gone);
@@ -459,12 +470,12 @@ def draw() -> Any:
         seed, pairs = blind_draw(names)
     except DrawError as exc:
         flash(str(exc), "error")
-        return redirect(url_for("hall.index") + "#draw", 303)
+        return _back_to("draw")
     latest = _latest_draw()
     refusal = _redraw_refusal(latest, request.form.get("replace", ""))
     if refusal:
         flash(refusal, "error")
-        return redirect(url_for("hall.index") + "#draw", 303)
+        return _back_to("draw")
     with store().Session() as s:
         s.add(Draw(kind=kind, seed=seed, entrants=[n.strip() for n in names if n.strip()],
                    pairs=pairs))
@@ -474,7 +485,7 @@ def draw() -> Any:
     audit.record(store(), director_name(), AuditAction.DRAW,
                  f"{kind} blind draw of {len(names)} entrant(s), seed {seed}{replaced}")
     flash(f"Blind draw made ({len(pairs)} pairings){replaced}.")
-    return redirect(url_for("hall.index") + "#draw", 303)
+    return _back_to("draw")
 
 
 def _seating(draw_id: int) -> DrawSeating | None:
@@ -518,7 +529,7 @@ def seat_draw() -> Any:
             tables = ", ".join(str(t) for t in (seated.table_ids if seated else []))
             flash(f"The tables of the draw of {latest.created_at:%H:%M:%S} are already open"
                   f"{f' (tables {tables})' if tables else ''}.", "error")
-            return redirect(url_for("hall.index"), 303)
+            return _back_to()
         made: list[int] = []
         for pair in latest.pairs:
             if pair.get("bye"):
@@ -533,7 +544,7 @@ def seat_draw() -> Any:
                  f"tables {', '.join(str(t) for t in made)} opened for the draw "
                  f"(seed {latest.seed})")
     flash(f"{len(made)} table(s) opened for the draw of {latest.created_at:%H:%M}.")
-    return redirect(url_for("hall.index"), 303)
+    return _back_to()
 
 
 def director_name() -> str:
@@ -555,12 +566,12 @@ def start_round() -> Any:
                   for t in p.table_ids]
         started = clock_mod.start_round(store(), number, minutes, director_name(), tables)
     except (CommandError, clock_mod.RoundError) as exc:
-        flash(exc.message if isinstance(exc, CommandError) else str(exc), "error")
-        return redirect(url_for("hall.index") + "#round", 303)
+        flash(_refusal(exc), "error")
+        return _back_to("round")
     audit.record(store(), director_name(), AuditAction.ROUND,
                  f"round {started.number} started for {started.minutes} minutes")
     flash(f"Round {started.number} started: {started.minutes} minutes.")
-    return redirect(url_for("hall.index") + "#round", 303)
+    return _back_to("round")
 
 
 @bp.post("/pairing")
@@ -583,7 +594,7 @@ def propose_pairing() -> Any:
                                           director_name())
     except (PairingError, CommandError) as exc:
         flash(f"No pairing: {exc.message if isinstance(exc, CommandError) else exc}.", "error")
-        return redirect(url_for("hall.index") + "#pairing", 303)
+        return _back_to("pairing")
     audit.record(store(), director_name(), AuditAction.PAIRING,
                  f"round {planned.round} {_system_words(planned)} pairing proposed: "
                  f"{_pairs_words(planned)}")
@@ -595,7 +606,7 @@ def propose_pairing() -> Any:
     else:
         flash(f"Pairing for round {planned.round} proposed ({len(planned.pairs)} tables, "
               f"{planned.rematches} rematch(es)): check it and approve it.")
-    return redirect(url_for("hall.index") + "#pairing", 303)
+    return _back_to("pairing")
 
 
 def _system_words(planned: pairing_mod.Planned) -> str:
@@ -612,13 +623,13 @@ def approve_pairing(pairing_id: int) -> Any:
                                       event_mod.event_rules(store()))
     except pairing_mod.PairingRefused as exc:
         flash(f"Not approved: {exc}.", "error")
-        return redirect(url_for("hall.index") + "#pairing", 303)
+        return _back_to("pairing")
     audit.record(store(), director_name(), AuditAction.APPROVE,
                  f"round {planned.round} pairing approved, tables "
                  f"{', '.join(str(t) for t in planned.table_ids)}: {_pairs_words(planned)}")
     flash(f"Round {planned.round} approved: tables "
           f"{', '.join(str(t) for t in planned.table_ids)} opened with the pairs seated.")
-    return redirect(url_for("hall.index") + "#pairing", 303)
+    return _back_to("pairing")
 
 
 def _pairs_words(planned: pairing_mod.Planned) -> str:
@@ -661,7 +672,7 @@ def set_event_rules() -> Any:
     store().set_setting(event_mod.EVENT_RULES_KEY, rules)
     audit.record(store(), director_name(), AuditAction.RULES, f"the event plays {rules} rules")
     flash(f"The event plays {rules} rules: only tables on them count in the standings.")
-    return redirect(url_for("hall.index") + "#standings", 303)
+    return _back_to("standings")
 
 
 @bp.post("/tiebreaks")
@@ -672,12 +683,12 @@ def set_tiebreaks() -> Any:
         order = tiebreaks.parse_order(request.form.getlist("tiebreak"))
     except tiebreaks.TieBreakError as exc:
         flash(f"Tie-breaks not changed: {exc}.", "error")
-        return redirect(url_for("hall.index") + "#standings", 303)
+        return _back_to("standings")
     tiebreaks.save(store(), order)
     rule = tiebreaks.order_text(order)
     audit.record(store(), director_name(), AuditAction.TIEBREAKS, f"standings ranked by {rule}")
     flash(f"Standings ranked by {rule}.")
-    return redirect(url_for("hall.index") + "#standings", 303)
+    return _back_to("standings")
 
 
 @bp.post("/adjustments")
@@ -687,7 +698,7 @@ def give_adjustment() -> Any:
     f = request.form
     if f.get("kind") not in {k.value for k in AdjustmentKind}:
         flash("Say whether it is an adjustment or a penalty.", "error")
-        return redirect(url_for("hall.index") + "#standings", 303)
+        return _back_to("standings")
     kind = AdjustmentKind(f["kind"])
     try:
         player = whole(f.get("player_id"), "player", 1, MAX_SEQ)
@@ -699,12 +710,12 @@ def give_adjustment() -> Any:
         given = adjustments.give(store(), player, kind, points, f.get("reason", ""),
                                  director_name())
     except (CommandError, adjustments.AdjustmentError) as exc:
-        flash(exc.message if isinstance(exc, CommandError) else str(exc), "error")
-        return redirect(url_for("hall.index") + "#standings", 303)
+        flash(_refusal(exc), "error")
+        return _back_to("standings")
     audit.record(store(), director_name(), AuditAction(given.kind.value),
                  f"{names[player]} (player {player}) {given.points:+d} points: {given.reason}")
     flash(f"{given.kind.value.capitalize()} for {names[player]}: {given.points:+d} points.")
-    return redirect(url_for("hall.index") + "#standings", 303)
+    return _back_to("standings")
 
 
 @bp.get("/players")
@@ -777,7 +788,7 @@ def new_partnership() -> Any:
     except ValueError as exc:
         message = str(exc) if isinstance(exc, PartnershipError) else "boards are table numbers"
         flash(message, "error")
-        return redirect(url_for("hall.index") + "#partnerships", 303)
+        return _back_to("partnerships")
     teams = {"A": {"name": team_a, "members": _members(f.get("members_A", ""))},
              "B": {"name": team_b, "members": _members(f.get("members_B", ""))}}
     with store().Session() as s:
@@ -786,7 +797,7 @@ def new_partnership() -> Any:
     audit.record(store(), director_name(), AuditAction.PARTNERSHIP,
                  f"partnership match {team_a} v {team_b} on boards {boards[0]} and {boards[1]}")
     flash(f"Partnership match {team_a} v {team_b} set up.")
-    return redirect(url_for("hall.index") + "#partnerships", 303)
+    return _back_to("partnerships")
 
 
 def _members(text: str) -> list[str]:

@@ -201,3 +201,33 @@ def test_both_tablets_say_what_was_recorded_and_what_undo_undoes(served):
         expect(ben.locator("button.confirm[data-player=B]")).to_be_visible()
         browser.close()
     assert store.state(TABLE).current_hand().confirmed_by == ["A"]
+
+
+def test_a_live_refresh_keeps_open_the_correct_section_a_player_opened_meanwhile(served):
+    """A change arrives while a player opens "Correct": the refresh that was already on its way
+    must not close the section under their finger (it did: Undo became "not visible")."""
+    from playwright.sync_api import expect, sync_playwright
+
+    app, base, _table_id, _feed, _truth = served
+    store = app.extensions["gintray.store"]
+    propose_knock(store)
+    with sync_playwright() as p:
+        browser = open_browser(p)
+        ann = join_page(browser, base, app, "A", SIZES["tablet"])
+        ben = join_page(browser, base, app, "B", SIZES["phone"])
+        held: list = []
+        ben.route(f"**/t/{TABLE}/panel*", lambda route: held.append(route))  # refreshes wait
+        ann.click("button.confirm[data-player=A]")
+        for _ in range(200):
+            if held:
+                break
+            ben.wait_for_timeout(50)
+        assert held, "Ben's page did not refresh after Ann confirmed"
+        ben.click("details.correct summary")  # opened while the refresh is on its way
+        for route in list(held):
+            route.continue_()
+        ben.unroute(f"**/t/{TABLE}/panel*")
+        expect(ben.locator(".confirmed")).to_contain_text("Ann confirmed")
+        expect(ben.locator("details.correct")).to_have_js_property("open", True)
+        expect(ben.locator("details.correct button").first).to_be_visible()
+        browser.close()

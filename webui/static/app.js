@@ -37,11 +37,12 @@
     }
     refreshing = true;
     try {
-      const openDetails = Array.from(panel.querySelectorAll("details[open]")).map((d) => d.className);
       const resp = await fetch(panel.dataset.panelUrl, { headers: { Accept: "text/html" } });
       if (resp.ok) {
         const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
         const inner = doc.getElementById("panel");
+        // read what is open now, not when the fetch began: a section opened meanwhile stays open
+        const openDetails = Array.from(panel.querySelectorAll("details[open]")).map((d) => d.className);
         panel.innerHTML = inner ? inner.innerHTML : doc.body.innerHTML;
         openDetails.forEach((cls) => {
           const d = cls && panel.querySelector("details." + cls.split(" ")[0]);

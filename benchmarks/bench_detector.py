@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2
 
-from vision.cpu import cpu_info
-from vision.detector import BACKENDS, DEFAULT_TURNS, DetectorUnavailable, load_detector
+from vision.inference.cpu import cpu_info
+from vision.inference.detector import BACKENDS, DEFAULT_TURNS, DetectorUnavailable, load_detector
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-cards" / "dev" / "images"
 

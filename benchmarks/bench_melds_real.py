@@ -1,9 +1,9 @@
 """Real-photo meld benchmark (issue 17): is the camera's proposal for a laid-down spread right?
 
-Frames: the real phone photos of a second deck (``vision.phone_data``: runs and sets laid on
-tables, sofas and bedspreads; whole-card labels give each frame's true cards) and the dev
+Frames: the real phone photos of a second deck (``vision.training.phone_data``: runs and sets laid
+on tables, sofas and bedspreads; whole-card labels give each frame's true cards) and the dev
 overhead frames (``../shared/data/real-cards/dev``, corner labels), each read as one player's
-spread, exactly as ``gintray read`` reads a photo (``vision.reader.read_image``: ``detect``,
+spread, exactly as ``gintray read`` reads a photo (``vision.table.reader.read_image``: ``detect``,
 then ``read_detections``).
 
 A frame is right only when all of these hold:
@@ -15,10 +15,10 @@ A frame is right only when all of these hold:
 
 Voting: consecutive photos of one scene with the same true cards (a spread photographed several
 times, seconds apart) are also fed, in time order, to the live reader's vote
-(``vision.voting.RegionVoter`` over all of them) and the voted cards grouped as one read.
+(``vision.table.voting.RegionVoter`` over all of them) and the voted cards grouped as one read.
 
-The phone frames are split by time (``vision.phone_data.split_by_time``: whole scenes, the last
-30% held out); figures are given for the held-out side. Frames the exporter may have mirrored
+The phone frames are split by time (``vision.training.phone_data.split_by_time``: whole scenes, the
+last 30% held out); figures are given for the held-out side. Frames the exporter may have mirrored
 (source split "train") are read as they are and mirrored back, keeping the orientation with more
 corner evidence (the sum of the detections' confidences), which uses no label; frames never
 mirrored are reported apart. Usage::
@@ -42,11 +42,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from scorer import is_meld, min_deadwood, parse_cards  # noqa: E402
-from vision.events import SpreadRead, TableRead  # noqa: E402
-from vision.grouping import SeenCard, group_cards  # noqa: E402
-from vision.phone_data import load_frames, split_by_time  # noqa: E402
-from vision.reader import read_detections  # noqa: E402
-from vision.voting import RegionVoter  # noqa: E402
+from vision.table.events import SpreadRead, TableRead  # noqa: E402
+from vision.table.grouping import SeenCard, group_cards  # noqa: E402
+from vision.table.reader import read_detections  # noqa: E402
+from vision.table.voting import RegionVoter  # noqa: E402
+from vision.training.phone_data import load_frames, split_by_time  # noqa: E402
 
 MIN_VOTE_PHOTOS = 3
 DEV = ROOT.parent / "shared" / "data" / "real-cards" / "dev"
@@ -158,8 +158,8 @@ def vote_scene(reads: list[TableRead]) -> TableRead:
 
 def dev_frames() -> list[tuple[str, Path, tuple[str, ...]]]:
     """Dev overhead frames with their labelled cards (corner labels, one code per card)."""
-    from vision.read_cli import yolo_class_names
-    from vision.synth.scene import class_name_to_code
+    from vision.inference.classes import yolo_class_names
+    from vision.training.synth.scene import class_name_to_code
 
     names = yolo_class_names(DEV.parent / "data.yaml")
     out = []
@@ -198,8 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--namer", default=None, help="namer ONNX (default: the shipped one)")
     parser.add_argument("--weights", default=None, help="finder file (default: the shipped one)")
     args = parser.parse_args(argv)
-    from vision.cpu import cpu_info
-    from vision.detector import default_backend, load_detector
+    from vision.inference.cpu import cpu_info
+    from vision.inference.detector import default_backend, load_detector
 
     backend = args.backend or default_backend()
     detector = load_detector(backend, weights=args.weights, namer_weights=args.namer)

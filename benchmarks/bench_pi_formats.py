@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-# The detector's YOLO: the one-class corner finder (vision/detector.py), or a 52-class card model.
+# The detector's YOLO: the one-class corner finder (vision/inference/detector.py), or a 52-class
+# card model.
 DEFAULT_WEIGHTS = next((p for p in (REPO / "models" / "gintray-corners.pt",
                                     REPO / "models" / "gintray-cards.pt") if p.is_file()),
                        REPO / "models" / "gintray-corners.pt")

@@ -28,8 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from vision.demo.verify import DEMO_DIR, TruthDetector  # noqa: E402
-from vision.layout import load_layout  # noqa: E402
-from vision.reader import TableReader  # noqa: E402
+from vision.table.layout import load_layout  # noqa: E402
+from vision.table.reader import TableReader  # noqa: E402
 
 
 def _median_ms(run: Callable[[int], object], n: int, repeats: int) -> float:
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows.append(("reader logic (labelled corners)", _median_ms(logic, n, args.repeats)))
     try:
-        from vision.detector import load_detector
+        from vision.inference.detector import load_detector
 
         detector = load_detector(args.backend)
     except Exception as exc:  # no model yet: report what can be measured

@@ -6,14 +6,14 @@ Run:  .venv/bin/python benchmarks/bench_robustness.py                     (whole
       .venv/bin/python benchmarks/bench_robustness.py --max-points 3        (fewer points a family)
 
 Every dev photo (`../shared/data/real-cards/dev`, 640x640) is perturbed by each sweep point of
-`vision.perturb` (deterministic: anything random is seeded by the photo's name and the point),
-its labelled boxes moved with it where the geometry changes, and read by the whole detector
+`vision.training.perturb` (deterministic: anything random is seeded by the photo's name and the
+point), its labelled boxes moved with it where the geometry changes, and read by the whole detector
 (`CardDetector.detect`, as `gintray eval-detector` runs it). Scores are the project's own:
-`vision.evaluate.card_scores` (card-level precision / recall / F1 over distinct cards per photo,
-threshold 0.25) and `vision.evaluate.map50(..., agnostic=True)` (corners found, at IoU 0.5 with
-the moved boxes). Writes `robustness.md` (table), `robustness.png` (one panel a family) and
-`robustness.json` (every figure, rewritten after each point) to `--out`. The first line printed
-is the CPU.
+`vision.training.evaluate.card_scores` (card-level precision / recall / F1 over distinct cards per
+photo, threshold 0.25) and `vision.training.evaluate.map50(..., agnostic=True)` (corners found, at
+IoU 0.5 with the moved boxes). Writes `robustness.md` (table), `robustness.png` (one panel a
+family) and `robustness.json` (every figure, rewritten after each point) to `--out`. The first line
+printed is the CPU.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from vision import perturb
-from vision.cpu import cpu_info
-from vision.evaluate import ImageTruth, card_scores, labelled_frames, map50
+from vision.inference.cpu import cpu_info
+from vision.training import perturb
+from vision.training.evaluate import ImageTruth, card_scores, labelled_frames, map50
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT.parent / "shared" / "data" / "real-cards" / "dev"
@@ -341,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.out / 'robustness.md'}, {args.out / 'robustness.png'}")
         return 0
 
-    from vision.detector import DetectorUnavailable, default_backend, load_detector
+    from vision.inference.detector import DetectorUnavailable, default_backend, load_detector
 
     cpu = cpu_info().describe()
     print(f"CPU: {cpu}", flush=True)

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
 
-from webui import state as state_mod
 from webui.store import Actor
+from webui.store import state as state_mod
 
 
 def play(tablet: Tablet, timings: dict[str, list[float]]) -> None:
@@ -52,8 +52,7 @@ def play(tablet: Tablet, timings: dict[str, list[float]]) -> None:
 
 def start_time(hands: int) -> None:
     """Record ``hands`` confirmed hands of one long game, then time a cold fold (restart)."""
-    from webui import commands
-    from webui.store import Store
+    from webui.store import Store, commands
 
     app = make_app(Path(tempfile.mkdtemp(prefix="gintray-bench-")))
     store = app.extensions["gintray.store"]

@@ -3,11 +3,11 @@
     .venv/bin/python hardware/calibrate.py --image photo.jpg --out layout.json --check check.png
     .venv/bin/python hardware/calibrate.py --camera picamera:0 --out layout.json --check check.png
 
-Finds the six ArUco markers (vision.markers: DICT_4X4_50, ids 0-3 table corners TL, TR, BR, BL,
-ids 4-5 either side of the tray's up-card slot), builds the layout from them
-(vision.layout.layout_from_markers) and saves it (vision.layout.save_layout). It also measures
-the picture's scale from the markers' printed size and says whether a card's corner index is
-large enough for the detector (hardware/mount/README.md). Exit status: 0 calibrated, 1 markers
+Finds the six ArUco markers (vision.table.markers: DICT_4X4_50, ids 0-3 table corners TL, TR, BR,
+BL, ids 4-5 either side of the tray's up-card slot), builds the layout from them
+(vision.table.layout.layout_from_markers) and saves it (vision.table.layout.save_layout). It also
+measures the picture's scale from the markers' printed size and says whether a card's corner index
+is large enough for the detector (hardware/mount/README.md). Exit status: 0 calibrated, 1 markers
 missing or corners too small (nothing saved), 2 bad input (unreadable image, no camera).
 """
 
@@ -26,8 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from vision.layout import TableLayout, layout_from_markers, save_layout  # noqa: E402
-from vision.markers import MARKER_ROLES, detect_markers  # noqa: E402
+from vision.table.layout import TableLayout, layout_from_markers, save_layout  # noqa: E402
+from vision.table.markers import MARKER_ROLES, detect_markers  # noqa: E402
 
 MARKER_MM = 40.0        # printed black-square side (hardware/images/marker_sheet.pdf at 100 %)
 CORNER_INDEX_MM = 6.5   # hardware/mount/optics.py
@@ -100,8 +100,8 @@ def draw_check(image: np.ndarray, found: dict[int, np.ndarray],
 
 
 def grab_frame(source: str, timeout_s: float = 15.0) -> np.ndarray | None:
-    """One frame from a camera source (vision.camera), waiting up to ``timeout_s``."""
-    from vision.camera import open_camera
+    """One frame from a camera source (vision.table.camera), waiting up to ``timeout_s``."""
+    from vision.table.camera import open_camera
 
     camera = open_camera(source)
     try:

@@ -3,14 +3,14 @@
     .venv/bin/python hardware/make_calibration_images.py [--out hardware/images]
 
 Writes:
-- ``marker_sheet.png``: the A4 sheet of markers 0-5 (vision.markers.marker_sheet, 150 dpi), and
-  ``marker_sheet.pdf``, the same sheet placed at exactly 210 x 297 mm so that printing it at
+- ``marker_sheet.png``: the A4 sheet of markers 0-5 (vision.table.markers.marker_sheet, 150 dpi),
+and   ``marker_sheet.pdf``, the same sheet placed at exactly 210 x 297 mm so that printing it at
   100 % gives 40 mm markers (a PNG carries no reliable print size).
 - ``table_marked.png``: a correctly marked table seen from straight above: markers 0-3 at the
   play area's corners (TL, TR, BR, BL), the tray with markers 4 and 5 either side of the up card.
 - ``live_view_check.png``: the same table seen by a camera that is a little off-centre and
   rotated, with what the live view should show: every marker found, and the layout made from the
-  markers (vision.layout.layout_from_markers) carried onto the new view by them
+  markers (vision.table.layout.layout_from_markers) carried onto the new view by them
   (TableLayout.locate).
 
 The script checks what it draws: it exits with an error if any marker is not found or the
@@ -34,8 +34,8 @@ for folder in (REPO, HERE):
 
 from calibrate import draw_check  # noqa: E402
 
-from vision.layout import UP_CARD, layout_from_markers  # noqa: E402
-from vision.markers import MARKER_ROLES, detect_markers, marker_image, marker_sheet  # noqa: E402
+from vision.table.layout import UP_CARD, layout_from_markers  # noqa: E402
+from vision.table.markers import MARKER_ROLES, detect_markers, marker_image, marker_sheet  # noqa: E402
 
 PX_PER_MM = 1.5
 AREA_MM = (600.0, 400.0)      # play area, as in hardware/mount (optics.py defaults)
@@ -60,10 +60,11 @@ def _paste_marker(image: np.ndarray, marker_id: int, center: tuple[float, float]
 
 
 def _card_face(code: str, width: int) -> np.ndarray:
-    """A real card face (vision.synth.cards) or, without the decks, a plain labelled card."""
+    """A real card face (vision.training.synth.cards) or, without the decks, a plain labelled
+    card."""
     height = round(width * CARD_MM[1] / CARD_MM[0])
     try:
-        from vision.synth.cards import CardFaces
+        from vision.training.synth.cards import CardFaces
 
         face = CardFaces(width=width).face(code)
         face = cv2.resize(face, (width, height), interpolation=cv2.INTER_AREA)

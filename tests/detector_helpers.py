@@ -15,7 +15,7 @@ MODELS = REPO / "models"
 
 def decks_or_skip() -> None:
     """Skip when the SVG decks are neither rendered nor renderable (no rsvg-convert)."""
-    from vision.synth.cards import available_decks
+    from vision.training.synth.cards import available_decks
 
     if available_decks():
         return
@@ -38,7 +38,7 @@ def dev_or_skip() -> None:
 
 def pretrained_or_skip() -> None:
     """Skip when the shared COCO-pretrained YOLO weights (training's start) are not mounted."""
-    from vision.train import DEFAULT_START
+    from vision.training.train import DEFAULT_START
 
     if not Path(DEFAULT_START).exists():
         pytest.skip(f"pretrained start weights not available: {DEFAULT_START}")

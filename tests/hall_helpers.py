@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from webui import commands
-from webui.store import Actor, Store
+from webui.store import Actor, Store, commands
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYER_A, PLAYER_B = Actor("device:a", 1), Actor("device:b", 2)

@@ -19,7 +19,7 @@ INDEX_W, INDEX_H = 16.0, 36.0
 INDEX_INSET = 4.0
 
 try:  # the detector's Detection once it exists; the reader only needs these three fields
-    from vision.detection import Detection
+    from vision.inference.detection import Detection
 except ImportError:  # pragma: no cover - only while the detector part is being written
 
     @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def real_detections(stem: str, size: int = 640) -> list[Detection]:
 
 def labelled_cards(stem: str) -> set[str]:
     """Distinct playing cards labelled in a real frame, as codes like 'TC'."""
-    from vision.grouping import normalise_code
+    from vision.table.grouping import normalise_code
 
     return {c for d in real_detections(stem) if (c := normalise_code(d.card))}
 
@@ -104,7 +104,7 @@ def stack(codes: list[str], x: float, y: float, dy: float = 44.0) -> list[Detect
 
 def table_layout():
     """The laid-out test table (1280x900): B at the top, the tray slot, A at the bottom."""
-    from vision.layout import TableLayout
+    from vision.table.layout import TableLayout
 
     return TableLayout(
         up_card_slot=[(560, 320), (720, 320), (720, 560), (560, 560)],

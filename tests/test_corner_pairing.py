@@ -1,13 +1,13 @@
-"""The two corner indices of one card vote on its name (vision/corner_pairing.py)."""
+"""The two corner indices of one card vote on its name (vision/inference/corner_pairing.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision.corner_crops import NAMER_CLASSES
-from vision.corner_pairing import pair_corners, vote_pairs
-from vision.grouping import index_unit
+from vision.inference.corner_crops import NAMER_CLASSES
+from vision.inference.corner_pairing import pair_corners, vote_pairs
+from vision.table.grouping import index_unit
 
 SIZE = 20.0  # index box side in pixels
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.corner_crops import NAMER_CLASSES
-from vision.detection import Detection
-from vision.detector import ALTERNATIVE_SHARE, CardDetector
-from vision.grouping import SeenCard
-from vision.reader import NativeScaleDetector, read_detections
-from vision.voting import RegionVoter
+from vision.inference.corner_crops import NAMER_CLASSES
+from vision.inference.detection import Detection
+from vision.inference.detector import ALTERNATIVE_SHARE, CardDetector
+from vision.table.grouping import SeenCard
+from vision.table.reader import NativeScaleDetector, read_detections
+from vision.table.voting import RegionVoter
 
 
 class TwoCorners:

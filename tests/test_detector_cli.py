@@ -10,12 +10,12 @@ import sys
 import pytest
 from detector_helpers import DEV, REPO, dev_or_skip, model_or_skip
 
-from vision.detector import DetectorUnavailable, load_detector
+from vision.inference.detector import DetectorUnavailable, load_detector
 
 
 def test_import_does_not_pull_in_torch():
     code = (
-        "import sys, vision.detector, vision.cli; "
+        "import sys, vision.inference.detector, vision.cli; "
         "print('torch' in sys.modules, 'ultralytics' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)

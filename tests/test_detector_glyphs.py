@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.synth.index_glyphs import RANKS, SUITS, sample_index, suit_mask
+from vision.training.synth.index_glyphs import RANKS, SUITS, sample_index, suit_mask
 
 
 def test_same_seed_draws_the_same_index_and_another_seed_does_not():
@@ -44,8 +44,8 @@ def test_black_glyph_share_draws_only_clubs_and_spades_with_every_rank():
     """`--black-glyph-share 1` makes every procedural index in a batch a club or a spade."""
     import argparse
 
-    from vision.corner_crops import CROP_SIZE, NAMER_CLASSES
-    from vision.train_classifier import add_arguments, sample_batch
+    from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES
+    from vision.training.train_classifier import add_arguments, sample_batch
 
     ap = argparse.ArgumentParser()
     add_arguments(ap)

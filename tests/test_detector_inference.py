@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from detector_helpers import DEV, dev_or_skip, model_or_skip
 
-from vision.evaluate import _class_names, iou, load_truth
+from vision.training.evaluate import _class_names, iou, load_truth
 
 FRAMES = (0, 10, 20, 30)  # spread over the dev folder's scenes
 
@@ -20,7 +20,7 @@ FRAMES = (0, 10, 20, 30)  # spread over the dev folder's scenes
 def detector():
     model_or_skip()
     dev_or_skip()
-    from vision.detector import load_detector
+    from vision.inference.detector import load_detector
 
     return load_detector("onnx")
 
@@ -49,7 +49,7 @@ def test_labelled_cards_come_out_of_real_spreads(detector):
 @pytest.mark.slow
 def test_clubs_on_the_dev_webcam_deck_are_read_as_clubs(detector):
     """The first namer read 18 of these 120 clubs as clubs (the rest as spades)."""
-    from vision.evaluate import namer_on_labelled_boxes
+    from vision.training.evaluate import namer_on_labelled_boxes
 
     report = namer_on_labelled_boxes(DEV, detector.namer, detector.turns)
     clubs = report["suits_read_as"]["C"]

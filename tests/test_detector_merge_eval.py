@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from vision.detection import Detection
-from vision.evaluate import ImageTruth, average_precision, card_scores, map50
-from vision.grouping import cards_from_detections, seen_twice
+from vision.inference.detection import Detection
+from vision.table.grouping import cards_from_detections, seen_twice
+from vision.training.evaluate import ImageTruth, average_precision, card_scores, map50
 
 
 def corner(card: str, x: float, y: float, size: float = 20, conf: float = 0.9) -> Detection:
@@ -78,14 +78,14 @@ def test_namer_alone_on_labelled_boxes_counts_which_suit_is_read_as_which(tmp_pa
     import cv2
     import numpy as np
 
-    from vision.corner_crops import NAMER_CLASSES
-    from vision.evaluate import namer_on_labelled_boxes
+    from vision.inference.corner_crops import NAMER_CLASSES
+    from vision.training.evaluate import namer_on_labelled_boxes
 
     (tmp_path / "images").mkdir()
     (tmp_path / "labels").mkdir()
     cv2.imwrite(str(tmp_path / "images" / "a.jpg"), np.full((100, 100, 3), 200, np.uint8))
     # data.yaml-less folder: class ids follow the shared real-cards naming (see CLASS_NAMES)
-    from vision.synth.scene import CLASS_NAMES
+    from vision.training.synth.scene import CLASS_NAMES
 
     ids = {name: i for i, name in enumerate(CLASS_NAMES)}
     lines = [f"{ids[n]} 0.3 0.3 0.1 0.1" for n in ("7C", "7S", "10C")]
@@ -114,7 +114,7 @@ def _fixes_csv(tmp_path, rows: str):
 
 
 def test_a_label_fix_corrects_the_named_box_and_scores_change_accordingly(tmp_path):
-    from vision.evaluate import apply_label_fixes, load_label_fixes
+    from vision.training.evaluate import apply_label_fixes, load_label_fixes
 
     truth = ImageTruth(tmp_path / "a.jpg", [("4S", (0, 0, 10, 20)), ("4S", (50, 50, 60, 70))])
     read = [Detection("3S", (0, 0, 10, 20), 0.9), Detection("3S", (50, 50, 60, 70), 0.9)]
@@ -126,7 +126,7 @@ def test_a_label_fix_corrects_the_named_box_and_scores_change_accordingly(tmp_pa
 
 
 def test_a_fix_that_no_longer_matches_the_labels_is_refused(tmp_path):
-    from vision.evaluate import apply_label_fixes, load_label_fixes
+    from vision.training.evaluate import apply_label_fixes, load_label_fixes
 
     truth = ImageTruth(tmp_path / "a.jpg", [("4S", (0, 0, 10, 20))])
     for row in ("a.jpg,0,4C,3C,x\n", "a.jpg,3,4S,3S,x\n"):
@@ -136,7 +136,7 @@ def test_a_fix_that_no_longer_matches_the_labels_is_refused(tmp_path):
 
 
 def test_eval_detector_says_clearly_when_the_fixes_file_is_unreadable(tmp_path, capsys):
-    from vision.evaluate import main
+    from vision.training.evaluate import main
 
     (tmp_path / "images").mkdir()
     bad = tmp_path / "fixes.csv"

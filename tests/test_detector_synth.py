@@ -10,7 +10,7 @@ from detector_helpers import decks_or_skip
 @pytest.fixture(scope="module")
 def faces():
     decks_or_skip()
-    from vision.synth.cards import CardFaces
+    from vision.training.synth.cards import CardFaces
 
     return CardFaces(width=200, deck="kde-standard")
 
@@ -43,7 +43,7 @@ def test_bad_card_code_is_rejected(faces):
 
 def test_scene_is_deterministic_and_labels_are_in_frame():
     decks_or_skip()
-    from vision.synth.scene import CLASS_NAMES, compose_scene
+    from vision.training.synth.scene import CLASS_NAMES, compose_scene
 
     img_a, labels_a = compose_scene(1234, 320)
     img_b, labels_b = compose_scene(1234, 320)

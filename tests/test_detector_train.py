@@ -104,7 +104,7 @@ def test_tiny_detector_and_namer_training_produce_usable_weights(tmp_path):
     assert train_main(args) == 0
     state = torch.load(bigger / "namer.pt", map_location="cpu", weights_only=False)
     assert (state["crop_size"], state["widths"]) == (56, [16, 32, 96, 192])
-    from vision.detector import Namer
+    from vision.inference.detector import Namer
 
     namer_56 = Namer(bigger / "namer.onnx")
     assert namer_56.crop_size == 56
@@ -126,9 +126,9 @@ def test_int8_finder_finds_the_same_corners_as_the_float_export(tmp_path):
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO
 
-    from vision.detector import OnnxCornerFinder
-    from vision.evaluate import iou
-    from vision.quantize import quantize_finder
+    from vision.inference.detector import OnnxCornerFinder
+    from vision.training.evaluate import iou
+    from vision.training.quantize import quantize_finder
 
     pt = tmp_path / "finder.pt"
     shutil.copyfile(MODELS / "gintray-corners.pt", pt)
@@ -159,9 +159,9 @@ def test_int8_namer_is_smaller_reads_in_both_engines_and_gives_the_float_probabi
     from detector_helpers import DEV, SHARED, dev_or_skip
 
     dev_or_skip()
-    from vision.detector import Namer
-    from vision.quantize import calibration_crops, quantize_namer
-    from vision.train_classifier import build_model, export_onnx
+    from vision.inference.detector import Namer
+    from vision.training.quantize import calibration_crops, quantize_namer
+    from vision.training.train_classifier import build_model, export_onnx
 
     torch.manual_seed(0)
     float_onnx = tmp_path / "namer.onnx"
@@ -182,7 +182,7 @@ def test_int8_namer_is_smaller_reads_in_both_engines_and_gives_the_float_probabi
 def test_asking_for_cuda_without_one_is_refused_with_the_reason():
     import torch
 
-    from vision.train_device import training_device
+    from vision.training.train_device import training_device
 
     if torch.cuda.is_available():
         assert training_device("cuda") == "cuda"

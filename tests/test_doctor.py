@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from vision import doctor
-from vision.cpu import parse_cpuinfo
-from vision.detector import load_detector
-from vision.doctor import Reading, check_detector, compare_readings
+from vision.inference import doctor
+from vision.inference.cpu import parse_cpuinfo
+from vision.inference.detector import load_detector
+from vision.inference.doctor import Reading, check_detector, compare_readings
 
 X86_AVX2_ONLY = """processor\t: 0
 vendor_id\t: AuthenticAMD

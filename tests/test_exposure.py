@@ -1,12 +1,12 @@
-"""Run-time light normalisation (vision/exposure.py, issue 13 item 2)."""
+"""Run-time light normalisation (vision/inference/exposure.py, issue 13 item 2)."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
-from vision import perturb
-from vision.exposure import TARGET_LUMA, exposure_gamma, normalise_light, white_gains
+from vision.inference.exposure import TARGET_LUMA, exposure_gamma, normalise_light, white_gains
+from vision.training import perturb
 
 
 def _table(seed: int = 0) -> np.ndarray:

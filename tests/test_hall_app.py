@@ -13,12 +13,12 @@ import hall_helpers
 import pytest
 from hall_helpers import PLAYER_A, PLAYER_B, confirmed_hands, new_table, play_hand
 
-from webui import commands
 from webui.hall import create_hall_app
 from webui.hall.cli import hall_main, sync_main
 from webui.hall.draw import DrawError, blind_draw
 from webui.hall.sync import open_store, sync_once
 from webui.signing import verify_pdf
+from webui.store import commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 PASSWORD = "director-pass-1"

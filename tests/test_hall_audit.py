@@ -20,11 +20,12 @@ from hall_helpers import (
     play_hand,
 )
 
-from webui import attempts, commands
+from webui import attempts
 from webui.hall import audit, create_hall_app
 from webui.hall.cli import hall_main
 from webui.hall.schema import DirectorRequest
 from webui.hall.sync import open_store, sync_once
+from webui.store import commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 

@@ -17,10 +17,10 @@ import hall_helpers
 import pytest
 from hall_helpers import PLAYER_A, PNG_DATA_URL, director_client, new_table, play_hand
 
-from webui import commands
 from webui.hall import create_hall_app
 from webui.hall.directors import set_account
 from webui.hall.sync import open_store, sync_once
+from webui.store import commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,6 @@ import pytest
 from hall_helpers import confirmed_hands, new_table, play_hand, stream
 from sqlalchemy.exc import DBAPIError
 
-from webui import commands
 from webui.hall import create_hall_app
 from webui.hall.guard import (
     EventDatabaseRefused,
@@ -19,7 +18,7 @@ from webui.hall.guard import (
     refuse_event_database,
 )
 from webui.hall.sync import linked_tables, open_store, sync_once
-from webui.store import Actor, Store
+from webui.store import Actor, Store, commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 

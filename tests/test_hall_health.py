@@ -19,11 +19,10 @@ from hall_helpers import (
     stream,
 )
 
-from webui import commands
 from webui.hall import create_hall_app, local_time
 from webui.hall.health import SyncState, table_health
 from webui.hall.sync import SyncConflict, linked_tables, open_store, sync_once
-from webui.store import Actor
+from webui.store import Actor, commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 

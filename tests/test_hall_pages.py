@@ -19,9 +19,9 @@ from hall_helpers import (
     play_hand,
 )
 
-from webui import commands
 from webui.hall import create_hall_app
 from webui.hall.sync import SyncConflict, open_store, sync_once
+from webui.store import commands
 
 pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 

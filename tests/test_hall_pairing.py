@@ -7,9 +7,8 @@ from __future__ import annotations
 import hall_helpers
 from hall_helpers import director_client_again, new_table, play_hand
 
-from webui import commands
 from webui.hall.schema import HallSeat
-from webui.store import Actor
+from webui.store import Actor, commands
 
 pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 

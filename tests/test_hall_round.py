@@ -10,9 +10,9 @@ import hall_helpers
 import pytest
 from hall_helpers import PLAYER_A, PLAYER_B, PNG_DATA_URL, director_client, new_table, play_hand
 
-from webui import commands
 from webui.hall import clock, create_hall_app
 from webui.hall.schema import HallRound
+from webui.store import commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 

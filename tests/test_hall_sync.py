@@ -19,10 +19,9 @@ from hall_helpers import (
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
-from webui import commands
 from webui.hall.schema import DirectorRequest
 from webui.hall.sync import SyncConflict, linked_tables, open_store, sync_once
-from webui.store import Actor, Store
+from webui.store import Actor, Store, commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 
@@ -359,7 +358,7 @@ def test_a_session_dropped_mid_transaction_cannot_hold_the_events_locked_for_lon
     the next sync is not stuck behind it for hours (TCP's own timeout)."""
     from sqlalchemy import text
 
-    from webui.db import make_engine
+    from webui.store.db import make_engine
 
     engine = make_engine(pg_url)
     with engine.connect() as conn:

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from hardware_helpers import load_script
 
-from vision.layout import UP_CARD, load_layout
-from vision.markers import detect_markers
+from vision.table.layout import UP_CARD, load_layout
+from vision.table.markers import detect_markers
 
 images = load_script("make_calibration_images.py", "gintray_hw_calibration_images2")
 calibrate = load_script("calibrate.py", "gintray_hw_calibrate")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hardware_helpers import HARDWARE, load_script
 
-from vision.markers import detect_markers
+from vision.table.markers import detect_markers
 
 images = load_script("make_calibration_images.py", "gintray_hw_calibration_images")
 ALL_IDS = {0, 1, 2, 3, 4, 5}

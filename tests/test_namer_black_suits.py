@@ -12,7 +12,7 @@ def _folder(tmp_path, codes: list[str]):
     """A tiny YOLO folder: one image with one box per code."""
     import cv2
 
-    from vision.synth.scene import code_to_class_id
+    from vision.training.synth.scene import code_to_class_id
 
     (tmp_path / "images").mkdir()
     (tmp_path / "labels").mkdir()
@@ -23,8 +23,8 @@ def _folder(tmp_path, codes: list[str]):
 
 
 def test_a_source_with_spades_only_teaches_rank_and_colour_of_its_black_cards(tmp_path):
-    from vision.corner_crops import NAMER_CLASSES
-    from vision.train_classifier import BLACK_RANK, CornerSource
+    from vision.inference.corner_crops import NAMER_CLASSES
+    from vision.training.train_classifier import BLACK_RANK, CornerSource
 
     source = CornerSource(_folder(tmp_path, ["9S", "9S", "4H", "KS", "2D"]))
     assert source.one_black_suit
@@ -33,8 +33,8 @@ def test_a_source_with_spades_only_teaches_rank_and_colour_of_its_black_cards(tm
 
 
 def test_a_source_with_both_black_suits_keeps_every_suit(tmp_path):
-    from vision.corner_crops import NAMER_CLASSES
-    from vision.train_classifier import CornerSource
+    from vision.inference.corner_crops import NAMER_CLASSES
+    from vision.training.train_classifier import CornerSource
 
     source = CornerSource(_folder(tmp_path, ["9S", "9C", "4H"]))
     assert not source.one_black_suit
@@ -42,7 +42,7 @@ def test_a_source_with_both_black_suits_keeps_every_suit(tmp_path):
 
 
 def test_the_black_label_is_indifferent_to_club_or_spade_but_not_to_red_or_rank():
-    from vision.train_classifier import BLACK_RANK, N_RANK_OUT, namer_loss
+    from vision.training.train_classifier import BLACK_RANK, N_RANK_OUT, namer_loss
 
     rank_loss = torch.nn.CrossEntropyLoss()
     suit_loss = torch.nn.CrossEntropyLoss()
@@ -61,7 +61,7 @@ def test_the_black_label_is_indifferent_to_club_or_spade_but_not_to_red_or_rank(
     assert torch.isclose(as_club, as_spade)
     assert as_heart > as_spade + 1 and as_ten > as_spade + 1
     # a named card still learns its suit exactly
-    from vision.corner_crops import NAMER_CLASSES
+    from vision.inference.corner_crops import NAMER_CLASSES
 
     nine_clubs = torch.tensor([NAMER_CLASSES.index("9C")])
     spade_loss = namer_loss(logits(8, 3), nine_clubs, rank_loss, suit_loss)

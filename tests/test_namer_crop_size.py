@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from vision.train_classifier import (  # noqa: E402
+from vision.training.train_classifier import (  # noqa: E402
     CROP_SIZES,
     _checkpoint_crop_size,
     build_model,
@@ -40,7 +40,7 @@ def test_checkpoints_from_before_crop_sizes_read_48_px():
 
 def test_detector_crops_found_corners_at_its_namers_size(tmp_path):
     """With a 64-px namer the detector hands it 64-px crops of the found corners."""
-    from vision.detector import CardDetector, Namer
+    from vision.inference.detector import CardDetector, Namer
 
     torch.manual_seed(0)
     export_onnx(build_model(crop_size=64), tmp_path / "namer.onnx", 64)

@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.detector import DEFAULT_NAMER_ONNX
+from vision.inference.detector import DEFAULT_NAMER_ONNX
 
 torch = pytest.importorskip("torch")
 
 
 @pytest.fixture(scope="module")
 def float_namer(tmp_path_factory) -> Path:
-    from vision.quantize import dequantize
+    from vision.training.quantize import dequantize
 
     return dequantize(DEFAULT_NAMER_ONNX, tmp_path_factory.mktemp("namer") / "float.onnx")
 
@@ -22,8 +22,8 @@ def float_namer(tmp_path_factory) -> Path:
 def test_torch_namer_from_onnx_reads_like_the_onnx_file(float_namer):
     import onnxruntime as ort
 
-    from vision.namer_from_onnx import load_into, onnx_namer_weights
-    from vision.train_classifier import build_model, card_probabilities
+    from vision.training.namer_from_onnx import load_into, onnx_namer_weights
+    from vision.training.train_classifier import build_model, card_probabilities
 
     widths, crop_size, state = onnx_namer_weights(float_namer)
     model = build_model(widths, crop_size)
@@ -37,8 +37,8 @@ def test_torch_namer_from_onnx_reads_like_the_onnx_file(float_namer):
 
 def test_frozen_batch_norm_keeps_the_onnx_reading_in_training_mode(float_namer):
     """Batch statistics would undo the folded normalisation: training mode must read alike."""
-    from vision.namer_from_onnx import freeze_batch_norm, load_into, onnx_namer_weights
-    from vision.train_classifier import build_model
+    from vision.training.namer_from_onnx import freeze_batch_norm, load_into, onnx_namer_weights
+    from vision.training.train_classifier import build_model
 
     widths, crop_size, state = onnx_namer_weights(float_namer)
     model = build_model(widths, crop_size)
@@ -53,7 +53,7 @@ def test_frozen_batch_norm_keeps_the_onnx_reading_in_training_mode(float_namer):
 
 
 def test_an_int8_namer_is_refused_with_a_reason():
-    from vision.namer_from_onnx import onnx_namer_weights
+    from vision.training.namer_from_onnx import onnx_namer_weights
 
     with pytest.raises(ValueError, match="dequantise"):
         onnx_namer_weights(DEFAULT_NAMER_ONNX)

@@ -7,8 +7,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from vision.namer_widen import widen_state  # noqa: E402
-from vision.train_classifier import build_model, card_probabilities, parse_widths  # noqa: E402
+from vision.training.namer_widen import widen_state  # noqa: E402
+from vision.training.train_classifier import build_model, card_probabilities, parse_widths  # noqa: E402
 
 NARROW = (16, 32, 64, 128)
 WIDE = (16, 32, 96, 192)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.corner_crops import NAMER_CLASSES
-from vision.phone_corners import CardBox, label_corners
+from vision.inference.corner_crops import NAMER_CLASSES
+from vision.training.phone_corners import CardBox, label_corners
 
 
 def _probs(*likely: tuple[str, float]) -> np.ndarray:
@@ -53,9 +53,9 @@ def test_corners_outside_every_card_and_unsure_finds_are_left_out():
 
 
 def test_real_phone_photos_get_corners_of_their_own_cards_only():
-    from vision.detector import load_detector
-    from vision.phone_corners import frame_corners
-    from vision.phone_data import PHONE_DATA, load_frames, split_by_time
+    from vision.inference.detector import load_detector
+    from vision.training.phone_corners import frame_corners
+    from vision.training.phone_data import PHONE_DATA, load_frames, split_by_time
 
     if not PHONE_DATA.is_dir():
         pytest.skip("../shared/data/real-cards-phone is not here")
@@ -70,7 +70,7 @@ def test_real_phone_photos_get_corners_of_their_own_cards_only():
 
 
 def test_a_box_in_the_middle_of_one_card_is_a_pip_not_an_index():
-    from vision.phone_corners import interior_boxes
+    from vision.training.phone_corners import interior_boxes
 
     card = [CardBox("5H", (0, 0, 120, 170))]
     middle = np.array([[45, 65, 75, 105]], np.float32)

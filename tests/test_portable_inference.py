@@ -25,8 +25,8 @@ from emulation_helpers import (
     read_under,
 )
 
-from vision.detector import load_detector
-from vision.doctor import Reading, check_frame, compare_readings
+from vision.inference.detector import load_detector
+from vision.inference.doctor import Reading, check_frame, compare_readings
 
 pytestmark = pytest.mark.slow
 TIMEOUT = 1500  # seconds for one emulated run (6 and 3 minutes measured, see above)

@@ -14,15 +14,15 @@ from reader_helpers import (
     up_card_in_tray,
 )
 
-from vision.camera import (
+from vision.table.camera import (
     Camera,
     CameraError,
     CameraSourceError,
     open_camera,
     parse_source,
 )
-from vision.events import CameraBack, CameraLost, HandDealt, TableRead
-from vision.reader import TableReader
+from vision.table.events import CameraBack, CameraLost, HandDealt, TableRead
+from vision.table.reader import TableReader
 
 
 class FakeClock:
@@ -81,7 +81,7 @@ def test_replay_paces_frames_at_the_requested_rate(tmp_path):
     _write_frames(tmp_path / "f", 4)
     clock = FakeClock()
     spec = parse_source(f"replay:{tmp_path / 'f'}?fps=5")
-    from vision.camera import source_opener
+    from vision.table.camera import source_opener
 
     camera = Camera(source_opener(spec), fps=spec.fps, clock=clock, sleep=clock.sleep)
     for _ in range(4):

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from reader_helpers import REAL_DEV, real_detections, real_stems, table_layout
 
-import vision.detector
-from vision.layout import save_layout
+import vision.inference.detector
 from vision.read_cli import read_main
+from vision.table.layout import save_layout
 
 
 class LabelDetector:
@@ -26,7 +26,7 @@ class LabelDetector:
 @pytest.fixture
 def label_detector(monkeypatch):
     detector = LabelDetector()
-    monkeypatch.setattr(vision.detector, "load_detector", lambda *a, **k: detector)
+    monkeypatch.setattr(vision.inference.detector, "load_detector", lambda *a, **k: detector)
     return detector
 
 

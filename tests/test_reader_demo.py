@@ -39,7 +39,7 @@ def test_a_layout_from_the_six_markers_alone_reads_the_demo_too(tmp_path: Path):
 
     import cv2
 
-    from vision.layout import layout_from_markers, save_layout
+    from vision.table.layout import layout_from_markers, save_layout
 
     save_layout(layout_from_markers(cv2.imread(str(DEMO_FRAMES / "frame_000.jpg"))),
                 tmp_path / "layout.json")
@@ -64,7 +64,7 @@ def test_demo_hands_survive_a_noisy_detector():
 
 
 def _detector():
-    from vision.detector import DetectorUnavailable, load_detector
+    from vision.inference.detector import DetectorUnavailable, load_detector
 
     try:
         return load_detector()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from reader_helpers import fan, labelled_cards, laid_card, real_detections, real_stems, stack
 
-from vision.grouping import cards_from_detections, group_cards, normalise_code
+from vision.table.grouping import cards_from_detections, group_cards, normalise_code
 
 
 def _has_engine() -> bool:
@@ -149,7 +149,7 @@ def test_native_scale_tiling_finds_each_corner_once_with_frame_coordinates():
     cut by a tile edge is taken from the tile that shows it whole."""
     import numpy as np
 
-    from vision.reader import NativeScaleDetector
+    from vision.table.reader import NativeScaleDetector
 
     corners = fan(["5H", "6H", "7H", "8H"], 560, 200) + laid_card("KC", 100, 30)
 
@@ -181,7 +181,7 @@ def test_enlarged_tiles_map_boxes_back_to_frame_pixels():
     import cv2
     import numpy as np
 
-    from vision.reader import NativeScaleDetector
+    from vision.table.reader import NativeScaleDetector
 
     class WhiteSquares:
         """Boxes every white blob of the image it is shown (as card 'AS')."""
@@ -213,14 +213,14 @@ def test_real_phone_photos_of_melds_never_give_a_wrong_meld_or_wrong_deadwood():
     reader fixes is a meld and no false invalid_meld is reported; on every photo whose cards are
     all read, the proposal's deadwood is the true cards' deadwood."""
     from scorer import is_meld, min_deadwood, parse_cards
-    from vision.phone_data import PHONE_DATA, load_frames, split_by_time
+    from vision.training.phone_data import PHONE_DATA, load_frames, split_by_time
 
     if not (PHONE_DATA / "labels").is_dir():
         pytest.skip(f"phone photos not found at {PHONE_DATA}")
     import cv2
 
-    from vision.detector import load_detector
-    from vision.reader import read_image
+    from vision.inference.detector import load_detector
+    from vision.table.reader import read_image
 
     detector = load_detector()
     frames = [f for f in split_by_time(load_frames())[1] if not f.may_be_mirrored]

@@ -17,8 +17,8 @@ from reader_helpers import (
     up_card_in_tray,
 )
 
-from vision.events import HandDealt, SpreadRead, TableRead
-from vision.reader import TableReader
+from vision.table.events import HandDealt, SpreadRead, TableRead
+from vision.table.reader import TableReader
 
 
 def _play(frames, reader=None):

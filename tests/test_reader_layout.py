@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 from reader_helpers import table_layout
 
-from vision.layout import LayoutError, TableLayout, layout_from_markers, load_layout, save_layout
-from vision.markers import detect_markers, marker_image, marker_sheet
+from vision.table.layout import (
+    LayoutError,
+    TableLayout,
+    layout_from_markers,
+    load_layout,
+    save_layout,
+)
+from vision.table.markers import detect_markers, marker_image, marker_sheet
 
 W, H = 1280, 900
 MARKER = 70
@@ -140,7 +146,7 @@ def test_markers_at_the_very_edge_of_the_picture_are_found():
 
 def test_reader_keeps_the_last_marker_placement_while_markers_are_covered():
     """After a bump, a frame whose markers are hidden must not fall back to the old layout."""
-    from vision.reader import TableReader
+    from vision.table.reader import TableReader
 
     reference = _table_with_markers()
     seen = detect_markers(reference)
@@ -163,7 +169,7 @@ def test_reader_keeps_the_last_marker_placement_while_markers_are_covered():
 
 
 def test_a_layout_can_ask_for_enlarged_native_scale_detection(tmp_path):
-    from vision.reader import NativeScaleDetector, TableReader
+    from vision.table.reader import NativeScaleDetector, TableReader
 
     data = table_layout().to_json() | {"detector_scale": 2.0}
     (tmp_path / "layout.json").write_text(json.dumps(data))
@@ -180,7 +186,7 @@ def test_a_marker_read_as_a_card_is_ignored():
     """Detectors sometimes name a marker's squares as a card: it must not fill the slot."""
     from reader_helpers import Detection
 
-    from vision.reader import read_detections
+    from vision.table.reader import read_detections
 
     reference = _table_with_markers()
     seen = detect_markers(reference)

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from scorer import is_meld, parse_cards
-from vision.camera import Camera, parse_source, source_opener
-from vision.events import SpreadRead, TableRead
-from vision.layout import TableLayout
-from vision.phone_data import PHONE_DATA, load_frames, split_by_time
-from vision.reader import TableReader
+from vision.table.camera import Camera, parse_source, source_opener
+from vision.table.events import SpreadRead, TableRead
+from vision.table.layout import TableLayout
+from vision.table.reader import TableReader
+from vision.training.phone_data import PHONE_DATA, load_frames, split_by_time
 
 pytestmark = pytest.mark.skipif(not PHONE_DATA.is_dir(), reason="../shared phone photos absent")
 
@@ -39,7 +39,7 @@ def _scene_folder(tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
 
 
 def test_a_replayed_real_scene_settles_on_the_true_spread(tmp_path):
-    from vision.detector import load_detector
+    from vision.inference.detector import load_detector
 
     folder, truth = _scene_folder(tmp_path)
     layout = TableLayout(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from reader_helpers import Detection, labelled_cards, real_detections, real_stems
 
-from vision.grouping import cards_from_detections
-from vision.voting import RegionVoter
+from vision.table.grouping import cards_from_detections
+from vision.table.voting import RegionVoter
 
 SWAP = {"6": "9", "9": "6"}
 

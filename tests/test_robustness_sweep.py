@@ -1,4 +1,5 @@
-"""The robustness sweep's perturbations (`vision.perturb`) do what they say; no detector runs."""
+"""The robustness sweep's perturbations (`vision.training.perturb`) do what they say; no detector
+runs."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import perturb as P
+from vision.training import perturb as P
 
 
 def scene() -> tuple[np.ndarray, np.ndarray]:

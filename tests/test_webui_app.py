@@ -517,7 +517,7 @@ def test_unknown_tables_games_and_pictures_are_not_found(app, tablet):
 def test_folding_a_long_game_computes_its_sheet_once(app, tablet, monkeypatch):
     """Issue 15 item 15: each confirmation recomputed the whole sheet while folding, so a
     restart grew quadratically with the hands (995 hands: 7.1 s). Counted, not timed."""
-    from webui import engine, state
+    from webui.store import engine, state
 
     for i in range(12):
         tablet.play_manual_hand("AB"[i % 2], 10)

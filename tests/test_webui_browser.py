@@ -186,7 +186,7 @@ def test_director_marks_the_layout_on_the_picture(served):
         assert page.locator("#calib-overlay polygon").count() == 3
         browser.close()
     state = app.extensions["gintray.store"].state(table_id)
-    from vision.layout import load_layout
+    from vision.table.layout import load_layout
 
     layout = load_layout(state.layout)
     width, height = layout.image_size
@@ -202,7 +202,7 @@ def test_a_change_after_a_signature_voids_it_on_both_tablets(served):
     from playwright.sync_api import expect, sync_playwright
     from webui_helpers import PNG_DATA_URL
 
-    from webui import commands
+    from webui.store import commands
 
     app, base, table_id, _feed, _truth = served
     store = app.extensions["gintray.store"]

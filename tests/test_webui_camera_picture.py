@@ -45,9 +45,9 @@ def test_the_camera_picture_outlines_every_card_the_reader_used_in_frame_pixels(
         tmp_path, monkeypatch):
     """Demo frame 30 with the shipped detector: the picture shows the boxes the reader read
     (tiles merged, in frame pixels), on both halves of the 960 px frame, not one tile's."""
-    from vision.detector import load_detector
-    from vision.layout import load_layout
-    from vision.reader import TableReader
+    from vision.inference.detector import load_detector
+    from vision.table.layout import load_layout
+    from vision.table.reader import TableReader
 
     detector = load_detector()
     drawn, _ = _replay(tmp_path, ["frame_030.jpg"], detector, monkeypatch)

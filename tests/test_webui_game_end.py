@@ -283,7 +283,7 @@ def test_a_directors_correction_after_one_signature_voids_it(app, finished):
 def test_a_signature_on_a_sheet_that_changed_before_it_landed_is_void():
     """The sign event carries the hash of the sheet it was given on; folded later against a
     different sheet (say an undo raced it), it is void, not counted."""
-    from webui.state import fold
+    from webui.store.state import fold
 
     class Ev:
         def __init__(self, seq, kind, payload, actor="test"):
@@ -297,7 +297,7 @@ def test_a_signature_on_a_sheet_that_changed_before_it_landed_is_void():
               Ev(4, "confirmed", {"game": 1, "hand": 1, "player": "A", "revision": 3}),
               Ev(5, "confirmed", {"game": 1, "hand": 1, "player": "B", "revision": 3})]
     state = fold(1, events)
-    from webui.state import sheet_hash
+    from webui.store.state import sheet_hash
 
     good = sheet_hash(state, state.games[0])
     signed = [Ev(6, "signed", {"game": 1, "player": "A", "png": "", "sheet_hash": good}),

@@ -134,7 +134,7 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
     import json
     import re
 
-    from vision.detection import Detection
+    from vision.inference.detection import Detection
 
     truth = json.loads((DEMO / "ground_truth.json").read_text())
     first = truth["hands"][0]
@@ -209,14 +209,14 @@ def _camera_page_after_replay(tmp_path, monkeypatch, detector_factory=None) -> s
     """The table page once a short replay has run with the detector the app loads itself."""
     import shutil
 
-    import vision.detector
+    import vision.inference.detector
 
     frames = tmp_path / "frames"
     frames.mkdir()
     for name in ("frame_000.jpg", "frame_030.jpg"):
         shutil.copy(DEMO / "hand" / name, frames / name)
     if detector_factory is not None:
-        monkeypatch.setattr(vision.detector, "load_detector", detector_factory)
+        monkeypatch.setattr(vision.inference.detector, "load_detector", detector_factory)
     app = make_app(tmp_path)
     store = app.extensions["gintray.store"]
     feed = TableCamera(store, 1, f"replay:{frames}?fps=0", tmp_path,
@@ -239,7 +239,7 @@ def test_table_screen_shows_the_card_readers_self_check(tmp_path, monkeypatch):
 def test_a_failed_self_check_is_shown_with_what_to_do(tmp_path, monkeypatch):
     from dataclasses import replace
 
-    real_load = __import__("vision.detector", fromlist=["load_detector"]).load_detector
+    real_load = __import__("vision.inference.detector", fromlist=["load_detector"]).load_detector
 
     class Misreading:
         def __init__(self) -> None:

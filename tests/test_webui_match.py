@@ -34,14 +34,14 @@ def test_partnership_match_winner_is_the_engines_on_the_table_page(tmp_path):
 def test_restarting_with_another_camera_keeps_the_tables_calibration(tmp_path):
     """Issue 16: `gintray serve --camera X` after a calibration, then `--camera Y`: the table's
     layout stays (ensure_table re-sent the settings without it)."""
-    from webui.commands import change_settings
     from webui.demo import ensure_table
+    from webui.store.commands import change_settings
 
     app = make_app(tmp_path)
     store = app.extensions["gintray.store"]
     table = ensure_table(store, "Table 9", {"A": "Ann", "B": "Ben"}, "usb:0")
     layout = tmp_path / "layout.json"
-    from vision.layout import TableLayout, save_layout
+    from vision.table.layout import TableLayout, save_layout
 
     save_layout(TableLayout(up_card_slot=[(10, 10), (20, 10), (20, 20), (10, 20)],
                             areas={"A": [(0, 30), (100, 30), (100, 60), (0, 60)],

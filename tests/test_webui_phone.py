@@ -11,8 +11,7 @@ import test_webui_browser
 from test_webui_browser import CHROMIUM, CHROMIUM_ARGS
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, pin_of
 
-from webui import commands
-from webui.store import Actor
+from webui.store import Actor, commands
 
 pytestmark = pytest.mark.slow
 served = test_webui_browser.served  # the browser test's server (app, base, table, feed, truth)

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
 
-from webui import commands, words
-from webui.store import Actor
+from webui import words
+from webui.store import Actor, commands
 
 RAW = re.compile(r'\{["\']|_card[:_]|wrong_card_count|doubtful_card|\(player [AB]\)')
 

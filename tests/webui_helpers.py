@@ -178,7 +178,7 @@ def frame_level_demo_layout(tmp_path: Path) -> str:
     """
     from dataclasses import replace
 
-    from vision.layout import load_layout, save_layout
+    from vision.table.layout import load_layout, save_layout
 
     demo = Path(__file__).resolve().parents[1] / "vision" / "demo"
     path = tmp_path / "frame-level-layout.json"

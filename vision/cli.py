@@ -23,7 +23,7 @@ def synth_main(argv: list[str]) -> int:
     ap.add_argument("--size", type=int, default=320, help="scene side in pixels")
     ap.add_argument("--workers", type=int, default=2, help="parallel processes")
     args = ap.parse_args(argv)
-    from vision.synth.writer import write_dataset
+    from vision.training.synth.writer import write_dataset
 
     n = write_dataset(args.out, args.count, args.seed, args.size, args.workers)
     print(f"wrote {args.count} scenes, {n} corner labels to {args.out}")
@@ -32,7 +32,7 @@ def synth_main(argv: list[str]) -> int:
 
 def train_main(argv: list[str]) -> int:
     """Train the card detector (see models/MODEL_CARD.md for the committed model's command)."""
-    from vision.train import main
+    from vision.training.train import main
 
     return main(argv)
 
@@ -46,7 +46,7 @@ def detect_main(argv: list[str]) -> int:
 
 def eval_main(argv: list[str]) -> int:
     """Score the detector on a YOLO-labelled folder (mAP50, card P/R/F1, confusions)."""
-    from vision.evaluate import main
+    from vision.training.evaluate import main
 
     return main(argv)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import cv2
 
-from vision.detector import BACKENDS, DEFAULT_TURNS, DetectorUnavailable, load_detector
-from vision.grouping import cards_from_detections, seen_twice
+from vision.inference.detector import BACKENDS, DEFAULT_TURNS, DetectorUnavailable, load_detector
+from vision.table.grouping import cards_from_detections, seen_twice
 
 
 def detect_image(detector, path: Path) -> dict:

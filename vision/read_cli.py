@@ -15,6 +15,8 @@ from pathlib import Path
 
 import cv2
 
+from vision.inference.classes import yolo_class_names
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gintray read", description=__doc__.splitlines()[0])
@@ -51,7 +53,7 @@ def read_main(argv: list[str]) -> int:
     """Entry point of `gintray read`; returns the exit status."""
     args = _parser().parse_args(argv)
     if args.marker_sheet:
-        from vision.markers import marker_sheet
+        from vision.table.markers import marker_sheet
 
         marker_sheet(args.marker_sheet)
         print(f"marker sheet written to {args.marker_sheet}")
@@ -59,8 +61,8 @@ def read_main(argv: list[str]) -> int:
     if not args.images:
         print("gintray read: give at least one image (or --marker-sheet OUT.png)", file=sys.stderr)
         return 2
-    from vision.layout import LayoutError, load_layout
-    from vision.reader import read_image
+    from vision.table.layout import LayoutError, load_layout
+    from vision.table.reader import read_image
 
     layout = None
     if args.layout:
@@ -70,7 +72,7 @@ def read_main(argv: list[str]) -> int:
             print(f"gintray read: {exc}", file=sys.stderr)
             return 2
     try:
-        from vision.detector import load_detector
+        from vision.inference.detector import load_detector
 
         detector = load_detector(args.backend, args.weights)
     except Exception as exc:  # DetectorUnavailable, missing backend: one clear message
@@ -110,7 +112,7 @@ class _LabelScore:
         self.errors: list[str] = []
 
     def add(self, image: Path, read: set[str]) -> None:
-        from vision.grouping import normalise_code
+        from vision.table.grouping import normalise_code
 
         label_file = self.labels / f"{image.stem}.txt"
         truth: set[str] = set()
@@ -146,19 +148,3 @@ class _LabelScore:
             f"{s['exact_frames']}/{s['images']} ({s['exact_share']:.1%})")])
 
 
-def yolo_class_names(path: Path) -> list[str]:
-    """Class names of a YOLO data.yaml ('names:' mapping or list), without a YAML library."""
-    names: dict[int, str] = {}
-    in_names = False
-    for line in path.read_text().splitlines():
-        if line.startswith("names:"):
-            in_names = True
-            continue
-        if in_names and line.startswith("  ") and ":" in line:
-            key, value = line.split(":", 1)
-            names[int(key)] = value.strip()
-        elif in_names and line.lstrip().startswith("- "):
-            names[len(names)] = line.lstrip()[2:].strip()
-        elif in_names and line.strip() and not line.startswith(" "):
-            break
-    return [names[i] for i in range(len(names))]

@@ -87,7 +87,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     from markupsafe import Markup
 
-    from webui.engine import card_html
+    from webui.store.engine import card_html
 
     app.jinja_env.filters["card"] = lambda code: Markup(card_html(str(code)))
     from webui import words

@@ -21,7 +21,6 @@ from flask import (
     url_for,
 )
 
-from webui import commands
 from webui.live import StreamLimit, StreamSlots, sse_stream
 from webui.security import (
     actor_for,
@@ -35,7 +34,7 @@ from webui.security import (
     seats_of,
     store,
 )
-from webui.store import Command, CommandError
+from webui.store import Command, CommandError, commands
 from webui.validate import json_body, whole_number
 from webui.views import table_or_404
 

@@ -15,8 +15,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import case, delete
 from sqlalchemy.dialects import postgresql, sqlite
 
-from webui.db import AttemptFailure
 from webui.store import Store
+from webui.store.db import AttemptFailure
 
 FREE_ATTEMPTS = 5
 FIRST_WAIT_S = 30

@@ -18,9 +18,8 @@ from flask import (
     url_for,
 )
 
-from webui import commands
 from webui.security import director_required, store
-from webui.store import Actor, CommandError
+from webui.store import Actor, CommandError, commands
 from webui.validate import json_body
 from webui.views import page_context
 
@@ -74,8 +73,8 @@ def save(table_id: int) -> Any:
     """Save a layout: ``{"up_card_slot", "areas": {"A", "B"}, "image_size"}`` drawn on the
     picture, or ``{"from_markers": true}`` to compute it from the six printed markers."""
     try:
-        from vision.layout import LayoutError, TableLayout, layout_from_markers, save_layout
-        from vision.markers import detect_markers
+        from vision.table.layout import LayoutError, TableLayout, layout_from_markers, save_layout
+        from vision.table.markers import detect_markers
     except ImportError as exc:
         return jsonify({"error": {"code": "no_vision", "message": str(exc)}}), 503
     body = json_body(request.get_data(cache=True)) if request.is_json else None

@@ -17,8 +17,7 @@ from typing import Any
 
 from flask import Flask
 
-from webui import commands
-from webui.store import Actor, CommandError, Store
+from webui.store import Actor, CommandError, Store, commands
 
 log = logging.getLogger(__name__)
 CAMERA = Actor("camera")
@@ -61,7 +60,8 @@ class TableCamera:
         self.notify = notify
         self.layout_file = layout
         self._status = {"state": "starting", "message": f"starting {source}"}
-        # the detector's self-check on this CPU (vision.doctor): {"passed", "line"} once run
+        # the detector's self-check on this CPU (vision.inference.doctor): {"passed", "line"} once
+        # run
         self._self_check: dict[str, Any] | None = None
         self._jpeg: bytes | None = None
         self._raw: Any = None  # the latest frame as captured (for calibration)
@@ -124,7 +124,7 @@ class TableCamera:
 
     def _loop(self) -> None:
         try:
-            from vision.camera import open_camera
+            from vision.table.camera import open_camera
         except ImportError as exc:
             self._set_status("unavailable", f"camera unavailable (vision not installed: {exc})")
             return
@@ -163,13 +163,13 @@ class TableCamera:
 
     def _make_reader(self) -> tuple[Any, Any, str]:
         try:
-            from vision.layout import load_layout
-            from vision.reader import TableReader
+            from vision.table.layout import load_layout
+            from vision.table.reader import TableReader
         except ImportError as exc:
             return None, None, f"cards are not read (reader not installed: {exc})"
         try:
             if self._given_detector is None:
-                from vision.detector import default_backend, load_detector
+                from vision.inference.detector import default_backend, load_detector
 
                 self._given_detector = load_detector()
                 self._run_self_check(self._given_detector, default_backend())
@@ -188,7 +188,7 @@ class TableCamera:
         """Read the doctor's check frame once with the shipped detector and keep the verdict
         for the table screen (a failure says what to do; the camera keeps running)."""
         try:
-            from vision.doctor import check_detector
+            from vision.inference.doctor import check_detector
 
             report = check_detector(detector, backend)
             self._self_check = {"passed": report.passed, "line": report.summary()}

@@ -42,7 +42,7 @@ def ensure_table(store: Store, name: str, players: dict[str, str], camera: str |
         if table.name == name:
             state = store.state(table.id)
             if camera and state.camera != camera:
-                from webui.commands import change_settings
+                from webui.store.commands import change_settings
 
                 # a new camera keeps the table's calibration (restarting `gintray serve` with
                 # another --camera wiped it)

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from webui import attempts, commands, engine
+from webui import attempts
 from webui.director_auth import login_page, setup_page
 from webui.security import (
     client_address,
@@ -14,7 +14,7 @@ from webui.security import (
     logout_director,
     store,
 )
-from webui.store import Actor, CommandError
+from webui.store import Actor, CommandError, commands, engine
 from webui.views import table_or_404
 
 bp = Blueprint("director", __name__, url_prefix="/director")

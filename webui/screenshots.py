@@ -16,9 +16,9 @@ import threading
 import time
 from pathlib import Path
 
-from webui import commands, create_app
+from webui import create_app
 from webui.camera_feed import TableCamera
-from webui.store import Actor
+from webui.store import Actor, commands
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -58,7 +58,7 @@ def main(argv: list[str]) -> int:
                                   Actor("director"))
     detector = None
     try:
-        from vision.detector import load_detector
+        from vision.inference.detector import load_detector
 
         detector = load_detector()
     except Exception:

@@ -12,8 +12,8 @@ from typing import Any
 from flask import abort, current_app, g, request, session
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from webui.db import Device
 from webui.store import Actor, Store
+from webui.store.db import Device
 
 DIRECTOR_KEY = "director_password_hash"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from webui import engine
-from webui.state import digest as record_digest
-from webui.state import sheet_record
+from webui.store import engine
+from webui.store.state import digest as record_digest
+from webui.store.state import sheet_record
 
 OUTCOME_WORDS = {"knock": "knocks", "gin": "gin", "big_gin": "big gin", "undercut": "knocks"}
 

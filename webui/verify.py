@@ -20,7 +20,7 @@ from typing import Any
 
 from webui.pdf import RECORD_FORMAT, read_record
 from webui.signing import SigningIdentity, verify_pdf
-from webui.state import digest
+from webui.store.state import digest
 
 
 def record_problems(record: dict[str, Any] | None) -> list[str]:

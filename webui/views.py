@@ -30,7 +30,7 @@ from webui.security import (
     require_viewer,
     store,
 )
-from webui.state import TableState
+from webui.store.state import TableState
 
 bp = Blueprint("views", __name__)
 NO_CAMERA = "camera unavailable (no camera is set for this table, or no demo footage found)"

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from webui import engine
+from webui.store import engine
 
 _PLAYER = re.compile(r"\s*\(player ([AB])\)$")
 

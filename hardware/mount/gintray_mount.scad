@@ -30,12 +30,12 @@ pole_clearance = 60;
 /* [Tray] */
 // Width grows by itself when the slot and marker pockets need more (echoed as GINTRAY tray=).
 // The stock pile lies beside the tray: the reader takes the up-card slot to be the space
-// between markers 4 and 5 (vision.layout.layout_from_markers), so nothing else goes there.
+// between markers 4 and 5 (vision.table.layout.layout_from_markers), so nothing else goes there.
 tray_width = 0;
 tray_depth = 120;
 card_w = 63.5;    // poker size; bridge cards are 57 mm wide
 card_h = 88.9;
-marker_mm = 40;   // printed ArUco markers (vision.markers.marker_sheet): black square side
+marker_mm = 40;   // printed ArUco markers (vision.table.markers.marker_sheet): black square side
 
 /* [Hardware] */
 pole = 20;        // square pole and arm section (mm)

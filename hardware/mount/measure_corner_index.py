@@ -1,6 +1,6 @@
 """Measure the printed size of corner indices on real card designs, scaled to a poker card.
 
-Uses the detector's card faces (vision.synth.cards: real SVG decks from Debian and their
+Uses the detector's card faces (vision.training.synth.cards: real SVG decks from Debian and their
 corner-index boxes, rank + suit, the same boxes the detector is trained on) and reports each
 deck's corner-index box in millimetres on a 63.5 mm wide card. Run from the repository root:
 
@@ -19,7 +19,7 @@ PX_PER_MM = 10
 def main() -> int:
     """Print a markdown table of corner-index box sizes (mm) per deck and over all decks."""
     try:
-        from vision.synth.cards import CardFaces, available_decks
+        from vision.training.synth.cards import CardFaces, available_decks
     except ImportError as exc:  # run outside the project's venv
         print(f"measure_corner_index: {exc}; run with the project's .venv", file=sys.stderr)
         return 2
@@ -43,7 +43,7 @@ def main() -> int:
         print(f"| {deck} | {len(widths)} | {statistics.median(widths):.1f} | {p10:.1f} | "
               f"{statistics.median(heights):.1f} |")
     if not all_w:
-        print("no decks available (see vision/synth/decks.py)", file=sys.stderr)
+        print("no decks available (see vision/training/synth/decks.py)", file=sys.stderr)
         return 1
     p10 = statistics.quantiles(all_w, n=10)[0]
     print(f"| all decks | {len(all_w)} | {statistics.median(all_w):.1f} | {p10:.1f} | |")

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import cv2
 
-from vision.detector import load_detector
+from vision.inference.detector import load_detector
 
 
 def main() -> int:

@@ -3,8 +3,8 @@
     .venv/bin/python -m vision.demo.make_demo [--out vision/demo]
 
 Frames are composed (deterministically, fixed seed) from real card designs (the Debian SVG
-decks rendered by :mod:`vision.synth.cards`) on a felt table with the printed ArUco markers
-of :mod:`vision.markers`. Each hand: the table cleared, the deal with the up card in the tray,
+decks rendered by :mod:`vision.training.synth.cards`) on a felt table with the printed ArUco markers
+of :mod:`vision.table.markers`. Each hand: the table cleared, the deal with the up card in the tray,
 play (discards cover the up card, a hand reaches over the table), the knock (a face-down
 discard, the knocker's spread laid down meld by meld), the defender's spread and a layoff on
 the knocker's meld. Between the hands the camera is bumped (the layout is found again from
@@ -22,8 +22,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.layout import TableLayout, save_layout
-from vision.markers import detect_markers, marker_image
+from vision.table.layout import TableLayout, save_layout
+from vision.table.markers import detect_markers, marker_image
 
 W, H = 960, 540
 CARD_W = 80
@@ -84,7 +84,7 @@ class Composer:
     """Draws table scenes and their visible corner-index boxes."""
 
     def __init__(self, rng: np.random.Generator) -> None:
-        from vision.synth.cards import CardFaces
+        from vision.training.synth.cards import CardFaces
 
         self.rng = rng
         self.faces = CardFaces(width=CARD_W, deck=DECK)

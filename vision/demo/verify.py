@@ -19,9 +19,9 @@ from typing import Any
 
 import cv2
 
-from vision.events import HandDealt, TableRead
-from vision.layout import load_layout
-from vision.reader import TableReader
+from vision.table.events import HandDealt, TableRead
+from vision.table.layout import load_layout
+from vision.table.reader import TableReader
 
 DEMO_DIR = Path(__file__).resolve().parent
 
@@ -52,7 +52,7 @@ class TruthDetector:
         self.position = 0
 
     def detect(self, image: Any) -> list[Any]:
-        from vision.detection import Detection
+        from vision.inference.detection import Detection
 
         frame = self.frames[self.position % len(self.frames)]
         self.position += 1
@@ -104,7 +104,7 @@ def check_demo(detector: Any = None, *, use_truth: bool = False,
     if use_truth or frame_level:
         layout = replace(layout, detector_scale=None)  # labels are already in frame pixels
     elif detector is None:
-        from vision.detector import load_detector
+        from vision.inference.detector import load_detector
 
         detector = load_detector()
     reader = TableReader(detector, layout, tile=None if use_truth else tile)

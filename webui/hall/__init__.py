@@ -29,9 +29,10 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     (an IANA zone for times on the pages; default this machine's), ``STALL_MINUTES`` (a synced
     table is stalled after this long without a sync; default 3), plus any Flask setting.
     """
-    from webui import engine, signing
+    from webui import signing
     from webui.hall.sync import open_store, prepare_event_database
     from webui.security import security_headers
+    from webui.store import engine
 
     cfg = dict(config or {})
     url = cfg.pop("DATABASE_URL", None)

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from webui.state import TableState
 from webui.store import Command, CommandError
+from webui.store.state import TableState
 
 MAX_GAME = 1000
 MAX_HAND = 1000

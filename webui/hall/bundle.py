@@ -19,10 +19,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from webui import sheetview
-from webui.db import EventRow
 from webui.pdf import render_sheet_pdf
 from webui.signing import SigningIdentity, sign_pdf
 from webui.store import Store
+from webui.store.db import EventRow
 
 
 def _slug(text: str) -> str:

@@ -12,11 +12,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from webui.db import utcnow
 from webui.hall.health import as_utc
 from webui.hall.schema import HallRound
-from webui.state import TableState
 from webui.store import Store
+from webui.store.db import utcnow
+from webui.store.state import TableState
 
 MIN_MINUTES, MAX_MINUTES = 1, 600
 

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorer import RulesError, rules_from_spec
-from webui import engine, sheetview
+from webui import sheetview
 from webui.hall import adjustments, merges, roster, tiebreaks
 from webui.hall.clock import table_playing
 from webui.hall.health import as_utc
 from webui.hall.players import PlayerNames, player_key
 from webui.hall.tiebreaks import MatchWin, TieBreak
-from webui.state import PLAYERS, TableState
-from webui.store import Store
+from webui.store import Store, engine
+from webui.store.state import PLAYERS, TableState
 
 LOW_CONFIDENCE = 0.6
 

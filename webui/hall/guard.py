@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
-from webui.db import database_url
+from webui.store.db import database_url
 
 #: Setting written into a database when it becomes an event database (by the hall app or as
 #: the target of a sync); a table's own database never has it.

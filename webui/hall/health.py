@@ -53,7 +53,7 @@ class TableHealth:
 
 def as_utc(moment: datetime) -> datetime:
     """A stored time as an aware UTC time: naive times are UTC (the table app writes
-    ``webui.db.utcnow()``, and SQLite keeps it without its zone)."""
+    ``webui.store.db.utcnow()``, and SQLite keeps it without its zone)."""
     if moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)

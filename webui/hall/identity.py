@@ -31,9 +31,9 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
-from webui.db import Setting
 from webui.hall.schema import OriginState
 from webui.store import Store
+from webui.store.db import Setting
 
 ORIGIN_KEY = "hall_origin"
 HOME_KEY = "hall_home"

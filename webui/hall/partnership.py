@@ -15,11 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer import team_hand
-from webui import engine
 from webui.hall.event import rules_label, same_rules
 from webui.hall.players import player_key
 from webui.hall.schema import Partnership
-from webui.store import Store
+from webui.store import Store, engine
 
 PARTNERSHIP_RULES = "partnership"
 FINALS_WINS = 4  # 000 partnership rule 2: "(4) and (5) game winners are in the finals"

@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 from webui.hall import merges
 from webui.hall.players import player_key
 from webui.hall.schema import HallPlayer, HallSeat
-from webui.state import PLAYERS
 from webui.store import Store
+from webui.store.state import PLAYERS
 
 Seats = dict[str, int]  # seat ("A"/"B") -> player id
 

@@ -1,4 +1,4 @@
-"""The hall's own tables in the event database, beside the web app's (``webui.db``).
+"""The hall's own tables in the event database, beside the web app's (``webui.store.db``).
 
 They are kept in a separate SQLAlchemy metadata so the table app's schema stays untouched:
 links from a table's local database to its copy in the event database, the director's
@@ -14,7 +14,7 @@ from sqlalchemy import JSON, DateTime, Integer, String, Text, UniqueConstraint
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from webui.db import utcnow
+from webui.store.db import utcnow
 
 
 class HallBase(DeclarativeBase):

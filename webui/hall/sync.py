@@ -28,8 +28,6 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
-from webui import commands
-from webui.db import EventRow, TableRow, database_url
 from webui.hall.actions import at_revision
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
 from webui.hall.health import as_utc, record_sync, record_sync_error
@@ -48,7 +46,8 @@ from webui.hall.schema import (
     TableLink,
     ensure_schema,
 )
-from webui.store import Actor, CommandError, Store
+from webui.store import Actor, CommandError, Store, commands
+from webui.store.db import EventRow, TableRow, database_url
 
 BATCH = 500
 DIRECTOR = Actor("director")

@@ -24,7 +24,7 @@ from flask import (
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from webui import attempts, commands, engine
+from webui import attempts
 from webui.director_auth import login_page, setup_page
 from webui.hall import (
     adjustments,
@@ -69,7 +69,7 @@ from webui.security import (
     logout_director,
     store,
 )
-from webui.store import Actor, CommandError
+from webui.store import Actor, CommandError, commands, engine
 
 bp = Blueprint("hall", __name__, static_folder="static", static_url_path="/hall-static")
 LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.attempts)

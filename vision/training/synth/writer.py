@@ -7,9 +7,9 @@ from pathlib import Path
 
 import cv2
 
-from vision.synth.cards import available_decks
-from vision.synth.decks import ensure_decks
-from vision.synth.scene import CLASS_NAMES, compose_scene
+from vision.training.synth.cards import available_decks
+from vision.training.synth.decks import ensure_decks
+from vision.training.synth.scene import CLASS_NAMES, compose_scene
 
 
 def _write_one(args: tuple[Path, int, int, list[str]]) -> int:

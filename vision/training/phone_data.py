@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from vision.read_cli import yolo_class_names
+from vision.inference.classes import yolo_class_names
 
-PHONE_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-cards-phone"
+PHONE_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-cards-phone"
 SCENE_GAP_SECONDS = 60.0  # photos closer in time than this are one scene
 HELD_OUT_SHARE = 0.3  # the last 30% of scenes (by time) are held out
 _RANKS = {"ace": "A", "jack": "J", "queen": "Q", "king": "K", "10": "T"}

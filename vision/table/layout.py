@@ -1,7 +1,7 @@
 """Per-table calibration: where the up-card slot and each player's spread area are in the picture.
 
 A layout is drawn once on the live view (or written by hand) in the pixels of a reference image
-and saved as JSON with the table. When printed ArUco markers (see :mod:`vision.markers`) were
+and saved as JSON with the table. When printed ArUco markers (see :mod:`vision.table.markers`) were
 visible in that reference image their positions are saved too, and :meth:`TableLayout.locate`
 maps the layout onto a new frame through the homography between the marker positions, so a
 bumped camera does not break the reading. Without markers the manual layout is used as is
@@ -18,7 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.markers import detect_markers, homography
+from vision.table.markers import detect_markers, homography
 
 Point = tuple[float, float]
 Polygon = list[Point]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.detection import Detection, iou
+from vision.inference.detection import Detection, iou
 
 
 @dataclass
@@ -50,14 +50,14 @@ def _class_names(folder: Path) -> list[str]:
                     in_names = False
             if names:
                 return [names[i] for i in sorted(names)]
-    from vision.synth.scene import CLASS_NAMES
+    from vision.training.synth.scene import CLASS_NAMES
 
     return list(CLASS_NAMES)
 
 
 def load_truth(folder: Path, image: Path, shape: tuple[int, int], names: list[str]) -> ImageTruth:
     """Read labels/<stem>.txt for an image (YOLO normalised) into card-coded pixel boxes."""
-    from vision.synth.scene import class_name_to_code
+    from vision.training.synth.scene import class_name_to_code
 
     h, w = shape
     truth = ImageTruth(image)
@@ -269,7 +269,7 @@ def evaluate_folder(
 
 
 def _labelled_crops(frame, truth: ImageTruth, size: int) -> tuple[list[str], list, list]:
-    from vision.corner_crops import crop_corner
+    from vision.inference.corner_crops import crop_corner
 
     boxes = [box for _, box in truth.boxes]
     crops = [crop_corner(frame, b, size=size) for b in boxes]
@@ -281,7 +281,7 @@ def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
 
     Isolates naming from finding: each labelled box is cropped as the detector would crop a
     found box and named; the suits' counts show which suit is read as which. The card accuracy
-    is also given after the corner-pair vote (`vision.corner_pairing`) within each frame.
+    is also given after the corner-pair vote (`vision.inference.corner_pairing`) within each frame.
     """
     labelled = [
         _labelled_crops(frame, truth, namer.crop_size)
@@ -293,8 +293,8 @@ def namer_on_labelled_boxes(folder: Path, namer, turns: int = 2) -> dict:
 
 def _naming_report(labelled: list[tuple[list[str], list, list]], namer, turns: int) -> dict:
     """Naming scores over frames given as (codes, boxes, crops)."""
-    from vision.corner_crops import NAMER_CLASSES
-    from vision.corner_pairing import vote_pairs
+    from vision.inference.corner_crops import NAMER_CLASSES
+    from vision.inference.corner_pairing import vote_pairs
 
     pairs, voted_right = [], 0
     for codes, boxes, patches in labelled:
@@ -321,7 +321,7 @@ def _naming_report(labelled: list[tuple[list[str], list, list]], namer, turns: i
 
 def main(argv: list[str]) -> int:
     """`gintray eval-detector DIR [--backend onnx] [--conf 0.25] [--json]`."""
-    from vision.detector import DEFAULT_TURNS
+    from vision.inference.detector import DEFAULT_TURNS
 
     ap = argparse.ArgumentParser(prog="gintray eval-detector", description=__doc__)
     ap.add_argument("folder", type=Path, help="YOLO folder with images/ and labels/")
@@ -363,7 +363,7 @@ def main(argv: list[str]) -> int:
         except (OSError, KeyError, ValueError) as exc:
             print(f"gintray eval-detector: cannot read {args.label_fixes}: {exc}", file=sys.stderr)
             return 2
-    from vision.detector import DetectorUnavailable, load_detector
+    from vision.inference.detector import DetectorUnavailable, load_detector
 
     try:
         detector = load_detector(

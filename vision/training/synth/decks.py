@@ -13,7 +13,9 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from vision.inference.classes import ALL_CODES
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_DECK_DIR = REPO_ROOT / "data" / "decks"
 PACKAGES = ("kdegames-card-data-kf5", "gnome-cards-data")
 RENDER_WIDTH = 240  # cached face width in pixels; CardFaces resizes from it
@@ -45,9 +47,6 @@ DECK_FILES: dict[str, str] = {
     "gnome-dondorf": "usr/share/aisleriot/cards/dondorf.svgz",
 }
 
-RANKS = "A23456789TJQK"
-SUITS = "CDHS"
-ALL_CODES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
 _RANK_WORD = {"A": "1", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
 _SUIT_WORD = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
 

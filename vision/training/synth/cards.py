@@ -13,7 +13,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.synth.decks import ALL_CODES, DECK_FILES, DEFAULT_DECK_DIR, ensure_decks
+from vision.inference.classes import ALL_CODES
+from vision.training.synth.decks import DECK_FILES, DEFAULT_DECK_DIR, ensure_decks
 
 Box = tuple[int, int, int, int]  # x1, y1, x2, y2 (exclusive) in face pixels
 

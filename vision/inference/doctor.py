@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vision.cpu import CpuInfo, cpu_info
-from vision.detection import iou
+from vision.inference.cpu import CpuInfo, cpu_info
+from vision.inference.detection import iou
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DEMO_DIR = REPO_ROOT / "vision" / "demo"
 CHECK_FRAME = "frame_030.jpg"  # hand 1 laid down with layoffs: 20 cards, 29 corner indices
 REFERENCE = DEMO_DIR / "doctor_reference.json"  # the shipped models' reading of CHECK_FRAME
@@ -253,7 +253,12 @@ def _print_report(report: DoctorReport) -> None:
 
 def main(argv: list[str]) -> int:
     """`gintray doctor [--backend B] [--json]`."""
-    from vision.detector import BACKENDS, DetectorUnavailable, default_backend, load_detector
+    from vision.inference.detector import (
+        BACKENDS,
+        DetectorUnavailable,
+        default_backend,
+        load_detector,
+    )
 
     ap = argparse.ArgumentParser(prog="gintray doctor", description=__doc__.splitlines()[0])
     ap.add_argument("--backend", choices=BACKENDS, default=None,

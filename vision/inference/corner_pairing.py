@@ -6,7 +6,7 @@ read right. Two found corners that lie a card's diagonal apart and whose reading
 are taken as one card: both get the pair's joint reading (the product of their probabilities,
 renormalised), so the surer corner carries the doubtful one.
 
-The distance window is in units of the frame's typical index size (`grouping.index_unit`). On
+The distance window is in units of the frame's typical index size (`index_unit`). On
 the real training photos (`../shared/data/real-cards/train`, one card held to a camera) the two
 indices of one card lie 3.5 to 6.3 units apart (5th to 95th percentile, largest 8.3), which
 gives the default window of 3 to 9 units. Pairs are matched greedily, most agreeing first, and
@@ -15,9 +15,20 @@ each corner joins at most one pair.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Sequence
+
 import numpy as np
 
-from vision.grouping import SAME_CARD_REACH, index_unit
+# Geometry, in units of the typical corner index size u = sqrt(width * height) of its box.
+SAME_CARD_REACH = 9.0  # two corners of one card are at most about a card diagonal apart
+
+
+def index_unit(boxes: Iterable[Sequence[float]]) -> float:
+    """Typical corner index size (median sqrt(area)) in pixels; 1.0 when there are no boxes."""
+    sizes = [math.sqrt(max(b[2] - b[0], 1e-6) * max(b[3] - b[1], 1e-6)) for b in boxes]
+    return float(np.median(sizes)) if sizes else 1.0
+
 
 PAIR_REACH = (3.0, SAME_CARD_REACH)  # a card's two indices lie this many index sizes apart
 MIN_AGREEMENT = 0.2  # probability that both corners show the same card, to pair them

@@ -22,7 +22,7 @@ they are and mirrored back; the orientation whose corners agree better with the 
 
 Usage (only the earlier scenes: the held-out ones stay out of training)::
 
-    .venv/bin/python -m vision.phone_corners --out data/phone-corners
+    .venv/bin/python -m vision.training.phone_corners --out data/phone-corners
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.corner_crops import NAMER_CLASSES
-from vision.detector import CardDetector, load_detector
-from vision.phone_data import PHONE_DATA, PhoneFrame, card_code, load_frames, split_by_time
-from vision.read_cli import yolo_class_names
-from vision.synth.scene import code_to_class_id
+from vision.inference.classes import yolo_class_names
+from vision.inference.corner_crops import NAMER_CLASSES
+from vision.inference.detector import CardDetector, load_detector
+from vision.training.phone_data import PHONE_DATA, PhoneFrame, card_code, load_frames, split_by_time
+from vision.training.synth.scene import code_to_class_id
 
 RANKS = "A23456789TJQK"
 MIN_FINDER_SCORE = 0.3

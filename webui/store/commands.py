@@ -10,9 +10,8 @@ import base64
 import binascii
 from typing import Any
 
-from webui import engine
-from webui.state import PLAYERS, HandState, TableState, sheet_hash
-from webui.store import Command, CommandError
+from webui.store import Command, CommandError, engine
+from webui.store.state import PLAYERS, HandState, TableState, sheet_hash
 from webui.validate import whole_number
 
 MAX_SIGNATURE_BYTES = 300_000
@@ -404,7 +403,7 @@ def change_settings(name: str, players: dict[str, str], rules: Any, camera: str 
             raise CommandError(exc.code, exc.message, 400) from None
         if layout:
             try:
-                from vision.layout import load_layout
+                from vision.table.layout import load_layout
 
                 load_layout(layout)
             except ImportError:

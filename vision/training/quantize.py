@@ -20,8 +20,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.corner_crops import CROP_SIZE
-from vision.detector import Namer, _blob, _letterbox, _resize
+from vision.inference.corner_crops import CROP_SIZE
+from vision.inference.detector import Namer, _blob, _letterbox, _resize
 
 HEAD = "/model.23/"  # the YOLO11 detection head in ultralytics' ONNX export
 
@@ -50,8 +50,8 @@ def calibration_crops(
 ) -> Iterator[np.ndarray]:
     """Namer input batches: the labelled corner crops (`size` px) of every `every`-th image of
     `folder` (a YOLO folder with images/ and labels/)."""
-    from vision.corner_crops import crop_corner, to_tensor_layout
-    from vision.evaluate import labelled_frames
+    from vision.inference.corner_crops import crop_corner, to_tensor_layout
+    from vision.training.evaluate import labelled_frames
 
     crops = []
     for _, frame, truth in labelled_frames(folder, every):

@@ -17,16 +17,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.corner_crops import (
+from vision.inference.corner_crops import (
     CROP_SIZE,
     NAMER_CLASSES,
     crop_corner,
     tilt_about_box,
     to_tensor_layout,
 )
-from vision.evaluate import iou
-from vision.synth.index_glyphs import sample_index
-from vision.synth.scene import CLASS_NAMES, class_name_to_code
+from vision.training.evaluate import iou
+from vision.training.synth.index_glyphs import sample_index
+from vision.training.synth.scene import CLASS_NAMES, class_name_to_code
 
 NONE_INDEX = len(NAMER_CLASSES) - 1
 # a training label BLACK_RANK + r: a club or a spade of rank r whose suit is not taught (a
@@ -46,10 +46,10 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "--real",
         nargs="*",
-        default=[str(Path(__file__).resolve().parents[2] / "shared/data/real-cards/train")],
+        default=[str(Path(__file__).resolve().parents[3] / "shared/data/real-cards/train")],
         help="real YOLO folders (backs and jokers are skipped), each drawn from equally often; "
         "none for no real crops (e.g. the real-cards train photos and data/phone-corners from "
-        "vision/phone_corners.py)",
+        "vision/training/phone_corners.py)",
     )
     ap.add_argument("--minutes", type=float, default=40.0, help="training time budget")
     ap.add_argument("--batch", type=int, default=128)
@@ -77,7 +77,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         "--glyph-share",
         type=float,
         default=0.0,
-        help="share of procedural indices (vision/synth/index_glyphs.py) in each batch",
+        help="share of procedural indices (vision/training/synth/index_glyphs.py) in each batch",
     )
     ap.add_argument(
         "--black-glyph-share",
@@ -118,7 +118,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         "--init",
         default="",
         help="start from this namer.pt's weights (new optimiser), or from a float ONNX namer "
-        "(vision/namer_from_onnx.py: its batch norms stay frozen)",
+        "(vision/training/namer_from_onnx.py: its batch norms stay frozen)",
     )
     ap.add_argument(
         "--widths",
@@ -126,7 +126,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         default=None,
         help="channels of the four stages, e.g. 16,32,96,192 (default: --init's, else "
         + ",".join(map(str, NAMER_WIDTHS))
-        + "); wider than --init's widens it without changing its output (vision/namer_widen.py)",
+        + "); wider than --init's widens it without changing its output (namer_widen.py)",
     )
 
 
@@ -209,7 +209,7 @@ class CornerSource:
     """Images of one YOLO folder kept in memory with their card boxes (pixels, namer index).
 
     A ``none/STEM.txt`` beside ``labels/`` lists boxes that are known not to be corners (pips
-    and pictures the finder boxes, `vision/phone_corners.py`): they become "none" samples.
+    and pictures the finder boxes, `vision/training/phone_corners.py`): they become "none" samples.
     """
 
     def __init__(self, folder: Path, limit: int | None = None) -> None:
@@ -421,7 +421,7 @@ def train_classifier(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    from vision.train_device import training_device, write_run_notes
+    from vision.training.train_device import training_device, write_run_notes
 
     device = training_device(args.device)
     write_run_notes(out, device, "classifier")
@@ -448,7 +448,7 @@ def train_classifier(args: argparse.Namespace) -> int:
     if resumed is not None:
         widths, crop_size = _checkpoint_widths(resumed), _checkpoint_crop_size(resumed)
     elif args.init.endswith(".onnx"):
-        from vision.namer_from_onnx import onnx_namer_weights
+        from vision.training.namer_from_onnx import onnx_namer_weights
 
         onnx_widths, crop_size, onnx_state = onnx_namer_weights(Path(args.init))
         widths, frozen_bn = onnx_widths, True
@@ -469,12 +469,12 @@ def train_classifier(args: argparse.Namespace) -> int:
         weights = start_state.get("ema") or start_state["model"]
         start_widths = _checkpoint_widths(start_state)
         if widths != start_widths:
-            from vision.namer_widen import widen_state
+            from vision.training.namer_widen import widen_state
 
             weights = widen_state(weights, start_widths, widths, rng, noise=0.01)
             print(f"widened {args.init} from {start_widths} to {widths}")
         if args.init.endswith(".onnx"):
-            from vision.namer_from_onnx import load_into
+            from vision.training.namer_from_onnx import load_into
 
             load_into(model, weights)
         else:
@@ -511,7 +511,7 @@ def train_classifier(args: argparse.Namespace) -> int:
     running = []
     model.train()
     if frozen_bn:
-        from vision.namer_from_onnx import freeze_batch_norm
+        from vision.training.namer_from_onnx import freeze_batch_norm
 
         freeze_batch_norm(model)
     while time.time() - start < budget:

@@ -19,8 +19,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from webui import state as state_mod
-from webui.db import (
+from webui.store import state as state_mod
+from webui.store.db import (
     REVOKED,
     Device,
     EventRow,

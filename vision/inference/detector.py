@@ -21,12 +21,12 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, to_tensor_layout
-from vision.corner_pairing import vote_pairs
-from vision.detection import Detection
-from vision.exposure import normalise_light
+from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, to_tensor_layout
+from vision.inference.corner_pairing import vote_pairs
+from vision.inference.detection import Detection
+from vision.inference.exposure import normalise_light
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = REPO_ROOT / "models"
 DEFAULT_CORNERS_ONNX = MODELS_DIR / "gintray-corners.onnx"
 DEFAULT_CORNERS_PT = MODELS_DIR / "gintray-corners.pt"
@@ -251,7 +251,7 @@ class CardDetector:
         self.max_corners = max_corners
         self.turns = turns
         self.pair_vote = pair_vote
-        self.normalise_light = normalise_light  # exposure and white balance (vision/exposure.py)
+        self.normalise_light = normalise_light  # exposure, white balance (exposure.py)
 
     def _corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Corner boxes in `image` pixels and their scores: the scale policy.
@@ -304,8 +304,8 @@ class CardDetector:
         """Every named corner index in a BGR frame, best first (score = found x named).
 
         With `pair_vote`, two found corners that look like the two indices of one card are
-        named together (`vision.corner_pairing.vote_pairs`). A detection whose runner-up card
-        is at least `ALTERNATIVE_SHARE` as likely as its card names it as its `alternative`.
+        named together (`vision.inference.corner_pairing.vote_pairs`). A detection whose runner-up
+        card is at least `ALTERNATIVE_SHARE` as likely as its card names it as its `alternative`.
         """
         if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
             raise ValueError("detect() wants an H x W x 3 BGR image")
@@ -320,7 +320,7 @@ class CardDetector:
             boxes, scores = boxes[top], scores[top]
         patches = [self.namer.crop(image_bgr, tuple(b)) for b in boxes]
         probs = self.namer.probabilities(patches, self.turns)
-        if self.pair_vote:  # a card's two indices vote on its name (vision/corner_pairing.py)
+        if self.pair_vote:  # a card's two indices vote on its name
             probs = vote_pairs(boxes, probs)
         found = []
         for box, score, p in zip(boxes, scores, probs, strict=True):

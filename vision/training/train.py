@@ -13,7 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SHARED = REPO_ROOT.parent / "shared"
 DEFAULT_REAL = SHARED / "data" / "real-cards" / "train"
 DEFAULT_START = SHARED / "pretrained" / "yolo11n-coco.pt"
@@ -55,7 +55,7 @@ def train_detector(args: argparse.Namespace) -> int:
     import torch
     from ultralytics import YOLO
 
-    from vision.train_device import training_device, write_run_notes
+    from vision.training.train_device import training_device, write_run_notes
 
     torch.set_num_threads(args.threads)
     run_dir = Path(args.project) / args.name
@@ -126,7 +126,7 @@ def export_models(args: argparse.Namespace) -> int:
     from ultralytics import YOLO
     from ultralytics.utils.torch_utils import strip_optimizer
 
-    from vision.train_classifier import export_checkpoint
+    from vision.training.train_classifier import export_checkpoint
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -144,7 +144,7 @@ def export_models(args: argparse.Namespace) -> int:
         return 0
     namer = out / "gintray-namer.onnx"
     if args.calibration:
-        from vision.quantize import quantize_namer
+        from vision.training.quantize import quantize_namer
 
         float_namer = namer.with_suffix(".float.onnx")
         export_checkpoint(Path(args.namer), float_namer)
@@ -214,20 +214,20 @@ def main(argv: list[str]) -> int:
         "--calibration", default=str(DEFAULT_REAL), help="YOLO folder (labelled crops calibrate)"
     )
     cls = sub.add_parser("classifier", help="train the corner-crop CNN that names the card")
-    from vision.train_classifier import add_arguments
+    from vision.training.train_classifier import add_arguments
 
     add_arguments(cls)
     args = ap.parse_args(argv)
     if args.stage == "export":
         return export_models(args)
     if args.stage == "quantize-namer":
-        from vision.quantize import quantize_namer
+        from vision.training.quantize import quantize_namer
 
         namer = quantize_namer(Path(args.src), Path(args.out), Path(args.calibration))
         print(f"int8 namer: {namer}")
         return 0
     if args.stage == "dequantize":
-        from vision.quantize import dequantize
+        from vision.training.quantize import dequantize
 
         print(f"float model: {dequantize(Path(args.src), Path(args.out))}")
         return 0
@@ -235,7 +235,7 @@ def main(argv: list[str]) -> int:
         if args.cache == "False":
             args.cache = False
         return train_detector(args)
-    from vision.train_classifier import train_classifier
+    from vision.training.train_classifier import train_classifier
 
     return train_classifier(args)
 

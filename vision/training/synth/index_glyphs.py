@@ -17,10 +17,8 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from vision.corner_crops import tilt_about_box
+from vision.inference.corner_crops import tilt_about_box
 
-RANKS = "A23456789TJQK"
-SUITS = "CDHS"  # the namer's suit order (suit-major class index = suit * 13 + rank)
 FONT_GLOBS = ("/usr/share/fonts/truetype/*/*.ttf", "/usr/share/fonts/opentype/*/*.otf")
 _HERSHEY = (
     cv2.FONT_HERSHEY_SIMPLEX,

@@ -37,7 +37,7 @@ def device_name(device: str) -> str:
 
     if device == "cuda":
         return torch.cuda.get_device_name(0)
-    from vision.cpu import cpu_info
+    from vision.inference.cpu import cpu_info
 
     return cpu_info().describe()
 

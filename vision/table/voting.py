@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.grouping import SeenCard
+from vision.table.grouping import SeenCard
 
 UNCERTAIN_SHARE = 0.25  # a card seen in at least this share of frames (but too few) is flagged
 KEEP_SHARE = 0.35  # an accepted card stays accepted until seen in fewer than this share

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.synth.cards import CardFaces, available_decks
+from vision.training.synth.cards import CardFaces, available_decks
 
 CLASS_NAMES: tuple[str, ...] = (
     "10C",

@@ -1,7 +1,7 @@
 """From corner detections to cards, and from cards to melds as the player laid them down.
 
-Works on :class:`vision.detection.Detection`-like objects (anything with ``card``, ``box`` and
-``confidence``), whatever produced them: the detector, labelled frames, or a test.
+Works on :class:`vision.inference.detection.Detection`-like objects (anything with ``card``,
+``box`` and ``confidence``), whatever produced them: the detector, labelled frames, or a test.
 
 - :func:`cards_from_detections` merges the corner indices of one card (a card shows up to two
   corners, diagonally opposite) and reports a card seen twice far apart.
@@ -18,7 +18,6 @@ Works on :class:`vision.detection.Detection`-like objects (anything with ``card`
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -27,9 +26,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from scorer import ScorerError, is_meld, min_deadwood, parse_cards
+from vision.inference.corner_pairing import SAME_CARD_REACH, index_unit
 
 # Geometry, in units of the typical corner index size u = sqrt(width * height) of its box.
-SAME_CARD_REACH = 9.0  # two corners of one card are at most about a card diagonal apart
 LINK_REACH = 2.6  # cards whose nearest indices are closer than this belong to one group
 
 RANK_ALIASES = {"10": "T", "1": "A"}
@@ -88,12 +87,6 @@ def normalise_code(code: str) -> str | None:
 
 def _box_center(box: Sequence[float]) -> np.ndarray:
     return np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2], dtype=np.float64)
-
-
-def index_unit(boxes: Iterable[Sequence[float]]) -> float:
-    """Typical corner index size (median sqrt(area)) in pixels; 1.0 when there are no boxes."""
-    sizes = [math.sqrt(max(b[2] - b[0], 1e-6) * max(b[3] - b[1], 1e-6)) for b in boxes]
-    return float(np.median(sizes)) if sizes else 1.0
 
 
 def cards_from_detections(

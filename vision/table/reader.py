@@ -8,10 +8,10 @@
    table was seen cleared (slot and areas empty) before: a fresh deal, not a discard pile met
    mid-hand. Once recorded it never changes during the hand, whatever is discarded on it.
 2. **Spreads.** The first player whose area holds a stable spread of three or more cards is the
-   knocker. Each area is voted over the last ``window`` frames (:mod:`vision.voting`) and grouped
-   into melds as laid down (:mod:`vision.grouping`); a :class:`SpreadRead` is emitted whenever a
-   player's stable reading changes. Cards that appear in the knocker's area after the defender
-   has started to spread are the defender's layoffs.
+   knocker. Each area is voted over the last ``window`` frames (:mod:`vision.table.voting`) and
+   grouped into melds as laid down (:mod:`vision.table.grouping`); a :class:`SpreadRead` is emitted
+   whenever a player's stable reading changes. Cards that appear in the knocker's area after the
+   defender has started to spread are the defender's layoffs.
 3. **Table read.** When every area is stable a :class:`TableRead` is emitted with the problems
    people must look at (card counts, duplicates, groups that are not melds, uncertain cards).
 4. **Next hand.** When the areas are empty again for ``stable_frames`` frames the reader waits
@@ -30,10 +30,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.camera import Camera, Frame
-from vision.detection import iou
-from vision.events import CameraBack, CameraLost, Event, HandDealt, SpreadRead, TableRead
-from vision.grouping import (
+from vision.inference.detection import iou
+from vision.table.camera import Camera, Frame
+from vision.table.events import CameraBack, CameraLost, Event, HandDealt, SpreadRead, TableRead
+from vision.table.grouping import (
     DetectionLike,
     SeenCard,
     cards_from_detections,
@@ -41,8 +41,8 @@ from vision.grouping import (
     group_cards,
     index_unit,
 )
-from vision.layout import UP_CARD, TableLayout
-from vision.voting import RegionVoter, VoteResult
+from vision.table.layout import UP_CARD, TableLayout
+from vision.table.voting import RegionVoter, VoteResult
 
 TABLE = "table"  # the single area used when no layout is given
 MIN_SPREAD = 3  # a spread has at least one meld's worth of cards
@@ -193,7 +193,7 @@ def read_image(image: np.ndarray, layout: TableLayout | None = None,
     if image is None or not isinstance(image, np.ndarray) or image.ndim != 3:
         raise ValueError("read_image needs a BGR image (numpy array of shape HxWx3)")
     if detector is None:
-        from vision.detector import load_detector
+        from vision.inference.detector import load_detector
 
         detector = load_detector()
     detector = _with_tiles(detector, layout, tile)

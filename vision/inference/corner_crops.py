@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.synth.decks import ALL_CODES
+from vision.inference.classes import ALL_CODES
 
 CROP_SIZE = 48
 CROP_PAD = 0.15  # fraction of the box's width/height added on each side

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from webui import engine
+from webui.store import engine
 
 PLAYERS = engine.PLAYERS
 

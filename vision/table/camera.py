@@ -26,7 +26,7 @@ from urllib.parse import parse_qs, urlsplit
 import cv2
 import numpy as np
 
-from vision.events import CameraBack, CameraLost
+from vision.table.events import CameraBack, CameraLost
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".webm", ".mjpeg", ".mjpg"}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.training.synth.index_glyphs import RANKS, SUITS, sample_index, suit_mask
+from vision.inference.classes import RANKS, SUITS
+from vision.training.synth.index_glyphs import sample_index, suit_mask
 
 
 def test_same_seed_draws_the_same_index_and_another_seed_does_not():

@@ -19,9 +19,11 @@ from scorer.rules import PRESETS, RuleSet, Shutout, knock_limit_for, rules_from_
 from scorer.sheet import (
     Game,
     Sheet,
+    hand_winner,
     match_status,
     next_dealer,
     score_sheet,
+    sheet_hand,
     team_hand,
 )
 
@@ -46,6 +48,7 @@ __all__ = [
     "Sheet",
     "Shutout",
     "best_melds",
+    "hand_winner",
     "is_meld",
     "knock_limit_for",
     "match_status",
@@ -56,5 +59,6 @@ __all__ = [
     "rules_from_spec",
     "score_hand",
     "score_sheet",
+    "sheet_hand",
     "team_hand",
 ]

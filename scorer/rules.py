@@ -86,10 +86,33 @@ class RuleSet:
     match_stop_after_losses: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """All fields as a JSON object."""
+        """All fields as a JSON object (``from_json`` reads it back)."""
         out = asdict(self)
         out["shutout"] = self.shutout.value
         return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> RuleSet:
+        """A rule set from ``to_json()``'s object; fields left out take the tournament
+        preset's values.
+
+        :raises RulesError: ``data`` is not an object, or a field is unknown or mistyped.
+        """
+        if not isinstance(data, dict):
+            raise RulesError(f"rules must be an object, got {shown(data)}", "bad_rules")
+        checked = {name: _check_override(name, value) for name, value in data.items()}
+        return replace(PRESETS["tournament"], **checked)
+
+    @property
+    def plays_match(self) -> bool:
+        """Whether a match is several games (best of ``match_games``, or a partnership
+        series), so finishing the match ends play; a single-game rule set plays on."""
+        return self.match_games > 1
+
+    def same_play(self, other: RuleSet) -> bool:
+        """Whether ``other`` plays and scores exactly like this rule set (every field equal
+        but the name, whatever the preset was called or how it was spelt)."""
+        return replace(self, name=other.name) == other
 
 
 PRESETS: dict[str, RuleSet] = {

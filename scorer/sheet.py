@@ -77,6 +77,23 @@ def next_dealer(
     return {"winner": winner, "loser": loser, "alternate": other}[rules.next_deal]
 
 
+def sheet_hand(result: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A hand's entry on the score sheet from its result: ``{"winner", "points"}``, or
+    ``{"dead": True}`` for a dead hand (``result`` None: nobody knocked by the 50th card) and
+    for a tie that scores nothing (a result without a winner). ``result``: a
+    ``HandResult.to_json()`` or any object with "winner" and "points" (a result entered by hand).
+    """
+    if result is None or result.get("winner") is None:
+        return {"dead": True}
+    return {"winner": result["winner"], "points": result["points"]}
+
+
+def hand_winner(result: Mapping[str, Any] | None) -> str | None:
+    """Who won a hand from its result (see ``sheet_hand``): None for a dead hand or a tie."""
+    winner = sheet_hand(result).get("winner")
+    return str(winner) if winner is not None else None
+
+
 @dataclass
 class Game:
     """One game column: hands recorded in it, running totals, boxes, bonuses when finished."""
@@ -155,6 +172,19 @@ class Sheet:
         """Winner of the last finished game (for a single game sheet: the game's winner)."""
         done = [g for g in self.games if g.complete]
         return done[-1].winner if done else None
+
+    @property
+    def set_winner(self) -> str | None:
+        """Who won the sheet's game as players count it: with Hollywood scoring, once the
+        three games of the last set are all over, the player who won more of them (None
+        before); otherwise the winner of the last finished game."""
+        if not self.rules.hollywood:
+            return self.winner
+        columns = self.games[-3:]
+        if len(columns) < 3 or not all(g.complete for g in columns):
+            return None
+        wins = {p: sum(1 for g in columns if g.winner == p) for p in self.players}
+        return max(self.players, key=lambda p: wins[p])
 
     @property
     def finals(self) -> dict[str, int] | None:

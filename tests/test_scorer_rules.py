@@ -160,3 +160,37 @@ def test_readme_rules_table_names_tests_that_exist():
                 assert f"def {test}(" in source, ref
             named += 1
     assert named >= 40
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_rules_json_reads_back_what_it_wrote(preset):
+    rules = rules_from_spec({"preset": preset, "gin_bonus": 30, "shutout": "hand_points"})
+    data = rules.to_json()
+    assert data["shutout"] == "hand_points" and isinstance(data["shutout"], str)
+    assert RuleSet.from_json(data) == rules
+    assert RuleSet.from_json(PRESETS[preset].to_json()) == PRESETS[preset]
+
+
+def test_rules_from_json_refuses_what_is_not_a_rule_set():
+    with pytest.raises(RulesError):
+        RuleSet.from_json(["tournament"])
+    with pytest.raises(RulesError):
+        RuleSet.from_json({"preset": "family"})  # a spec, not a rule set's JSON
+    with pytest.raises(RulesError):
+        RuleSet.from_json({"gin_bonus": -1})
+    assert RuleSet.from_json({"gin_bonus": 30}) == rules_from_spec({"gin_bonus": 30})
+
+
+def test_which_rule_sets_play_a_match():
+    assert PRESETS["tournament"].plays_match and PRESETS["partnership"].plays_match
+    assert not PRESETS["family"].plays_match and not PRESETS["standard"].plays_match
+    assert rules_from_spec({"preset": "family", "match_games": 3}).plays_match
+
+
+def test_same_play_ignores_only_the_name():
+    tournament = PRESETS["tournament"]
+    renamed = rules_from_spec({"preset": "tournament", "name": "club night"})
+    assert tournament.same_play(renamed) and renamed.same_play(tournament)
+    assert rules_from_spec({"preset": "tournament", "gin_bonus": 25}).same_play(tournament)
+    assert not tournament.same_play(rules_from_spec({"preset": "tournament", "gin_bonus": 20}))
+    assert not tournament.same_play(PRESETS["partnership"])

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scorer import InputError, next_dealer, score_hand, score_sheet
+from scorer import InputError, hand_winner, next_dealer, score_hand, score_sheet, sheet_hand
 from scorer.errors import CardError
 from scorer.sheet import team_hand
 
@@ -282,3 +282,35 @@ def test_the_knock_card_goes_on_the_sheet():
     assert sheet.to_json()["hands"][0]["up_card"] == "7D"
     with pytest.raises(CardError):
         score_sheet("tournament", [{"up_card": "7X", "winner": "A", "points": 12}])
+
+
+def test_a_hands_sheet_entry_and_winner_come_from_its_result():
+    """A dead hand (no result) and a tie that scores nothing (no winner) go on the sheet as
+    dead hands; otherwise the result's winner and points."""
+    knock = score_hand(
+        "family",
+        up_card=None,
+        knocker="A",
+        hands={
+            "A": ["AH", "2H", "3H", "7S", "7D", "7C", "9C", "TC", "JC", "2D"],
+            "B": ["4S", "5S", "6S", "KS", "KD", "KH", "2C", "3C", "4C", "TD"],
+        },
+    ).to_json()
+    assert sheet_hand(knock) == {"winner": knock["winner"], "points": knock["points"]}
+    assert hand_winner(knock) == knock["winner"] == "A"
+    assert sheet_hand(None) == {"dead": True} and hand_winner(None) is None
+    assert sheet_hand({"winner": None, "points": 0}) == {"dead": True}
+    manual = {"winner": "B", "points": 40, "outcome": "manual", "note": "by hand"}
+    assert sheet_hand(manual) == {"winner": "B", "points": 40} and hand_winner(manual) == "B"
+
+
+def test_the_set_winner_of_hollywood_waits_for_all_three_games():
+    rules = {"preset": "standard", "hollywood": True}
+    running = score_sheet(rules, [win("A", 60), win("A", 50)])
+    assert running.games[0].winner == "A" and running.set_winner is None
+    done = score_sheet(rules, [win("A", 110), win("B", 100), win("A", 110)])
+    assert [g.winner for g in done.games] == ["A", "B", "A"]
+    assert done.set_winner == "A"
+    single = score_sheet("standard", [win("B", 100)])
+    assert single.set_winner == single.winner == "B"
+    assert score_sheet("standard", []).set_winner is None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from webui.store import engine
 from webui.store.state import digest as record_digest
 from webui.store.state import sheet_record
+from webui.words import rules_words
 
 OUTCOME_WORDS = {"knock": "knocks", "gin": "gin", "big_gin": "big gin", "undercut": "knocks"}
 
@@ -64,12 +64,7 @@ def game_view(state: Any, game: Any) -> dict[str, Any]:
                 if any(values.values()) or key != "shutout":
                     bonuses.append({"label": label, **values})
         finals = g0.get("finals") or g0.get("totals")
-    try:
-        rules_name = engine.rules_json(state.rules).get("name", str(state.rules))
-    except engine.ScorerError:
-        rules_name = str(state.rules)
-    if isinstance(state.rules, dict) and state.rules.get("hollywood"):
-        rules_name += " (Hollywood)"
+    rules_name = rules_words(state.rules)
     record = sheet_record(state, game)
     sheet_hash = record_digest(record)
     signed_over = {p: {"sheet_hash": sig.get("sheet_hash"), "seq": sig.get("seq"),

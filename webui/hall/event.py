@@ -12,7 +12,6 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorer import RulesError, rules_from_spec
 from webui import sheetview
 from webui.hall import adjustments, merges, roster, tiebreaks
 from webui.hall.clock import table_playing
@@ -104,13 +103,7 @@ def event_rules(store: Store) -> str:
 def same_rules(table_rules: Any, event: Any) -> bool:
     """Whether a table plays the event's rules (every rule equal, whatever the preset's name
     or spelling); rules the engine cannot read are not the event's."""
-    try:
-        mine, theirs = rules_from_spec(table_rules).to_json(), rules_from_spec(event).to_json()
-    except RulesError:
-        return False
-    mine.pop("name")
-    theirs.pop("name")
-    return mine == theirs
+    return engine.same_rules(table_rules, event)
 
 
 def rules_label(rules: Any) -> str:

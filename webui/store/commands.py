@@ -385,8 +385,7 @@ def next_game(dealer: Any = None) -> Command:
             first = dealer
         else:
             last = g.confirmed_hands[-1]
-            won = None if last.proposal["kind"] == "dead" else last.proposal["result"]["winner"]
-            first = engine.dealer_after(state.rules, last.dealer, won)
+            first = engine.dealer_after(state.rules, last.dealer, last.winner)
         return [("game_started", {"game": g.number + 1, "dealer": first})]
 
     return run

@@ -18,8 +18,9 @@ from scorer import (
 
 PLAYERS = ("A", "B")
 
-__all__ = ["PLAYERS", "ScorerError", "card_json", "dealer_after", "knock_card_info",
-           "match", "normalise_cards", "preset_names", "rules_json", "score", "sheet"]
+__all__ = ["PLAYERS", "ScorerError", "card_json", "dealer_after", "game_sheet", "hand_winner",
+           "knock_card_info", "match", "normalise_cards", "plays_match", "preset_names",
+           "rules_json", "same_rules", "score", "sheet", "sheet_hand"]
 
 
 def preset_names() -> list[str]:
@@ -29,9 +30,22 @@ def preset_names() -> list[str]:
 
 def rules_json(spec: Any) -> dict[str, Any]:
     """The rule set a spec resolves to, as a JSON dict (raises ScorerError on a bad spec)."""
-    rules = rules_from_spec(spec)
-    fields = getattr(rules, "__dataclass_fields__", {})
-    return {name: getattr(rules, name) for name in fields}
+    return rules_from_spec(spec).to_json()
+
+
+def plays_match(spec: Any) -> bool:
+    """Whether the rule set plays a match of several games (raises ScorerError on a bad
+    spec)."""
+    return rules_from_spec(spec).plays_match
+
+
+def same_rules(spec: Any, other: Any) -> bool:
+    """Whether two specs play and score alike, whatever their names; a spec the engine
+    cannot read plays like nothing."""
+    try:
+        return rules_from_spec(spec).same_play(rules_from_spec(other))
+    except ScorerError:
+        return False
 
 
 def card_html(code: str) -> str:
@@ -90,6 +104,23 @@ def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list
 def sheet(spec: Any, hands: list[dict[str, Any]]) -> dict[str, Any]:
     """The engine's score sheet of one game from its confirmed hands' results."""
     return score_sheet(rules_from_spec(spec), hands).to_json()
+
+
+def game_sheet(spec: Any, hands: list[dict[str, Any]]) -> tuple[dict[str, Any], str | None]:
+    """The engine's score sheet of one game (as ``sheet``) and the game's winner as the
+    rules count it (Hollywood: once all three columns are over), None while it runs."""
+    scored = score_sheet(rules_from_spec(spec), hands)
+    return scored.to_json(), scored.set_winner
+
+
+def sheet_hand(result: dict[str, Any] | None) -> dict[str, Any]:
+    """A hand's entry on the engine's score sheet from its result (None: a dead hand)."""
+    return scorer.sheet_hand(result)
+
+
+def hand_winner(result: dict[str, Any] | None) -> str | None:
+    """Who won a hand from its result (None: a dead hand, or a tie that scores nothing)."""
+    return scorer.hand_winner(result)
 
 
 def match(spec: Any, game_winners: list[str]) -> dict[str, Any]:

@@ -43,15 +43,20 @@ class HandState:
             return False
         return self.director_confirmed or len(self.confirmed_by) == len(PLAYERS)
 
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The proposal's result (None for a dead hand)."""
+        assert self.proposal is not None
+        return None if self.proposal["kind"] == "dead" else self.proposal["result"]
+
+    @property
+    def winner(self) -> str | None:
+        """Who won the hand, as the engine reads its result (None: dead hand or a tie)."""
+        return engine.hand_winner(self.result)
+
     def sheet_entry(self) -> dict[str, Any]:
         """This hand as the engine's score sheet wants it."""
-        assert self.proposal is not None
-        if self.proposal["kind"] == "dead":
-            return {"dead": True}
-        result = self.proposal["result"]
-        if result.get("winner") is None:
-            return {"dead": True}
-        return {"winner": result["winner"], "points": result["points"]}
+        return engine.sheet_hand(self.result)
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "number": self.number, "dealer": self.dealer,
@@ -78,6 +83,7 @@ class GameState:
     reopened: int = 0
     rules: Any = field(default="tournament", repr=False)
     _sheet: dict[str, Any] | None = field(default=None, repr=False)
+    _winner: str | None = field(default=None, repr=False)
 
     @property
     def sheet(self) -> dict[str, Any]:
@@ -85,7 +91,7 @@ class GameState:
         change, so folding a long game costs one sheet, not one per hand)."""
         if self._sheet is None:
             entries = [h.sheet_entry() for h in self.hands if h.confirmed]
-            self._sheet = engine.sheet(self.rules, entries)
+            self._sheet, self._winner = engine.game_sheet(self.rules, entries)
         return self._sheet
 
     def sheet_changed(self, rules: Any = None) -> None:
@@ -100,16 +106,10 @@ class GameState:
 
     @property
     def winner(self) -> str | None:
-        """The game's winner once it is over (Hollywood: once all three columns are over,
-        the player who won more of them)."""
-        sheet = self.sheet or {}
-        if not sheet.get("hollywood"):
-            return sheet.get("winner")
-        columns = sheet["hollywood"]
-        if len(columns) < 3 or not all(c.get("complete") for c in columns):
-            return None
-        wins = {p: sum(1 for c in columns if c.get("winner") == p) for p in PLAYERS}
-        return max(PLAYERS, key=lambda p: wins[p])
+        """The game's winner once it is over, as the engine counts it (Hollywood: once all
+        three columns are over)."""
+        self.sheet  # noqa: B018 (computes the winner with the sheet)
+        return self._winner
 
     @property
     def ended(self) -> bool:
@@ -218,8 +218,7 @@ class TableState:
         if not game.hands:
             return game.first_dealer
         last = game.hands[-1]
-        winner = None if last.proposal["kind"] == "dead" else last.proposal["result"]["winner"]
-        return engine.dealer_after(self.rules, last.dealer, winner)
+        return engine.dealer_after(self.rules, last.dealer, last.winner)
 
     def match_json(self) -> dict[str, Any]:
         """Match progress from the rules engine (games won, best of, winner, series)."""
@@ -231,9 +230,18 @@ class TableState:
             status = {"games_won": won, "games": 5, "complete": False, "winner": None}
         # a match of several games (tournament best of five, partnership series) ends play;
         # single-game rule sets play on, game after game
-        decided = bool(status["complete"] and status["games"] > 1)
+        decided = bool(status["complete"]) and self.plays_match
         return {**status, "best_of": status["games"], "games": len(self.games),
                 "decided": decided}
+
+    @property
+    def plays_match(self) -> bool:
+        """Whether the table's rules play a match of several games (False for rules the
+        engine refuses)."""
+        try:
+            return engine.plays_match(self.rules)
+        except engine.ScorerError:
+            return False
 
     def to_json(self) -> dict[str, Any]:
         current = self.current_hand()

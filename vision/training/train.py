@@ -13,6 +13,8 @@ import os
 import shutil
 from pathlib import Path
 
+from vision.training.train_device import add_device_option, training_device, write_run_notes
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHARED = REPO_ROOT.parent / "shared"
 DEFAULT_REAL = SHARED / "data" / "real-cards" / "train"
@@ -55,7 +57,6 @@ def train_detector(args: argparse.Namespace) -> int:
     import torch
     from ultralytics import YOLO
 
-    from vision.training.train_device import training_device, write_run_notes
 
     torch.set_num_threads(args.threads)
     run_dir = Path(args.project) / args.name
@@ -178,11 +179,7 @@ def main(argv: list[str]) -> int:
     )
     det.add_argument("--workers", type=int, default=2)
     det.add_argument("--threads", type=int, default=2)
-    det.add_argument(
-        "--device",
-        default="auto",
-        help="auto (CUDA when torch sees it, else CPU), cpu or cuda; written to run-notes.json",
-    )
+    add_device_option(det)
     det.add_argument("--cache", default="ram", help="ultralytics cache: ram, disk or False")
     det.add_argument("--seed", type=int, default=0)
     det.add_argument("--project", default="runs/detector")

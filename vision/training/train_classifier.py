@@ -27,6 +27,7 @@ from vision.inference.corner_crops import (
 from vision.training.evaluate import iou
 from vision.training.synth.index_glyphs import sample_index
 from vision.training.synth.scene import CLASS_NAMES, class_name_to_code
+from vision.training.train_device import add_device_option, training_device, write_run_notes
 
 NONE_INDEX = len(NAMER_CLASSES) - 1
 # a training label BLACK_RANK + r: a club or a spade of rank r whose suit is not taught (a
@@ -55,11 +56,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=0.003)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument(
-        "--device",
-        default="auto",
-        help="auto (CUDA when torch sees it, else CPU), cpu or cuda; written to run-notes.json",
-    )
+    add_device_option(ap)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/namer", help="folder for checkpoints and ONNX")
     ap.add_argument("--real-share", type=float, default=0.35)
@@ -421,7 +418,6 @@ def train_classifier(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    from vision.training.train_device import training_device, write_run_notes
 
     device = training_device(args.device)
     write_run_notes(out, device, "classifier")

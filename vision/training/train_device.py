@@ -7,6 +7,7 @@ model card can say how each file was made.
 
 from __future__ import annotations
 
+import argparse
 import json
 import platform
 import sys
@@ -14,6 +15,15 @@ import time
 from pathlib import Path
 
 DEVICES = ("auto", "cpu", "cuda")
+
+
+def add_device_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The ``--device`` option every training command takes."""
+    parser.add_argument(
+        "--device",
+        default="auto",
+        help="auto (CUDA when torch sees it, else CPU), cpu or cuda; written to run-notes.json",
+    )
 
 
 def training_device(requested: str = "auto") -> str:

@@ -24,6 +24,7 @@ from vision.inference.corner_crops import (
     tilt_about_box,
     to_tensor_layout,
 )
+from vision.training import perturb
 from vision.training.evaluate import iou
 from vision.training.synth.index_glyphs import sample_index
 from vision.training.synth.scene import CLASS_NAMES, class_name_to_code
@@ -103,6 +104,12 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         default=0.0,
         help="share of webcam-scale crops sharpened (unsharp mask, as webcams do) before JPEG",
     )
+    ap.add_argument("--motion-share", type=float, default=0.0,
+                    help="share of crops shaken (a line blur 2-16 crop px long, any angle)")
+    ap.add_argument("--defocus-share", type=float, default=0.0,
+                    help="share of crops out of focus (a disk blur of radius 0.7-5 crop px)")
+    ap.add_argument("--gamma-share", type=float, default=0.0,
+                    help="share of crops under another exposure (tone curve gamma 0.4-2.5)")
     ap.add_argument(
         "--crop-size",
         type=int,
@@ -271,11 +278,29 @@ class CropAugmentation:
     tilt_share: float = 0.0
     squash_share: float = 0.0
     sharpen_share: float = 0.0
+    motion_share: float = 0.0
+    defocus_share: float = 0.0
+    gamma_share: float = 0.0
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> CropAugmentation:
         """The policy the training options ask for."""
-        return cls(args.blur_max, args.tilt_share, args.squash_share, args.sharpen_share)
+        return cls(args.blur_max, args.tilt_share, args.squash_share, args.sharpen_share,
+                   args.motion_share, args.defocus_share, args.gamma_share)
+
+
+def _camera_degradation(rng: np.random.Generator, patch: np.ndarray,
+                        policy: CropAugmentation) -> np.ndarray:
+    """Shake, focus and exposure a table camera meets, with the robustness sweep's own models
+    (``vision.training.perturb``), in crop pixels (a 48 px crop is ~1.7x a webcam's index).
+    A share of 0 draws no random number, so older runs' batches stay the same."""
+    if policy.gamma_share and rng.random() < policy.gamma_share:
+        patch = perturb.gamma(patch, float(np.exp(rng.uniform(np.log(0.4), np.log(2.5)))))
+    if policy.motion_share and rng.random() < policy.motion_share:
+        patch = perturb.motion_blur(patch, float(rng.uniform(2, 16)), float(rng.uniform(0, 180)))
+    elif policy.defocus_share and rng.random() < policy.defocus_share:
+        patch = perturb.defocus(patch, float(rng.uniform(0.7, 5)))
+    return patch
 
 
 def _augment(
@@ -313,6 +338,7 @@ def _augment(
         if webcam and rng.random() < 0.6:
             small = _jpeg(small, int(rng.integers(35, 90)))
         patch = cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
+    patch = _camera_degradation(rng, patch, policy)
     patch = np.rot90(patch, int(rng.integers(4))) if real else patch
     if not real and rng.random() < 0.5:
         patch = np.rot90(patch, 2)

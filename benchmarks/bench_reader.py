@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from vision.demo.verify import DEMO_DIR, TruthDetector  # noqa: E402
+from vision.inference.tiling import DetectorSettings, configured  # noqa: E402
 from vision.table.layout import load_layout  # noqa: E402
 from vision.table.reader import TableReader  # noqa: E402
 
@@ -91,9 +92,11 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("full read, one detector pass", _median_ms(full, n, args.repeats)))
         if args.tile:
 
+            tiles = DetectorSettings.for_table(tile=args.tile)
+
             def tiled(i: int, reader: list[TableReader] = []) -> None:  # noqa: B006
                 if i == 0:
-                    reader[:] = [TableReader(detector, own, tile=args.tile)]
+                    reader[:] = [TableReader(configured(detector, tiles), own)]
                 reader[0].feed(images[i])
 
             rows.append((f"full read, {args.tile}px native tiles (demo)",

@@ -8,8 +8,9 @@ import numpy as np
 from vision.inference.corner_crops import NAMER_CLASSES
 from vision.inference.detection import Detection
 from vision.inference.detector import ALTERNATIVE_SHARE, CardDetector
+from vision.inference.tiling import DetectorSettings
 from vision.table.grouping import SeenCard
-from vision.table.reader import NativeScaleDetector, read_detections
+from vision.table.reader import read_detections
 from vision.table.voting import RegionVoter
 
 
@@ -75,9 +76,8 @@ def test_the_vote_keeps_an_alternative_seen_in_at_least_half_the_frames():
 
 
 def test_tiling_keeps_the_alternative():
-    class Doubtful:
-        def detect(self, image):
-            return [Detection("7S", (100, 100, 120, 150), 0.8, alternative="7C")]
-
-    found = NativeScaleDetector(Doubtful(), tile=400).detect(np.zeros((300, 300, 3), np.uint8))
-    assert [(d.card, d.alternative) for d in found] == [("7S", "7C")]
+    detector = CardDetector(TwoCorners(), FixedNamer(), pair_vote=False)
+    tiled = detector.with_settings(DetectorSettings(tile=400, enlarge=2.0))
+    found = {d.card: d for d in tiled.detect(np.zeros((240, 320, 3), np.uint8))}
+    assert found["7S"].alternative == "7C"
+    assert found["5H"].alternative is None

@@ -149,7 +149,7 @@ def test_native_scale_tiling_finds_each_corner_once_with_frame_coordinates():
     cut by a tile edge is taken from the tile that shows it whole."""
     import numpy as np
 
-    from vision.table.reader import NativeScaleDetector
+    from vision.inference.tiling import DetectorSettings, read_in_tiles
 
     corners = fan(["5H", "6H", "7H", "8H"], 560, 200) + laid_card("KC", 100, 30)
 
@@ -172,7 +172,7 @@ def test_native_scale_tiling_finds_each_corner_once_with_frame_coordinates():
     ys, xs = np.mgrid[0:540, 0:960]
     image[:, :, 0] = xs // 4
     image[:, :, 1] = ys // 4
-    tiled = NativeScaleDetector(Painted(), tile=400).detect(image)
+    tiled = read_in_tiles(image, Painted().detect, DetectorSettings(tile=400))
     assert sorted((d.card, tuple(round(v) for v in d.box)) for d in tiled) == sorted(
         (d.card, tuple(round(v) for v in d.box)) for d in corners)
 
@@ -181,7 +181,7 @@ def test_enlarged_tiles_map_boxes_back_to_frame_pixels():
     import cv2
     import numpy as np
 
-    from vision.table.reader import NativeScaleDetector
+    from vision.inference.tiling import DetectorSettings, read_in_tiles
 
     class WhiteSquares:
         """Boxes every white blob of the image it is shown (as card 'AS')."""
@@ -200,7 +200,7 @@ def test_enlarged_tiles_map_boxes_back_to_frame_pixels():
     squares = [(100, 100, 112, 128), (470, 300, 482, 328), (900, 500, 912, 528)]
     for x1, y1, x2, y2 in squares:
         image[y1:y2, x1:x2] = 255
-    found = NativeScaleDetector(WhiteSquares(), tile=400, scale=2.0).detect(image)
+    found = read_in_tiles(image, WhiteSquares().detect, DetectorSettings(tile=400, enlarge=2.0))
     boxes = sorted(tuple(round(v) for v in d.box) for d in found)
     assert len(boxes) == 3
     for got, want in zip(boxes, squares, strict=True):

@@ -169,14 +169,25 @@ def test_reader_keeps_the_last_marker_placement_while_markers_are_covered():
 
 
 def test_a_layout_can_ask_for_enlarged_native_scale_detection(tmp_path):
-    from vision.table.reader import NativeScaleDetector, TableReader
+    from vision.inference.detector import CardDetector
+    from vision.inference.tiling import DetectorSettings, configured
 
     data = table_layout().to_json() | {"detector_scale": 2.0}
     (tmp_path / "layout.json").write_text(json.dumps(data))
     layout = load_layout(tmp_path / "layout.json")
     assert layout.detector_scale == 2.0
-    reader = TableReader(object(), layout)
-    assert isinstance(reader.detector, NativeScaleDetector) and reader.detector.scale == 2.0
+    settings = layout.detector_settings()
+    assert settings == DetectorSettings(tile=640, enlarge=2.0)
+    assert layout.detector_settings(tile=400) == DetectorSettings(tile=400, enlarge=2.0)
+    detector = configured(CardDetector(object(), object()), settings)
+    assert detector.settings == settings
+    assert table_layout().detector_settings() == DetectorSettings()  # whole frames
+
+    class Labels:
+        frame_level = True  # answers whole frames in frame pixels: never tiled
+
+    labels = Labels()
+    assert configured(labels, settings) is labels
     (tmp_path / "bad.json").write_text(json.dumps(data | {"detector_scale": "big"}))
     with pytest.raises(LayoutError, match="detector_scale"):
         load_layout(tmp_path / "bad.json")

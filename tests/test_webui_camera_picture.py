@@ -46,12 +46,14 @@ def test_the_camera_picture_outlines_every_card_the_reader_used_in_frame_pixels(
     """Demo frame 30 with the shipped detector: the picture shows the boxes the reader read
     (tiles merged, in frame pixels), on both halves of the 960 px frame, not one tile's."""
     from vision.inference.detector import load_detector
+    from vision.inference.tiling import configured
     from vision.table.layout import load_layout
     from vision.table.reader import TableReader
 
     detector = load_detector()
     drawn, _ = _replay(tmp_path, ["frame_030.jpg"], detector, monkeypatch)
-    reader = TableReader(detector, load_layout(DEMO / "layout.json"))
+    layout = load_layout(DEMO / "layout.json")
+    reader = TableReader(configured(detector, layout.detector_settings()), layout)
     import cv2
 
     reader.feed(cv2.imread(str(DEMO / "hand" / "frame_030.jpg")))

@@ -10,6 +10,7 @@ from pathlib import Path
 import cv2
 
 from vision.inference.detector import BACKENDS, DEFAULT_TURNS, DetectorUnavailable, load_detector
+from vision.inference.tiling import DetectorSettings
 from vision.table.grouping import cards_from_detections, seen_twice
 
 
@@ -47,6 +48,10 @@ def main(argv: list[str]) -> int:
         "--no-pair-vote", action="store_true", help="name each corner alone (no corner-pair vote)"
     )
     ap.add_argument("--conf", type=float, default=0.25, help="minimum score")
+    ap.add_argument("--tile", type=int, metavar="PX",
+                    help="read PX-sized tiles at native scale (default: whole frames)")
+    ap.add_argument("--scale", type=float, metavar="X",
+                    help="enlarge the frame X times and read it in native-scale tiles")
     args = ap.parse_args(argv)
     try:
         detector = load_detector(
@@ -56,6 +61,7 @@ def main(argv: list[str]) -> int:
             min_confidence=args.conf,
             turns=args.turns,
             pair_vote=not args.no_pair_vote,
+            settings=DetectorSettings.for_table(args.scale, args.tile),
         )
     except DetectorUnavailable as exc:
         print(f"gintray detect: {exc}", file=sys.stderr)

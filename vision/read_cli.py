@@ -34,7 +34,8 @@ def _parser() -> argparse.ArgumentParser:
                              "DIR/../../data.yaml or --names): card precision/recall, exact sets")
     parser.add_argument("--names", type=Path, help="data.yaml with the label class names")
     parser.add_argument("--tile", type=int, metavar="PX",
-                        help="run the detector on PX-sized tiles at native scale")
+                        help="run the detector on PX-sized tiles at native scale (default: "
+                             "the layout's detector_scale, else whole frames)")
     parser.add_argument("--marker-sheet", type=Path, metavar="PNG",
                         help="write the printable ArUco marker sheet and exit")
     return parser
@@ -73,8 +74,11 @@ def read_main(argv: list[str]) -> int:
             return 2
     try:
         from vision.inference.detector import load_detector
+        from vision.inference.tiling import DetectorSettings, configured
 
-        detector = load_detector(args.backend, args.weights)
+        settings = (layout.detector_settings(args.tile) if layout is not None
+                    else DetectorSettings.for_table(tile=args.tile))
+        detector = configured(load_detector(args.backend, args.weights), settings)
     except Exception as exc:  # DetectorUnavailable, missing backend: one clear message
         print(f"gintray read: detector unavailable: {exc}", file=sys.stderr)
         return 2
@@ -89,7 +93,7 @@ def read_main(argv: list[str]) -> int:
                   file=sys.stdout if args.json else sys.stderr)
             status = 1
             continue
-        result = read_image(image, layout, detector, args.tile).to_json()
+        result = read_image(image, layout, detector).to_json()
         if scorer is not None:
             scorer.add(path, {c["card"] for c in result["cards"]})
         if args.json:

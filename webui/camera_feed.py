@@ -163,6 +163,7 @@ class TableCamera:
 
     def _make_reader(self) -> tuple[Any, Any, str]:
         try:
+            from vision.inference.tiling import configured
             from vision.table.layout import load_layout
             from vision.table.reader import TableReader
         except ImportError as exc:
@@ -180,7 +181,9 @@ class TableCamera:
         if path is None:
             return detector, None, "not calibrated: cards are shown, not read"
         try:
-            return detector, TableReader(detector, load_layout(path)), ""
+            layout = load_layout(path)
+            return detector, TableReader(configured(detector, layout.detector_settings()),
+                                         layout), ""
         except Exception as exc:
             return detector, None, f"layout unusable: {exc}"
 

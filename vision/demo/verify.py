@@ -13,12 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import cv2
 
+from vision.inference.tiling import DetectorSettings, configured
 from vision.table.events import HandDealt, TableRead
 from vision.table.layout import load_layout
 from vision.table.reader import TableReader
@@ -95,19 +96,19 @@ def check_demo(detector: Any = None, *, use_truth: bool = False,
     """Feed every demo frame to a TableReader; one HandCheck per hand of the ground truth.
 
     ``frame_level``: the detector answers for whole frames in frame pixels (labelled corners,
-    test doubles), so the layout's native-scale tiling is not applied.
+    test doubles), so the layout's native-scale tiles are not applied.
     """
     truth = json.loads((demo_dir / "ground_truth.json").read_text())
     layout = load_layout(demo_dir / "layout.json")
     if use_truth:
         detector = TruthDetector(truth["frames"])
-    if use_truth or frame_level:
-        layout = replace(layout, detector_scale=None)  # labels are already in frame pixels
     elif detector is None:
         from vision.inference.detector import load_detector
 
         detector = load_detector()
-    reader = TableReader(detector, layout, tile=None if use_truth else tile)
+    # labels are already in frame pixels; the model reads the camera as its layout says
+    settings = DetectorSettings() if use_truth or frame_level else layout.detector_settings(tile)
+    reader = TableReader(configured(detector, settings), layout)
     per_hand: dict[int, dict[str, Any]] = {h["hand"]: {"dealt": [], "final": None}
                                            for h in truth["hands"]}
     current = None

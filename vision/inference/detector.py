@@ -8,11 +8,14 @@ The corner finder is a one-class YOLO that boxes every corner index; the namer i
 that reads each box's crop and names the card (or rejects it). Frames are brought to the model's
 working scale (corner indices some 15-60 px): small frames run whole, big photos are cut into
 overlapping tiles whose results are merged with non-maximum suppression (supervision's
-InferenceSlicer) together with a whole-frame pass.
+InferenceSlicer) together with a whole-frame pass. A camera that sees indices smaller than that
+is read in native-scale tiles instead (`DetectorSettings`, `CardDetector.with_settings`,
+vision/inference/tiling.py).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from pathlib import Path
@@ -25,6 +28,7 @@ from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner,
 from vision.inference.corner_pairing import vote_pairs
 from vision.inference.detection import Detection
 from vision.inference.exposure import normalise_light
+from vision.inference.tiling import DetectorSettings, read_in_tiles
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = REPO_ROOT / "models"
@@ -227,7 +231,12 @@ class Namer:
 
 
 class CardDetector:
-    """Corner finder + namer with the frame-scale policy and tiling for big photos."""
+    """Corner finder + namer with the frame-scale policy and tiling for big photos.
+
+    ``settings`` (`DetectorSettings`): whole frames (default), or native-scale tiles of the
+    frame, each read as a frame of its own (a layout's ``detector_scale``, `gintray read
+    --tile`); `with_settings` gives the same detector (same models) reading the other way.
+    """
 
     def __init__(
         self,
@@ -241,6 +250,7 @@ class CardDetector:
         turns: int = DEFAULT_TURNS,
         pair_vote: bool = True,
         normalise_light: bool = True,
+        settings: DetectorSettings | None = None,
     ) -> None:
         self.finder = finder
         self.namer = namer
@@ -252,6 +262,13 @@ class CardDetector:
         self.turns = turns
         self.pair_vote = pair_vote
         self.normalise_light = normalise_light  # exposure, white balance (exposure.py)
+        self.settings = settings or DetectorSettings()
+
+    def with_settings(self, settings: DetectorSettings) -> CardDetector:
+        """This detector (the same loaded models) cutting frames as ``settings`` say."""
+        other = copy.copy(self)
+        other.settings = settings
+        return other
 
     def _corners(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Corner boxes in `image` pixels and their scores: the scale policy.
@@ -306,9 +323,18 @@ class CardDetector:
         With `pair_vote`, two found corners that look like the two indices of one card are
         named together (`vision.inference.corner_pairing.vote_pairs`). A detection whose runner-up
         card is at least `ALTERNATIVE_SHARE` as likely as its card names it as its `alternative`.
+        With tiled ``settings`` each native-scale tile is read so (`tiling.read_in_tiles`); the
+        boxes are in the frame's pixels either way.
         """
         if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
             raise ValueError("detect() wants an H x W x 3 BGR image")
+        if self.settings.tiled:
+            return read_in_tiles(image_bgr, lambda tile: self._detect_frame(tile, min_confidence),
+                                 self.settings)
+        return self._detect_frame(image_bgr, min_confidence)
+
+    def _detect_frame(self, image_bgr: np.ndarray, min_confidence: float | None) -> list[Detection]:
+        """`detect` on one whole frame (or tile): light, scale policy, names, pair votes."""
         threshold = self.min_confidence if min_confidence is None else min_confidence
         if self.normalise_light:  # both models read the normalised frame
             image_bgr = normalise_light(image_bgr)

@@ -18,6 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.inference.tiling import DetectorSettings
 from vision.table.markers import detect_markers, homography
 
 Point = tuple[float, float]
@@ -65,6 +66,12 @@ class TableLayout:
     @property
     def players(self) -> list[str]:
         return list(self.areas)
+
+    def detector_settings(self, tile: int | None = None) -> DetectorSettings:
+        """How the detector reads this camera's frames: ``detector_scale`` (and a ``--tile``
+        option) as `DetectorSettings`; give them to it with `vision.inference.tiling.configured`.
+        """
+        return DetectorSettings.for_table(self.detector_scale, tile)
 
     def region_of(self, point: Point) -> str | None:
         """``"up_card"``, a player name, or None for a point outside every region."""

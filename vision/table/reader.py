@@ -22,15 +22,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-import cv2
 import numpy as np
 
-from vision.inference.detection import iou
 from vision.table.camera import Camera, Frame
 from vision.table.events import CameraBack, CameraLost, Event, HandDealt, SpreadRead, TableRead
 from vision.table.grouping import (
@@ -122,81 +119,14 @@ def read_detections(
     )
 
 
-class NativeScaleDetector:
-    """Runs a detector on overlapping tiles of at most ``tile`` pixels, so a detector that
-    shrinks frames to its working size sees corner indices at the camera's native scale.
-
-    Boxes cut by an inner tile edge are dropped (the overlap shows them whole in a neighbour);
-    the same card boxed twice in the overlap is kept once (the more confident box).
-    """
-
-    def __init__(self, detector: Any, tile: int = 640, overlap: float = 0.25,
-                 scale: float = 1.0) -> None:
-        self.detector = detector
-        self.tile = tile
-        self.overlap = overlap
-        self.scale = scale  # enlarge the frame first (small corner indices, low-res camera)
-
-    def _starts(self, length: int) -> list[int]:
-        if length <= self.tile:
-            return [0]
-        step = max(1, int(self.tile * (1 - self.overlap)))
-        starts = [*range(0, length - self.tile, step), length - self.tile]
-        return sorted(set(starts))
-
-    def detect(self, image: np.ndarray) -> list[Any]:
-        if self.scale != 1.0:
-            image = cv2.resize(image, None, fx=self.scale, fy=self.scale,
-                               interpolation=cv2.INTER_CUBIC if self.scale > 1 else cv2.INTER_AREA)
-        h, w = image.shape[:2]
-        found: list[Any] = []
-        for y0 in self._starts(h):
-            for x0 in self._starts(w):
-                x1, y1 = min(x0 + self.tile, w), min(y0 + self.tile, h)
-                for det in self.detector.detect(image[y0:y1, x0:x1]):
-                    bx1, by1, bx2, by2 = det.box
-                    cut = ((x0 > 0 and bx1 <= 2) or (y0 > 0 and by1 <= 2)
-                           or (x1 < w and bx2 >= x1 - x0 - 2) or (y1 < h and by2 >= y1 - y0 - 2))
-                    if cut:
-                        continue
-                    found.append(_moved(det, (bx1 + x0, by1 + y0, bx2 + x0, by2 + y0)))
-        kept: list[Any] = []
-        for det in sorted(found, key=lambda d: -d.confidence):
-            if all(k.card != det.card or iou(k.box, det.box) < 0.4 for k in kept):
-                kept.append(det)
-        if self.scale != 1.0:
-            kept = [_moved(d, tuple(v / self.scale for v in d.box)) for d in kept]
-        return kept
-
-
-def _moved(det: Any, box: tuple[float, ...]) -> Any:
-    """The detection with another box (its other fields, e.g. the alternative, kept)."""
-    if dataclasses.is_dataclass(det):
-        return dataclasses.replace(det, box=box)
-    return type(det)(det.card, box, det.confidence)
-
-
-def _with_tiles(detector: Any, layout: TableLayout | None, tile: int | None) -> Any:
-    """The detector, wrapped in native-scale tiles when asked or when the layout says so."""
-    scale = layout.detector_scale if layout is not None else None
-    if detector is None or getattr(detector, "frame_level", False) or not (tile or scale):
-        return detector  # frame_level: it already answers in frame pixels (labelled frames)
-    return NativeScaleDetector(detector, tile or 640, scale=scale or 1.0)
-
-
-def read_image(image: np.ndarray, layout: TableLayout | None = None,
-               detector: Any = None, tile: int | None = None) -> TableRead:
+def read_image(image: np.ndarray, layout: TableLayout | None, detector: Any) -> TableRead:
     """Read one photo: detect the cards, place the layout (markers if any), group each area.
 
-    ``tile`` runs the detector on tiles of that size at native scale (see NativeScaleDetector).
+    The detector reads the photo as it is set to (`vision.inference.tiling.configured`, with
+    the layout's `detector_settings()`: native-scale tiles when the camera asks for them).
     """
     if image is None or not isinstance(image, np.ndarray) or image.ndim != 3:
         raise ValueError("read_image needs a BGR image (numpy array of shape HxWx3)")
-    if detector is None:
-        from vision.inference.detector import load_detector
-
-        detector = load_detector()
-    detector = _with_tiles(detector, layout, tile)
     placed = layout.locate(image)[0] if layout is not None else None
     return read_detections(detector.detect(image), placed)
 
@@ -214,9 +144,8 @@ class TableReader:
         min_share: float = 0.6,
         min_confidence: float = 0.25,
         relocate_every: int = 1,
-        tile: int | None = None,
     ) -> None:
-        self.detector = _with_tiles(detector, layout, tile)
+        self.detector = detector  # set to the camera by the caller (layout.detector_settings)
         self.layout = layout
         self.players = layout.players
         self.window = window
@@ -226,7 +155,7 @@ class TableReader:
         self.voters = {p: RegionVoter(window=window, min_share=min_share) for p in self.players}
         self._placed: TableLayout | None = None
         self._frames_seen = 0
-        #: the last frame's detections in frame pixels (after any tiling), for drawing
+        #: the last frame's detections in frame pixels (the detector's tiles merged), for drawing
         self.last_detections: list[Any] = []
         self._seen_cleared = False  # a cleared table (slot and areas empty) since the last deal
         self._cleared_streak = 0

@@ -18,6 +18,7 @@ from typing import Any
 from flask import Flask
 
 from webui.store import Actor, CommandError, Store, commands
+from webui.store.proposal import Doubt, Kind, Problem, Proposal, reader_card, reader_cards
 
 log = logging.getLogger(__name__)
 CAMERA = Actor("camera")
@@ -35,18 +36,19 @@ def layout_path_for(source: str, explicit: str | None = None) -> Path | None:
     return None
 
 
-def doubtful_cards(read: Any) -> list[dict[str, str]]:
+def doubtful_cards(read: Any) -> tuple[Doubt, ...]:
     """The cards of a table reading the detector was unsure of, with the card each may be
-    instead: [{"player", "card", "alternative"}], for a one-tap swap on the tablet."""
-    alternatives = {c["card"]: c["alternative"] for c in read.cards if c.get("alternative")}
-    hands = read.hands()
+    instead, for a one-tap swap on the tablet (``Proposal.swaps``)."""
+    alternatives = {reader_card(c["card"]): reader_card(c["alternative"])
+                    for c in read.cards if c.get("alternative")}
+    hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
     on_table = {card for cards in hands.values() for card in cards}
-    return [
-        {"player": player, "card": card, "alternative": alternatives[card]}
+    return tuple(
+        Doubt(player, card, alternatives[card])
         for player, cards in sorted(hands.items())
         for card in cards
         if card in alternatives and alternatives[card] not in on_table
-    ]
+    )
 
 
 class TableCamera:
@@ -238,6 +240,8 @@ class TableCamera:
             _cur(st)[0], _cur(st)[1], up_card, source="camera")(st))
 
     def _propose(self, read: Any) -> None:
+        """A reading of both spreads as a ``Proposal`` (built here, the camera's one door into
+        the records): cards through the engine's parser, the reader's notes as ``Problem``s."""
         spreads = read.spreads
         if set(spreads) != {"A", "B"}:
             return
@@ -245,31 +249,28 @@ class TableCamera:
         if knocker is None:  # a read without a knock cannot be a proposal
             log.warning("table %s: a spread read without a knocker was ignored", self.table_id)
             return
-        hands = read.hands()
-        melds = {knocker: read.melds().get(knocker, [])}
-        snapshot = self._save_snapshot()
-        proposal = {"kind": "score", "knocker": knocker, "cards": hands, "melds": melds}
-        extra: dict[str, Any] = {"problems": list(read.problems),
-                                 "confidence": round(read.confidence, 3)}
-        if spreads[knocker].arranged_by_engine:
-            extra["arranged_by_engine"] = True
-        if snapshot:
-            extra["snapshot"] = snapshot
-        doubts = doubtful_cards(read)
-        if doubts:
-            extra["doubts"] = doubts
+        hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
+        melds = {knocker: [reader_cards(g) for g in read.melds().get(knocker, [])]}
+        up_card = reader_card(read.up_card) if read.up_card else None
+        proposal = Proposal(
+            Kind.SCORE, knocker=knocker, cards=hands, melds=melds,
+            problems=tuple(Problem.parse(p) for p in read.problems),
+            confidence=round(read.confidence, 3),
+            arranged_by_engine=bool(spreads[knocker].arranged_by_engine),
+            snapshot=self._save_snapshot(), doubts=doubtful_cards(read))
 
         def run(st: Any) -> list[Any]:
             hand = st.current_hand()
             if hand is None or (hand.proposal and hand.proposal.get("source") != "camera"):
                 return []  # a result entered by hand wins over the camera
+            extra: dict[str, Any] = {}
             question = card_count_question(hands, knocker, st.players)
             if question:  # a camera read never becomes penalty points: ask the players
                 extra.update(result=None, question=question,
                              error={"code": "card_count", "message": question})
-            if read.up_card and hand.up_card and read.up_card != hand.up_card:
+            if up_card and hand.up_card and up_card != hand.up_card:
                 log.info("table %s: reading of a later deal (%s) ignored until hand %s is "
-                         "confirmed", self.table_id, read.up_card, hand.number)
+                         "confirmed", self.table_id, up_card, hand.number)
                 return []
             return commands.propose(hand.game, hand.number, proposal, source="camera",
                                     strict=False, extra=extra)(st)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from webui.store.proposal import Outcome
 from webui.store.state import digest as record_digest
 from webui.store.state import sheet_record
 from webui.words import rules_words
 
-OUTCOME_WORDS = {"knock": "knocks", "gin": "gin", "big_gin": "big gin", "undercut": "knocks"}
+OUTCOME_WORDS = {Outcome.KNOCK: "knocks", Outcome.GIN: "gin", Outcome.BIG_GIN: "big gin",
+                 Outcome.UNDERCUT: "knocks"}
 
 
 def hand_text(players: dict[str, str], proposal: dict[str, Any]) -> str:
@@ -22,11 +24,12 @@ def hand_text(players: dict[str, str], proposal: dict[str, Any]) -> str:
         return f"entered by hand{note}"
     knocker = proposal["knocker"]
     defender = "B" if knocker == "A" else "A"
-    text = f"{players[knocker]} {OUTCOME_WORDS.get(result['outcome'], result['outcome'])}"
-    if result["outcome"] == "undercut":
+    outcome = Outcome.of(result["outcome"])
+    text = f"{players[knocker]} {OUTCOME_WORDS.get(outcome, result['outcome'])}"
+    if outcome is Outcome.UNDERCUT:
         text += f", {players[defender]} undercuts"
     dw = result.get("deadwood") or {}
-    if result["outcome"] in ("knock", "undercut") and dw:
+    if outcome in (Outcome.KNOCK, Outcome.UNDERCUT) and dw:
         text += f" ({dw.get(knocker)} v {dw.get(defender)})"
     if proposal.get("improper_accepted"):
         text += ", improper knock accepted"

@@ -13,8 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from webui.store import engine
-
-_PLAYER = re.compile(r"\s*\(player ([AB])\)$")
+from webui.store.proposal import Outcome, Problem, replace_cards, swaps
 
 
 def card_words(code: str) -> str:
@@ -27,45 +26,36 @@ def card_words(code: str) -> str:
 
 def _cards_in(text: str) -> str:
     """Every card code in ``text`` written as people write it."""
-    return re.sub(r"\b(?:10|[2-9TJQKA])[CDHS]\b", lambda m: card_words(m.group(0)), text)
+    return replace_cards(text, card_words)
 
 
-def problem_sentence(problem: str, players: dict[str, str]) -> str:
-    """One note of the table reader (``code: detail (player X)``) as a sentence, e.g.
-    "wrong_card_count: player B has 9 cards, expected 10" -> "The camera sees 9 of Ben's
-    cards (10 expected): it may have missed a card"."""
-    player = None
-    found = _PLAYER.search(problem)
-    if found:
-        player, problem = found.group(1), problem[:found.start()]
-    code, _, detail = problem.partition(":")
-    detail = detail.strip()
-    name = players.get(player or "", "")
+def problem_sentence(problem: Problem | str, players: dict[str, str]) -> str:
+    """One note of the table reader (a ``Problem``, or its text ``code: detail (player X)``)
+    as a sentence, e.g. "wrong_card_count: player B has 9 cards, expected 10" -> "The camera
+    sees 9 of Ben's cards (10 expected): it may have missed a card"."""
+    if isinstance(problem, str):
+        problem = Problem.parse(problem)
+    code, detail = problem.code, problem.detail
+    name = players.get(problem.player or "", "")
+    who = players.get(problem.player or "", problem.player or "")
 
     def named(text: str) -> str:
         return re.sub(r"\b(?:player )?([AB])(?='s\b|\b)",
                       lambda m: players.get(m.group(1), m.group(1)), text)
 
-    if code == "wrong_card_count":
-        m = re.match(r"player ([AB]) has (\d+) cards, expected (.+)", detail)
-        if m:
-            who, count, expected = players.get(m.group(1), m.group(1)), int(m.group(2)), m.group(3)
-            first = expected.split()[0]
-            why = ("it may have missed a card" if first.isdigit() and count < int(first)
-                   else "it may have counted a card twice, or one is not theirs")
-            return f"The camera sees {count} of {who}'s cards ({expected} expected): {why}."
-    if code == "doubtful_card":
-        m = re.match(r"(\S+) may be (\S+)", detail)
-        if m:
-            whose = f" in {name}'s cards" if name else ""
-            return (f"The camera is unsure of {card_words(m.group(1))}{whose}: it may be "
-                    f"{card_words(m.group(2))}.")
-    if code == "uncertain_card":
-        m = re.match(r"(\S+) in ([AB])'s area is seen in only (\S+) of recent frames", detail)
-        if m:
-            who = players.get(m.group(2), m.group(2))
-            return (f"The camera saw {card_words(m.group(1))} in {who}'s cards only now and "
-                    f"then ({m.group(3)} of the time): check it is there.")
+    if code == "wrong_card_count" and problem.count is not None and problem.expected:
+        count, expected = problem.count, problem.expected
+        first = expected.split()[0]
+        why = ("it may have missed a card" if first.isdigit() and count < int(first)
+               else "it may have counted a card twice, or one is not theirs")
+        return f"The camera sees {count} of {who}'s cards ({expected} expected): {why}."
+    if code == "doubtful_card" and problem.card and problem.alternative:
+        whose = f" in {name}'s cards" if name else ""
+        return (f"The camera is unsure of {card_words(problem.card)}{whose}: it may be "
+                f"{card_words(problem.alternative)}.")
+    if code == "uncertain_card" and problem.card and problem.share:
+        return (f"The camera saw {card_words(problem.card)} in {who}'s cards only now and "
+                f"then ({problem.share} of the time): check it is there.")
     if code == "duplicate_card":
         return f"The camera sees a card twice: {_cards_in(named(detail))}. Check the cards."
     if code == "up_card_unknown":
@@ -83,7 +73,17 @@ def problem_sentence(problem: str, players: dict[str, str]) -> str:
 
 def problem_sentences(problems: list[Any] | None, players: dict[str, str]) -> list[str]:
     """The reader's notes of a proposal as sentences (text that is not a note is dropped)."""
-    return [problem_sentence(p, players) for p in problems or [] if isinstance(p, str)]
+    return [problem_sentence(p, players) for p in problems or []
+            if isinstance(p, (str, Problem))]
+
+
+_HEADLINE_VERBS = {Outcome.GIN: "goes gin", Outcome.BIG_GIN: "goes big gin"}
+
+
+def knocker_verb(outcome: Any) -> str:
+    """What the knocker did, for the proposal's headline: "goes gin", "goes big gin" or
+    "knocks" (an undercut is a knock)."""
+    return _HEADLINE_VERBS.get(Outcome.of(outcome), "knocks")  # type: ignore[arg-type]
 
 
 def penalty_sentence(name: str, penalty: dict[str, Any], camera: bool) -> str:
@@ -209,6 +209,8 @@ def register(app: Any) -> None:
     """Make these wordings the templates' filters (``zone``: the app's ``TIMEZONE``)."""
     zone = app.config.get("TIMEZONE")
     app.jinja_env.filters["problem_sentences"] = problem_sentences
+    app.jinja_env.filters["swaps"] = swaps
+    app.jinja_env.filters["knocker_verb"] = knocker_verb
     app.jinja_env.filters["penalty_sentence"] = penalty_sentence
     app.jinja_env.filters["rules_words"] = rules_words
     app.jinja_env.filters["local_time"] = lambda value, fmt="%Y-%m-%d %H:%M:%S": local_time(

@@ -5,6 +5,8 @@
 - ``state``: a table's state folded from its events (pure).
 - ``commands``: a request checked against the state, returning the events that record it.
 - ``engine``: the only door to the rules engine (``scorer``).
+- ``proposal``: the types that cross into the records (``Proposal``, ``Problem``, ``Doubt``,
+  ``Phase``, ``Outcome``).
 
 The names most callers need are importable from here (``from webui.store import Store``).
 """

@@ -11,6 +11,7 @@ import binascii
 from typing import Any
 
 from webui.store import Command, CommandError, engine
+from webui.store.proposal import Kind, Outcome, Phase, Proposal
 from webui.store.state import PLAYERS, HandState, TableState, sheet_hash
 from webui.validate import whole_number
 
@@ -107,17 +108,17 @@ def _groups(value: Any, what: str) -> list[list[str]]:
     return [_card_list(g, what) for g in value]
 
 
-def parse_proposal(body: dict[str, Any]) -> dict[str, Any]:
+def parse_proposal(body: dict[str, Any]) -> Proposal:
     """A proposal from a request body: kind score (knocker, cards, melds), dead, or manual."""
     kind = body.get("kind", "score")
     if kind == "dead":
-        return {"kind": "dead"}
+        return Proposal(Kind.DEAD)
     if kind == "manual":
         winner = _player(body.get("winner"))
         points = whole_number(body.get("points"), "points", 0, 1000)
         note = str(body.get("note", ""))[:200]
-        return {"kind": "manual", "result": {"winner": winner, "points": points,
-                                             "outcome": "manual", "note": note}}
+        return Proposal(Kind.MANUAL, result={"winner": winner, "points": points,
+                                             "outcome": Outcome.MANUAL.value, "note": note})
     if kind != "score":
         raise CommandError("bad_kind", "kind must be score, dead or manual", 400)
     knocker = _player(body.get("knocker"))
@@ -140,28 +141,31 @@ def parse_proposal(body: dict[str, Any]) -> dict[str, Any]:
     if overlap:
         raise CommandError("duplicate_card", f"{', '.join(sorted(overlap))} appears in both "
                            "hands", 400)
-    out: dict[str, Any] = {"kind": "score", "knocker": knocker, "cards": cards}
-    if body.get("improper_accepted") not in (None, "", False, "0", "false"):
-        out["improper_accepted"] = True
-    if melds.get(knocker):
-        out["melds"] = {knocker: melds[knocker]}
-    return out
+    improper = body.get("improper_accepted") not in (None, "", False, "0", "false")
+    return Proposal(Kind.SCORE, knocker=knocker, cards=cards, improper_accepted=improper,
+                    melds={knocker: melds[knocker]} if melds.get(knocker) else None)
 
 
-def propose(game: Any, hand: Any, proposal: dict[str, Any], source: str = "manual",
+def propose(game: Any, hand: Any, proposal: Proposal | dict[str, Any], source: str = "manual",
             director: bool = False, strict: bool = True, extra: dict[str, Any] | None = None
             ) -> Command:
     """Set the hand's proposed result (engine-scored). Players then confirm it.
 
+    ``proposal``: a ``Proposal`` (a stored proposal's JSON is read with ``Proposal.from_json``).
     ``strict`` (hand input) refuses a proposal the engine rejects; camera readings keep the
     engine's error on the proposal so people see what to fix. ``director`` confirms it at once.
+    ``extra``: fields stored beside the result (the camera's question about the card count).
     """
+    if not isinstance(proposal, Proposal):
+        proposal = Proposal.from_json(proposal)
+    core, reading = proposal.core_json(), proposal.reading_json()
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         pick = _director_hand if director else _open_hand
         current = pick(state, game, hand)
-        scored = _scored(state, current.up_card, proposal)
+        scored = _scored(state, current.up_card, core)
         scored["source"] = source
+        scored.update(reading)
         if extra:
             scored.update(extra)
         if strict and scored.get("error"):
@@ -260,9 +264,9 @@ def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         p = _player(player)
         current = _open_hand(state, game, hand)
-        if current.proposal is None:
+        if current.phase in (Phase.DEALING, Phase.PLAYING):
             raise CommandError("nothing_to_confirm", "there is no result to confirm yet", 409)
-        if current.proposal.get("error"):
+        if current.phase is Phase.UNPLAYABLE:
             raise CommandError("unplayable", "the proposal has an error; correct it first", 409)
         rev = whole_number(revision, "revision")
         if rev != current.revision:

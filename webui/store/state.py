@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webui.store import engine
+from webui.store.proposal import Phase
 
 PLAYERS = engine.PLAYERS
 
@@ -42,6 +43,16 @@ class HandState:
         if self.proposal is None or self.proposal.get("error"):
             return False
         return self.director_confirmed or len(self.confirmed_by) == len(PLAYERS)
+
+    @property
+    def phase(self) -> Phase:
+        """Where the hand stands: dealing, playing, a proposal to correct or to confirm, or
+        confirmed."""
+        if self.proposal is None:
+            return Phase.PLAYING if self.up_card is not None else Phase.DEALING
+        if self.proposal.get("error"):
+            return Phase.UNPLAYABLE
+        return Phase.CONFIRMED if self.confirmed else Phase.PROPOSED
 
     @property
     def result(self) -> dict[str, Any] | None:

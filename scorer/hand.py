@@ -343,7 +343,9 @@ def _score(
 ) -> _Score:
     """Seed 000 rule 6 and 003: gin, big gin, undercut (ties too, by default) or a knock."""
     if is_big_gin:
-        return _Score("big_gin", knocker, d_count + int(rules.big_gin_bonus or 0))
+        # a big gin is only recognised when the rules have a big gin bonus (big_gin_allowed)
+        assert rules.big_gin_bonus is not None
+        return _Score("big_gin", knocker, d_count + rules.big_gin_bonus)
     if is_gin:
         return _Score("gin", knocker, d_count + rules.gin_bonus)
     if d_count < k_count or (d_count == k_count and rules.undercut_on_tie):

@@ -88,11 +88,13 @@ def knocker_verb(outcome: Any) -> str:
 
 def penalty_sentence(name: str, penalty: dict[str, Any], camera: bool) -> str:
     """A wrong-number-of-cards penalty of the rules engine in words."""
-    missing, extra = int(penalty.get("missing_cards") or 0), int(penalty.get("extra_cards") or 0)
-    if missing:
+    # the engine's penalty names either the missing cards (and their points) or the extras
+    if "missing_cards" in penalty:
+        missing = int(penalty["missing_cards"])
         text = (f"{name} is {missing} card{'s' if missing > 1 else ''} short "
-                f"({penalty.get('points', 0)} points)")
+                f"({penalty['points']} points)")
         return text + (": the camera may have missed a card" if camera else "")
+    extra = int(penalty["extra_cards"])
     text = (f"{name} has {extra} extra card{'s' if extra > 1 else ''} "
             "(counted at face value)")
     return text + (": the camera may have read a card twice" if camera else "")

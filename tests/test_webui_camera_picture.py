@@ -56,8 +56,8 @@ def test_the_camera_picture_outlines_every_card_the_reader_used_in_frame_pixels(
     reader = TableReader(configured(detector, layout.detector_settings()), layout)
     import cv2
 
-    reader.feed(cv2.imread(str(DEMO / "hand" / "frame_030.jpg")))
-    expected = sorted((d.card, tuple(round(v) for v in d.box)) for d in reader.last_detections)
+    read = reader.feed(cv2.imread(str(DEMO / "hand" / "frame_030.jpg")))
+    expected = sorted((d.card, tuple(round(v) for v in d.box)) for d in read.detections)
     assert len(expected) >= 20
     assert sorted((d.card, tuple(round(v) for v in d.box)) for d in drawn[-1]) == expected
     xs = [(d.box[0] + d.box[2]) / 2 for d in drawn[-1]]

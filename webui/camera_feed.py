@@ -15,8 +15,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cv2
 from flask import Flask
 
+from vision.inference import detector as card_detector  # load_detector: patched in tests
+from vision.inference.tiling import configured
+from vision.table.camera import open_camera
+from vision.table.events import FrameRead
+from vision.table.layout import load_layout
+from vision.table.picture import draw_detections
+from vision.table.reader import TableReader, look
 from webui.store import Actor, CommandError, Store, commands
 from webui.store.proposal import Doubt, Kind, Problem, Proposal, reader_card, reader_cards
 
@@ -126,11 +134,6 @@ class TableCamera:
 
     def _loop(self) -> None:
         try:
-            from vision.table.camera import open_camera
-        except ImportError as exc:
-            self._set_status("unavailable", f"camera unavailable (vision not installed: {exc})")
-            return
-        try:
             camera = open_camera(self.source)
         except Exception as exc:
             self._set_status("unavailable", f"camera unavailable: {exc}")
@@ -147,35 +150,26 @@ class TableCamera:
                         self._set_status("finished", "the recorded footage has ended")
                         return
                     continue
-                events: list[Any] = []
-                drawn: list[Any] = []
+                read = FrameRead(frame.index)
                 try:
                     if reader is not None:
-                        events = reader.feed(frame)
-                        drawn = reader.last_detections  # in frame pixels, after its tiling
+                        read = reader.feed(frame)
                     elif detector is not None:  # not calibrated: the cards are shown
-                        drawn = list(detector.detect(frame.image))
+                        read = look(detector, frame)
                 except Exception as exc:
                     log.warning("reader failed on frame %s: %s", frame.index, exc)
-                self._publish_frame(frame.image, drawn)
-                for ev in events:
+                self._publish_frame(frame.image, read)
+                for ev in read.events:
                     self._on_event(ev, frame.image)
         finally:
             camera.close()
 
-    def _make_reader(self) -> tuple[Any, Any, str]:
-        try:
-            from vision.inference.tiling import configured
-            from vision.table.layout import load_layout
-            from vision.table.reader import TableReader
-        except ImportError as exc:
-            return None, None, f"cards are not read (reader not installed: {exc})"
+    def _make_reader(self) -> tuple[Any, TableReader | None, str]:
+        """(the detector, the table reader when the table is calibrated, what is missing)."""
         try:
             if self._given_detector is None:
-                from vision.inference.detector import default_backend, load_detector
-
-                self._given_detector = load_detector()
-                self._run_self_check(self._given_detector, default_backend())
+                self._given_detector = card_detector.load_detector()
+                self._run_self_check(self._given_detector, card_detector.default_backend())
             detector = self._given_detector
         except Exception as exc:
             return None, None, f"cards are not read (detector unavailable: {exc})"
@@ -202,11 +196,10 @@ class TableCamera:
         if not self._self_check["passed"]:
             log.warning("%s", self._self_check["line"])
 
-    def _publish_frame(self, image: Any, detections: list[Any]) -> None:
-        import cv2
-
+    def _publish_frame(self, image: Any, read: FrameRead) -> None:
+        """Keep the frame and its picture: the cards the reader used, outlined."""
         self._raw = image
-        annotated = draw_detections(image, detections)
+        annotated = draw_detections(image, read.detections)
         ok, buf = cv2.imencode(".jpg", annotated, [cv2.IMWRITE_JPEG_QUALITY, 75])
         if not ok:
             return
@@ -321,25 +314,6 @@ def _cur(state: Any) -> tuple[int, int]:
     if hand is None:
         raise CommandError("game_over", "no hand is being played")
     return hand.game, hand.number
-
-
-def draw_detections(image: Any, detections: list[Any]) -> Any:
-    """The frame with each detected card corner boxed and labelled (supervision annotators)."""
-    if not detections:
-        return image
-    import numpy as np
-    import supervision as sv
-
-    boxes = np.array([d.box for d in detections], dtype=float)
-    labels = [f"{d.card} {d.confidence:.2f}" for d in detections]
-    names = sorted({d.card for d in detections})
-    class_id = np.array([names.index(d.card) for d in detections])
-    dets = sv.Detections(xyxy=boxes, confidence=np.array([d.confidence for d in detections]),
-                         class_id=class_id)
-    scale = max(image.shape[:2]) / 1000
-    out = sv.BoxAnnotator(thickness=max(2, int(2 * scale))).annotate(image.copy(), dets)
-    return sv.LabelAnnotator(text_scale=0.5 * max(1.0, scale), text_padding=2).annotate(
-        out, dets, labels=labels)
 
 
 def start_camera(app: Flask, table_id: int) -> TableCamera | None:

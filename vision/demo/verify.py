@@ -117,7 +117,7 @@ def check_demo(detector: Any = None, *, use_truth: bool = False,
         if image is None:
             raise FileNotFoundError(demo_dir / "hand" / frame["frame"])
         current = frame["hand"] if frame["hand"] in per_hand else current
-        for event in reader.feed(image):
+        for event in reader.feed(image).events:
             if isinstance(event, HandDealt):
                 per_hand[current]["dealt"].append(event.up_card)
             elif isinstance(event, TableRead):

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from vision.inference.detection import Detection
+
 
 @dataclass(frozen=True)
 class HandDealt:
@@ -110,3 +112,14 @@ class TableRead:
 
 
 Event = HandDealt | SpreadRead | CameraLost | CameraBack | TableRead
+
+
+@dataclass(frozen=True)
+class FrameRead:
+    """What the reader made of one camera frame: the detections it used, in the frame's pixels
+    (the detector's tiles merged), and the events the frame caused (often none). The web app
+    draws the one (`vision.table.picture.draw_detections`) and records the other."""
+
+    index: int
+    detections: tuple[Detection, ...] = ()
+    events: tuple[Event, ...] = ()

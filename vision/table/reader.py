@@ -26,7 +26,15 @@ import numpy as np
 
 from vision.table.camera import Camera, Frame
 from vision.table.deal import DealWatcher
-from vision.table.events import CameraBack, CameraLost, Event, HandDealt, SpreadRead, TableRead
+from vision.table.events import (
+    CameraBack,
+    CameraLost,
+    Event,
+    FrameRead,
+    HandDealt,
+    SpreadRead,
+    TableRead,
+)
 from vision.table.grouping import DetectionLike, cards_from_detections, index_unit
 from vision.table.knock import KnockWatcher
 from vision.table.layout import UP_CARD, TableLayout
@@ -52,6 +60,11 @@ def read_detections(
             problems.append(f"up_card_unclear: {len(slot)} cards in the up-card slot "
                             f"({' '.join(c.card for c in slot)})")
     return read_spreads(regions, problems=problems, up_card=up_card, unit=unit, cards=cards)
+
+
+def look(detector: Any, frame: Frame) -> FrameRead:
+    """A frame of a camera without a layout (not calibrated): the cards seen, no events."""
+    return FrameRead(frame.index, tuple(detector.detect(frame.image)))
 
 
 def read_image(image: np.ndarray, layout: TableLayout | None, detector: Any) -> TableRead:
@@ -90,8 +103,6 @@ class TableReader:
         self.knock = KnockWatcher(self.players, stable_frames)
         self._placed: TableLayout | None = None
         self._frames_seen = 0
-        #: the last frame's detections in frame pixels (the detector's tiles merged), for drawing
-        self.last_detections: list[Any] = []
         self._reset_hand()
 
     def _reset_hand(self) -> None:
@@ -115,8 +126,8 @@ class TableReader:
         """The knocker's cards before the defender's layoffs (None until the defender spreads)."""
         return self.knock.knocker_own
 
-    def feed(self, frame: Frame | np.ndarray) -> list[Event]:
-        """Read one camera frame; return the events it causes (often none)."""
+    def feed(self, frame: Frame | np.ndarray) -> FrameRead:
+        """Read one camera frame: its detections in frame pixels and the events it causes."""
         image = frame.image if isinstance(frame, Frame) else frame
         index = frame.index if isinstance(frame, Frame) else self._frames_seen
         if self._placed is None or self._frames_seen % self.relocate_every == 0:
@@ -124,8 +135,9 @@ class TableReader:
             # markers hidden for a moment (a hand, a sleeve): keep where they were last seen
             if by_markers or self._placed is None or not self.layout.markers:
                 self._placed = placed
-        self.last_detections = list(self.detector.detect(image))
-        return self.feed_detections(self.last_detections, index, self._placed)
+        detections = tuple(self.detector.detect(image))
+        events = self.feed_detections(detections, index, self._placed)
+        return FrameRead(index, detections, tuple(events))
 
     def feed_detections(self, detections: Iterable[DetectionLike], index: int | None = None,
                         layout: TableLayout | None = None) -> list[Event]:
@@ -168,17 +180,19 @@ class TableReader:
                     return
                 continue
             idle = 0
-            yield from self.feed(frame)
+            yield from self.feed(frame).events
         yield from camera.pop_events()
 
 
 __all__ = [
     "CameraBack",
     "CameraLost",
+    "FrameRead",
     "HandDealt",
     "SpreadRead",
     "TableRead",
     "TableReader",
+    "look",
     "read_detections",
     "read_image",
     "read_spreads",

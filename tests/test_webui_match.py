@@ -53,3 +53,20 @@ def test_restarting_with_another_camera_keeps_the_tables_calibration(tmp_path):
     assert ensure_table(store, "Table 9", {"A": "Ann", "B": "Ben"}, "usb:1") == table
     state = store.state(table)
     assert state.camera == "usb:1" and state.layout == str(layout)
+
+
+def test_a_table_cannot_be_made_with_rules_the_engine_refuses(app):
+    """Issue 16: the match length is never guessed (the table app answered best of 5 for rules
+    the engine refused); a table's rules are checked when it is made, as when they change."""
+    import pytest
+
+    from webui.store import CommandError
+
+    store = app.extensions["gintray.store"]
+    before = len(store.tables())
+    with pytest.raises(CommandError) as refused:
+        store.create_table("Board 2", {"name": "Board 2", "players": {"A": "Ann", "B": "Ben"},
+                                       "rules": "bogus", "camera": None}, Actor("test"))
+    assert refused.value.status == 400 and "unknown rule preset 'bogus'" in refused.value.message
+    assert len(store.tables()) == before
+    assert store.state(1).match_json()["best_of"] == 5  # tournament: the engine's best of five

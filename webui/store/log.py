@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from webui.store import engine
 from webui.store import state as state_mod
 from webui.store.db import (
     REVOKED,
@@ -116,7 +117,12 @@ class Store:
 
     # tables and devices ---------------------------------------------------------------------
     def create_table(self, name: str, settings: dict[str, Any], actor: Actor) -> int:
-        """Create a table with a fresh PIN, its settings event and game 1."""
+        """Create a table with a fresh PIN, its settings event and game 1 (raises CommandError
+        400 on rules the engine refuses: a table's rules are always ones the engine plays)."""
+        try:
+            engine.rules_json(settings.get("rules"))
+        except engine.ScorerError as exc:
+            raise CommandError(exc.code, exc.message, 400) from None
         with self.Session() as s:
             row = TableRow(name=name, pin=new_pin())
             s.add(row)

@@ -232,13 +232,11 @@ class TableState:
         return engine.dealer_after(self.rules, last.dealer, last.winner)
 
     def match_json(self) -> dict[str, Any]:
-        """Match progress from the rules engine (games won, best of, winner, series)."""
+        """Match progress from the rules engine (games won, best of, winner, series). A table's
+        rules are ones the engine plays (checked when the table is made and when its settings
+        change), so there is no match length to guess."""
         winners = [g.winner for g in self.games if g.winner is not None]
-        try:
-            status = engine.match(self.rules, winners)
-        except engine.ScorerError:  # rules the engine refuses: show the games, decide nothing
-            won = {p: winners.count(p) for p in PLAYERS}
-            status = {"games_won": won, "games": 5, "complete": False, "winner": None}
+        status = engine.match(self.rules, winners)
         # a match of several games (tournament best of five, partnership series) ends play;
         # single-game rule sets play on, game after game
         decided = bool(status["complete"]) and self.plays_match
@@ -247,12 +245,8 @@ class TableState:
 
     @property
     def plays_match(self) -> bool:
-        """Whether the table's rules play a match of several games (False for rules the
-        engine refuses)."""
-        try:
-            return engine.plays_match(self.rules)
-        except engine.ScorerError:
-            return False
+        """Whether the table's rules play a match of several games."""
+        return engine.plays_match(self.rules)
 
     def to_json(self) -> dict[str, Any]:
         current = self.current_hand()

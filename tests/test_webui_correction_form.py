@@ -5,13 +5,14 @@ never a 500, never a silently changed card; the knocker's best spread with its a
 from __future__ import annotations
 
 import random
+import re
 import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from scorer_helpers import code, meld_heavy_hand
-from webui_helpers import Tablet, make_app
+from webui_helpers import KNOCK_A, KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
 
 from scorer.cards import DECK
 
@@ -34,6 +35,36 @@ def test_correction_without_melds_lays_the_knockers_best_spread_and_shows_the_ot
     assert (result["alternatives"][0]["winner"], result["alternatives"][0]["points"]) == ("A", 17)
     panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
     assert 'id="alternatives"' in panel and "Ann scores 17" in panel
+
+
+def test_with_no_proposal_the_form_chooses_no_knocker_and_asks_for_one(tablet):
+    """Issue 16: the correction form ticked Ann as knocker when nothing was proposed yet, so a
+    hand typed in for Ben's knock was scored as Ann's unless the player saw the tick."""
+    assert tablet.knock_card("KS").status_code == 200
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    radios = re.findall(r'<input type="radio" name="knocker"[^>]*>', panel)
+    assert len(radios) == 2 and not any("checked" in r for r in radios)
+    assert all("required" in r for r in radios)  # the browser asks before sending
+    answer = tablet.propose(kind="score", cards={"A": " ".join(KNOCK_A), "B": " ".join(KNOCK_B)})
+    assert answer.status_code == 400
+    assert answer.get_json()["error"] == {"code": "no_knocker",
+                                          "message": "say who knocked: the score depends on it"}
+    assert tablet.hand()["proposal"] is None
+    # once proposed, the form shows the proposal's knocker
+    assert tablet.propose(kind="score", knocker="B",
+                          cards={"A": " ".join(KNOCK_B), "B": "5S"},
+                          melds={"B": KNOCK_MELDS_A}).status_code == 200
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    assert re.search(r'name="knocker" value="B" required checked', panel)
+
+
+def test_a_score_by_hand_chooses_no_winner_and_asks_for_one(tablet):
+    """The same for the form that records a score by hand: nobody is pre-chosen as winner."""
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
+    assert '<select name="winner" required><option value="" selected disabled>' in panel
+    answer = tablet.propose(kind="manual", winner="", points=20)
+    assert answer.status_code == 400
+    assert answer.get_json()["error"] == {"code": "no_winner", "message": "say who won the hand"}
 
 
 cards_text = st.lists(st.one_of(st.sampled_from(CODES), st.sampled_from(LOOK_ALIKES)),

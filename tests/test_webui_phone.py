@@ -162,6 +162,7 @@ def test_cards_are_corrected_with_the_picker_and_typing_still_works(served, size
         ben.locator("button.pick[data-card='8D']").click()  # and puts the right one in
         assert sorted(page.input_value("input[name=cards_B]").split()) == sorted(KNOCK_B)
         expect(ben.locator(".count")).to_have_text("10 cards")
+        page.check("fieldset.knocker input[value=A]")  # no proposal: nobody is pre-chosen
         page.click("form.correction button.primary")
         expect(page.locator("#proposal")).to_contain_text("Ann knocks")
         expect(page.locator("#proposal .headline")).to_contain_text("scores 7")

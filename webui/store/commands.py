@@ -114,6 +114,8 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
     if kind == "dead":
         return Proposal(Kind.DEAD)
     if kind == "manual":
+        if body.get("winner") in (None, ""):
+            raise CommandError("no_winner", "say who won the hand", 400)
         winner = _player(body.get("winner"))
         points = whole_number(body.get("points"), "points", 0, 1000)
         note = str(body.get("note", ""))[:200]
@@ -121,6 +123,8 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
                                              "outcome": Outcome.MANUAL.value, "note": note})
     if kind != "score":
         raise CommandError("bad_kind", "kind must be score, dead or manual", 400)
+    if body.get("knocker") in (None, ""):
+        raise CommandError("no_knocker", "say who knocked: the score depends on it", 400)
     knocker = _player(body.get("knocker"))
     cards: dict[str, list[str]] = {}
     melds: dict[str, list[list[str]]] = {}

@@ -17,6 +17,7 @@ from scorer.hand import Alternative, HandResult, Layoff, score_hand
 from scorer.melds import DiscardOption, MeldAnalysis, best_melds, is_meld, min_deadwood
 from scorer.rules import PRESETS, RuleSet, Shutout, knock_limit_for, rules_from_spec
 from scorer.sheet import (
+    BoardResult,
     Game,
     Sheet,
     hand_winner,
@@ -32,6 +33,7 @@ __all__ = [
     "PRESETS",
     "SUITS",
     "Alternative",
+    "BoardResult",
     "Card",
     "CardError",
     "DiscardOption",

@@ -220,6 +220,14 @@ class BoardResult:
     winner: str | None
     points: int
 
+    @classmethod
+    def from_sheet_hand(cls, entry: Mapping[str, Any]) -> BoardResult:
+        """A board's result from its score sheet entry (``sheet_hand``): ``{"winner",
+        "points"}``, or ``{"dead": True}``, where nobody scores."""
+        if entry.get("dead"):
+            return cls(None, 0)
+        return cls(str(entry["winner"]), int(entry["points"]))
+
 
 FINALS_WINS = 4  # 000 partnership rule 2: "(4) and (5) game winners are in the finals"
 

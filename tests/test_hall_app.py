@@ -185,6 +185,29 @@ def test_partnership_match_nets_both_boards_into_250_point_games(hall):
     assert "Ann" not in standings  # boards of a partnership are not singles matches
 
 
+def test_a_dead_board_scores_nobody_in_the_team_hand(hall):
+    """Issue 16: a dead board was read as 0 points by an 'or 0'; it is a dead board (the
+    engine's sheet entry), the team hand is the other board's, and the page says so."""
+    _app, client, store = hall
+    b1 = new_table(store, "Board 1", "Ann", "Cy", rules="partnership")
+    b2 = new_table(store, "Board 2", "Bob", "Di", rules="partnership")
+    client.post("/partnerships", data={"team_A": "Aces", "members_A": "Ann, Bob",
+                                       "team_B": "Kings", "members_B": "Cy, Di",
+                                       "board_1": b1, "board_2": b2, "csrf_token": client.csrf})
+    store.execute(b1, commands.propose(1, 1, commands.parse_proposal({"kind": "dead"})),
+                  PLAYER_A)
+    for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):
+        revision = store.state(b1).hand(1, 1).revision
+        store.execute(b1, commands.confirm(1, 1, player, revision), actor)
+    play_hand(store, b2, "A")  # Aces +14 on board 2
+    (p,) = event(client)["partnerships"]
+    (hand,) = p["hands"]
+    assert hand["boards"] == [{"dead": True}, {"winner": "A", "points": 14}]
+    assert (hand["winner"], hand["points"]) == ("A", 14)
+    page = client.get("/").get_data(as_text=True)
+    assert "<td>dead</td><td>Aces 14</td><td>Aces +14</td>" in page
+
+
 def test_director_correction_applies_at_once_or_through_the_sync(hall, tmp_path):
     _app, client, store = hall
     direct = new_table(store, "Direct", "Ann", "Bob")

@@ -11,29 +11,18 @@ the series.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from scorer import team_hand
 from webui.hall.event import rules_label, same_rules
 from webui.hall.players import player_key
 from webui.hall.schema import Partnership
 from webui.store import Store, engine
 
 PARTNERSHIP_RULES = "partnership"
-FINALS_WINS = 4  # 000 partnership rule 2: "(4) and (5) game winners are in the finals"
 
 
 class PartnershipError(ValueError):
     """A partnership that cannot be set up as asked."""
-
-
-@dataclass(frozen=True)
-class BoardResult:
-    """A board's hand result as ``team_hand`` reads it."""
-
-    winner: str | None
-    points: int
 
 
 def check_teams(team_a: str, team_b: str, boards: list[int], tables: Mapping[int, Any]
@@ -57,15 +46,11 @@ def check_teams(team_a: str, team_b: str, boards: list[int], tables: Mapping[int
                 f"it with the {PARTNERSHIP_RULES} preset, or pick another table)")
 
 
-def board_results(store: Store, table_id: int) -> list[BoardResult]:
-    """Every confirmed hand of a board, in order, as (winner seat, points)."""
+def board_results(store: Store, table_id: int) -> list[dict[str, Any]]:
+    """Every confirmed hand of a board, in order, as its sheet entry: ``{"winner", "points"}``
+    or ``{"dead": True}``."""
     state = store.state(table_id)
-    out = []
-    for game in state.games:
-        for hand in game.confirmed_hands:
-            entry = hand.sheet_entry()
-            out.append(BoardResult(entry.get("winner"), int(entry.get("points") or 0)))
-    return out
+    return [hand.sheet_entry() for game in state.games for hand in game.confirmed_hands]
 
 
 def partnership_view(store: Store, match: Partnership) -> dict[str, Any]:
@@ -74,16 +59,14 @@ def partnership_view(store: Store, match: Partnership) -> dict[str, Any]:
     names = {seat: match.teams[seat]["name"] for seat in ("A", "B")}
     boards = [board_results(store, t) for t in match.boards]
     count = min(len(b) for b in boards)
-    hands = []
-    for i in range(count):
-        net = team_hand([b[i] for b in boards], {"A": "A", "B": "B"})
-        hands.append({**net, "boards": [{"winner": b[i].winner, "points": b[i].points}
-                                        for b in boards]})
-    sheet = engine.sheet("partnership", [{k: h[k] for k in ("winner", "points", "dead")
-                                          if k in h} for h in hands])
-    wins = sheet["match"]["games_won"]
+    hands = [{**engine.team_hand([b[i] for b in boards]), "boards": [b[i] for b in boards]}
+             for i in range(count)]
+    sheet = engine.sheet(PARTNERSHIP_RULES, [{k: h[k] for k in ("winner", "points", "dead")
+                                              if k in h} for h in hands])
+    match_status = sheet["match"]
     return {"id": match.id, "name": match.name, "teams": match.teams, "names": names,
             "boards": match.boards, "board_hands": [len(b) for b in boards],
-            "hands": hands, "games": sheet["games"], "match": sheet["match"],
-            "winner_name": names.get(sheet["match"]["winner"] or ""),
-            "finalists": [names[s] for s in ("A", "B") if wins.get(s, 0) >= FINALS_WINS]}
+            "hands": hands, "games": sheet["games"], "match": match_status,
+            "winner_name": names.get(match_status["winner"]) if match_status["winner"] else None,
+            "finalists": [names[s] for s in ("A", "B")
+                          if match_status["series"][s]["finalist"]]}

@@ -20,7 +20,7 @@ PLAYERS = ("A", "B")
 
 __all__ = ["PLAYERS", "ScorerError", "card_json", "dealer_after", "game_sheet", "hand_winner",
            "knock_card_info", "match", "normalise_cards", "plays_match", "preset_names",
-           "rules_json", "same_rules", "score", "sheet", "sheet_hand"]
+           "rules_json", "same_rules", "score", "sheet", "sheet_hand", "team_hand"]
 
 
 def preset_names() -> list[str]:
@@ -116,6 +116,14 @@ def game_sheet(spec: Any, hands: list[dict[str, Any]]) -> tuple[dict[str, Any], 
 def sheet_hand(result: dict[str, Any] | None) -> dict[str, Any]:
     """A hand's entry on the engine's score sheet from its result (None: a dead hand)."""
     return scorer.sheet_hand(result)
+
+
+def team_hand(boards: list[dict[str, Any]]) -> dict[str, Any]:
+    """One partnership hand netted over its boards (000 partnership rule 8), from each board's
+    sheet entry (``sheet_hand``), seat A of every board in the first team: a sheet hand,
+    ``{"winner", "points"}`` or ``{"dead": True}``."""
+    results = [scorer.BoardResult.from_sheet_hand(entry) for entry in boards]
+    return scorer.team_hand(results, {"A": "A", "B": "B"})
 
 
 def hand_winner(result: dict[str, Any] | None) -> str | None:

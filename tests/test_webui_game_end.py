@@ -362,3 +362,16 @@ def test_verify_fails_when_a_signature_does_not_cover_the_final_sheet(app, finis
     bare = tmp_path / "bare.pdf"
     bare.write_bytes(sign_pdf(render_sheet_pdf(state, view, {}, 1), identity, "test"))
     assert verify_main([str(bare), "--data-dir", str(tmp_path)]) == 1
+
+
+def test_the_directors_fix_of_a_dead_hand_chooses_no_winner_and_no_points(app, tablet):
+    """Issue 16: the sheet's fix form showed a dead hand as 'Ann 0' (a missing winner and
+    points filled in); now it asks who won and how much."""
+    tablet.post("proposal", {"game": 1, "hand": 1, "kind": "dead"})
+    for p in ("A", "B"):
+        assert tablet.confirm(p).status_code == 200
+    page = director_client(app).get("/t/1/sheet").get_data(as_text=True)
+    fix = re.search(r'director: hand 1 is</small>(.*?)</form>', page, re.S).group(1)
+    assert '<option value="" selected disabled>who won?</option>' in fix
+    assert re.search(r'<option value="A"\s*>', fix) and 'value="" required class' in fix
+

@@ -50,7 +50,7 @@ def game_view(state: Any, game: Any) -> dict[str, Any]:
         boxes = record.get("boxes") or boxes
         rows.append({"hand": hand.number, "dealer": hand.dealer, "knock": hand.up_card,
                      "text": hand_text(players, hand.proposal),
-                     "winner": record.get("winner"), "points": record.get("points", 0),
+                     "winner": record.get("winner"), "points": record.get("points"),  # None: dead
                      "totals": {p: totals.get(p, 0) for p in ("A", "B")}})
     engine_games = sheet.get("games") or []
     bonuses: list[dict[str, Any]] = []

@@ -202,7 +202,7 @@ def history_lines(events: list[Any], players: dict[str, str], seats: dict[int, s
     """A table's events, newest first, in sentences and local time (``seats``: each joined
     device's player, by device id)."""
     return [HistoryLine(seq=e.seq, when=local_time(e.created_at, zone=zone),
-                        who=actor_words(e.actor, seats.get(e.device_id or 0), players),
+                        who=actor_words(e.actor, seats.get(e.device_id), players),
                         what=event_sentence(e.kind, e.payload or {}, players))
             for e in reversed(events)]
 

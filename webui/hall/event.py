@@ -224,8 +224,8 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
                 st.spellings.add(first)
             st.spellings.add(names[seat])
             st.tables.append(table_id)
-            st.games_won += match["games_won"].get(seat, 0)
-            st.games_lost += match["games_won"].get(other, 0)
+            st.games_won += match["games_won"][seat]
+            st.games_lost += match["games_won"][other]
             if match["complete"]:
                 st.matches += 1
                 st.matches_won += int(match["winner"] == seat)

@@ -84,7 +84,7 @@ def build(store: Store, ranked: Standings, at: datetime) -> ProjectorView:
         state = store.state(table_id)
         won = match_result(state)["games_won"]
         tables.append(ShownTable(state.name, state.players["A"], state.players["B"],
-                                 won.get("A", 0), won.get("B", 0),
+                                 won["A"], won["B"],
                                  clock_mod.table_playing(state)))
     this_round = next((p for p in approved if current and p.round == current.number), None)
     shown_clock = None

@@ -80,6 +80,20 @@ def _back_to(anchor: str = "") -> Any:
     return redirect(url_for("hall.index") + (f"#{anchor}" if anchor else ""), 303)
 
 
+def _refused(message: str, anchor: str) -> Any:
+    """A refused director action: the reason flashed as an error, back at ``anchor``."""
+    flash(message, "error")
+    return _back_to(anchor)
+
+
+def _done(action: AuditAction, record: str, message: str, anchor: str) -> Any:
+    """A director action done: written to the audit log (``record``), ``message`` flashed,
+    back at ``anchor``."""
+    audit.record(store(), director_name(), action, record)
+    flash(message)
+    return _back_to(anchor)
+
+
 def _refusal(exc: Exception) -> str:
     """What a refused director action says: a command's message, else the error's text."""
     return exc.message if isinstance(exc, CommandError) else str(exc)
@@ -469,23 +483,23 @@ def draw() -> Any:
     try:
         seed, pairs = blind_draw(names)
     except DrawError as exc:
-        flash(str(exc), "error")
-        return _back_to("draw")
+        return _refused(str(exc), "draw")
     latest = _latest_draw()
     refusal = _redraw_refusal(latest, request.form.get("replace", ""))
     if refusal:
-        flash(refusal, "error")
-        return _back_to("draw")
+        return _refused(refusal, "draw")
     with store().Session() as s:
         s.add(Draw(kind=kind, seed=seed, entrants=[n.strip() for n in names if n.strip()],
                    pairs=pairs))
         s.commit()
     replaced = (f"; it replaces the draw of {latest.created_at:%H:%M:%S} (seed {latest.seed})"
                 if latest else "")
-    audit.record(store(), director_name(), AuditAction.DRAW,
-                 f"{kind} blind draw of {len(names)} entrant(s), seed {seed}{replaced}")
-    flash(f"Blind draw made ({len(pairs)} pairings){replaced}.")
-    return _back_to("draw")
+    return _done(
+        AuditAction.DRAW,
+        f"{kind} blind draw of {len(names)} entrant(s), seed {seed}{replaced}",
+        f"Blind draw made ({len(pairs)} pairings){replaced}.",
+        "draw",
+    )
 
 
 def _seating(draw_id: int) -> DrawSeating | None:
@@ -566,12 +580,13 @@ def start_round() -> Any:
                   for t in p.table_ids]
         started = clock_mod.start_round(store(), number, minutes, director_name(), tables)
     except (CommandError, clock_mod.RoundError) as exc:
-        flash(_refusal(exc), "error")
-        return _back_to("round")
-    audit.record(store(), director_name(), AuditAction.ROUND,
-                 f"round {started.number} started for {started.minutes} minutes")
-    flash(f"Round {started.number} started: {started.minutes} minutes.")
-    return _back_to("round")
+        return _refused(_refusal(exc), "round")
+    return _done(
+        AuditAction.ROUND,
+        f"round {started.number} started for {started.minutes} minutes",
+        f"Round {started.number} started: {started.minutes} minutes.",
+        "round",
+    )
 
 
 @bp.post("/pairing")
@@ -593,8 +608,8 @@ def propose_pairing() -> Any:
             planned = pairing_mod.propose(store(), ranked.rows, ranked.meetings,
                                           director_name())
     except (PairingError, CommandError) as exc:
-        flash(f"No pairing: {exc.message if isinstance(exc, CommandError) else exc}.", "error")
-        return _back_to("pairing")
+        return _refused(f"No pairing: {exc.message if isinstance(exc, CommandError) else exc}.",
+                        "pairing")
     audit.record(store(), director_name(), AuditAction.PAIRING,
                  f"round {planned.round} {_system_words(planned)} pairing proposed: "
                  f"{_pairs_words(planned)}")
@@ -622,14 +637,15 @@ def approve_pairing(pairing_id: int) -> Any:
         planned = pairing_mod.approve(store(), pairing_id, director_name(),
                                       event_mod.event_rules(store()))
     except pairing_mod.PairingRefused as exc:
-        flash(f"Not approved: {exc}.", "error")
-        return _back_to("pairing")
-    audit.record(store(), director_name(), AuditAction.APPROVE,
-                 f"round {planned.round} pairing approved, tables "
-                 f"{', '.join(str(t) for t in planned.table_ids)}: {_pairs_words(planned)}")
-    flash(f"Round {planned.round} approved: tables "
-          f"{', '.join(str(t) for t in planned.table_ids)} opened with the pairs seated.")
-    return _back_to("pairing")
+        return _refused(f"Not approved: {exc}.", "pairing")
+    return _done(
+        AuditAction.APPROVE,
+        f"round {planned.round} pairing approved, tables "
+        f"{', '.join(str(t) for t in planned.table_ids)}: {_pairs_words(planned)}",
+        f"Round {planned.round} approved: tables "
+        f"{', '.join(str(t) for t in planned.table_ids)} opened with the pairs seated.",
+        "pairing",
+    )
 
 
 def _pairs_words(planned: pairing_mod.Planned) -> str:
@@ -670,9 +686,12 @@ def set_event_rules() -> Any:
     if rules not in engine.preset_names():
         abort(400, description=f"rules must be one of {', '.join(engine.preset_names())}")
     store().set_setting(event_mod.EVENT_RULES_KEY, rules)
-    audit.record(store(), director_name(), AuditAction.RULES, f"the event plays {rules} rules")
-    flash(f"The event plays {rules} rules: only tables on them count in the standings.")
-    return _back_to("standings")
+    return _done(
+        AuditAction.RULES,
+        f"the event plays {rules} rules",
+        f"The event plays {rules} rules: only tables on them count in the standings.",
+        "standings",
+    )
 
 
 @bp.post("/tiebreaks")
@@ -682,13 +701,15 @@ def set_tiebreaks() -> Any:
     try:
         order = tiebreaks.parse_order(request.form.getlist("tiebreak"))
     except tiebreaks.TieBreakError as exc:
-        flash(f"Tie-breaks not changed: {exc}.", "error")
-        return _back_to("standings")
+        return _refused(f"Tie-breaks not changed: {exc}.", "standings")
     tiebreaks.save(store(), order)
     rule = tiebreaks.order_text(order)
-    audit.record(store(), director_name(), AuditAction.TIEBREAKS, f"standings ranked by {rule}")
-    flash(f"Standings ranked by {rule}.")
-    return _back_to("standings")
+    return _done(
+        AuditAction.TIEBREAKS,
+        f"standings ranked by {rule}",
+        f"Standings ranked by {rule}.",
+        "standings",
+    )
 
 
 @bp.post("/adjustments")
@@ -697,8 +718,7 @@ def give_adjustment() -> Any:
     """A points adjustment or penalty for a player (by player id), with the reason."""
     f = request.form
     if f.get("kind") not in {k.value for k in AdjustmentKind}:
-        flash("Say whether it is an adjustment or a penalty.", "error")
-        return _back_to("standings")
+        return _refused("Say whether it is an adjustment or a penalty.", "standings")
     kind = AdjustmentKind(f["kind"])
     try:
         player = whole(f.get("player_id"), "player", 1, MAX_SEQ)
@@ -710,12 +730,13 @@ def give_adjustment() -> Any:
         given = adjustments.give(store(), player, kind, points, f.get("reason", ""),
                                  director_name())
     except (CommandError, adjustments.AdjustmentError) as exc:
-        flash(_refusal(exc), "error")
-        return _back_to("standings")
-    audit.record(store(), director_name(), AuditAction(given.kind.value),
-                 f"{names[player]} (player {player}) {given.points:+d} points: {given.reason}")
-    flash(f"{given.kind.value.capitalize()} for {names[player]}: {given.points:+d} points.")
-    return _back_to("standings")
+        return _refused(_refusal(exc), "standings")
+    return _done(
+        AuditAction(given.kind.value),
+        f"{names[player]} (player {player}) {given.points:+d} points: {given.reason}",
+        f"{given.kind.value.capitalize()} for {names[player]}: {given.points:+d} points.",
+        "standings",
+    )
 
 
 @bp.get("/players")
@@ -787,17 +808,18 @@ def new_partnership() -> Any:
         check_teams(team_a, team_b, boards, rules)
     except ValueError as exc:
         message = str(exc) if isinstance(exc, PartnershipError) else "boards are table numbers"
-        flash(message, "error")
-        return _back_to("partnerships")
+        return _refused(message, "partnerships")
     teams = {"A": {"name": team_a, "members": _members(f.get("members_A", ""))},
              "B": {"name": team_b, "members": _members(f.get("members_B", ""))}}
     with store().Session() as s:
         s.add(Partnership(name=f"{team_a} v {team_b}", teams=teams, boards=boards))
         s.commit()
-    audit.record(store(), director_name(), AuditAction.PARTNERSHIP,
-                 f"partnership match {team_a} v {team_b} on boards {boards[0]} and {boards[1]}")
-    flash(f"Partnership match {team_a} v {team_b} set up.")
-    return _back_to("partnerships")
+    return _done(
+        AuditAction.PARTNERSHIP,
+        f"partnership match {team_a} v {team_b} on boards {boards[0]} and {boards[1]}",
+        f"Partnership match {team_a} v {team_b} set up.",
+        "partnerships",
+    )
 
 
 def _members(text: str) -> list[str]:

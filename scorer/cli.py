@@ -216,16 +216,24 @@ def score_from_document(doc: Any) -> HandResult:
     )
 
 
-def score_main(argv: list[str]) -> int:
-    """``gintray score [FILE]``: score one hand (JSON from FILE or stdin)."""
-    parser = _common(_Parser(prog="gintray score", description=score_main.__doc__))
+def _document_main(argv: list[str], prog: str, description: str | None,
+                   read: Callable[[Any], Any], as_text: Callable[[Any], str]) -> int:
+    """A command that reads one JSON document (FILE or stdin) into an engine object and
+    prints it as JSON, or as text with ``--text``."""
+    parser = _common(_Parser(prog=prog, description=description))
     parser.add_argument("file", nargs="?", default=None, help="input JSON (default: stdin)")
 
     def body(args: argparse.Namespace) -> Any:
-        result = score_from_document(_read_json(args.file))
-        return _score_text(result) if args.text else result.to_json()
+        value = read(_read_json(args.file))
+        return as_text(value) if args.text else value.to_json()
 
     return _run(argv, parser, body)
+
+
+def score_main(argv: list[str]) -> int:
+    """``gintray score [FILE]``: score one hand (JSON from FILE or stdin)."""
+    return _document_main(argv, "gintray score", score_main.__doc__, score_from_document,
+                          _score_text)
 
 
 def _sheet_text(sheet: Sheet) -> str:
@@ -336,11 +344,5 @@ def _board(board: Any, up_card: Any, team_of: dict[str, str], rules: Any) -> Boa
 
 def sheet_main(argv: list[str]) -> int:
     """``gintray sheet [FILE]``: running totals, boxes, bonuses and winner of a game."""
-    parser = _common(_Parser(prog="gintray sheet", description=sheet_main.__doc__))
-    parser.add_argument("file", nargs="?", default=None, help="input JSON (default: stdin)")
-
-    def body(args: argparse.Namespace) -> Any:
-        sheet = sheet_from_document(_read_json(args.file))
-        return _sheet_text(sheet) if args.text else sheet.to_json()
-
-    return _run(argv, parser, body)
+    return _document_main(argv, "gintray sheet", sheet_main.__doc__, sheet_from_document,
+                          _sheet_text)

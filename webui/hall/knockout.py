@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from webui.hall.swiss import Entrant, Pair, PairingError
+from webui.hall.swiss import Entrant, Pair, PairingError, by_rank
 
 
 @dataclass(frozen=True)
@@ -69,12 +69,7 @@ def bracket_order(size: int) -> list[int]:
 def first_round(entrants: Sequence[Entrant]) -> KnockoutRound:
     """The first round from ``entrants`` seeded by ``rank`` (1 = best): 1 v N, 2 v N-1, ...;
     when N is not a power of two, the top seeds have byes up to the next power of two."""
-    seeded = sorted(entrants, key=lambda e: (e.rank, e.player_id))
-    ids = [e.player_id for e in seeded]
-    if len(set(ids)) != len(ids):
-        raise PairingError("a player is listed twice")
-    if len(seeded) < 2:
-        raise PairingError("a knockout needs at least two players")
+    seeded = by_rank(entrants, "a knockout")
     size = 1
     while size < len(seeded):
         size *= 2

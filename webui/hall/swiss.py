@@ -89,16 +89,23 @@ def _search(players: list[Entrant], played: set[frozenset[int]], budget: int,
     return None
 
 
-def swiss_round(entrants: Sequence[Entrant], played: Iterable[frozenset[int]],
-                had_bye: Iterable[int] = ()) -> SwissRound:
-    """The next round's pairs: ``entrants`` in any order (ranked here by ``rank``),
-    ``played`` the meetings so far (``met(a, b)``), ``had_bye`` the players who had a bye."""
+def by_rank(entrants: Iterable[Entrant], what: str) -> list[Entrant]:
+    """``entrants`` best first (by ``rank``, then id), refusing a player listed twice or fewer
+    than two players (``what`` needs them: "pairing", "a knockout")."""
     ranked = sorted(entrants, key=lambda e: (e.rank, e.player_id))
     ids = [e.player_id for e in ranked]
     if len(set(ids)) != len(ids):
         raise PairingError("a player is listed twice")
     if len(ranked) < 2:
-        raise PairingError("pairing needs at least two players")
+        raise PairingError(f"{what} needs at least two players")
+    return ranked
+
+
+def swiss_round(entrants: Sequence[Entrant], played: Iterable[frozenset[int]],
+                had_bye: Iterable[int] = ()) -> SwissRound:
+    """The next round's pairs: ``entrants`` in any order (ranked here by ``rank``),
+    ``played`` the meetings so far (``met(a, b)``), ``had_bye`` the players who had a bye."""
+    ranked = by_rank(entrants, "pairing")
     meetings = set(played)
     bye = pick_bye(ranked, had_bye)
     players = [e for e in ranked if e is not bye]

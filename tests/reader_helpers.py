@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from vision.inference.detection import Detection, Detections
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("GINTRAY_SHARED", REPO.parent / "shared"))
@@ -17,16 +18,6 @@ REAL_DEV = REAL_CARDS / "dev"
 CARD_W, CARD_H = 100.0, 140.0
 INDEX_W, INDEX_H = 16.0, 36.0
 INDEX_INSET = 4.0
-
-try:  # the detector's Detection once it exists; the reader only needs these three fields
-    from vision.inference.detection import Detection
-except ImportError:  # pragma: no cover - only while the detector part is being written
-
-    @dataclass(frozen=True)
-    class Detection:  # type: ignore[no-redef]
-        card: str
-        box: tuple[float, float, float, float]
-        confidence: float
 
 
 def class_names() -> list[str]:
@@ -53,8 +44,9 @@ def real_stems() -> list[str]:
     return sorted(p.stem for p in (REAL_DEV / "labels").glob("*.txt"))
 
 
-def real_detections(stem: str, size: int = 640) -> list[Detection]:
-    """A real dev frame's labelled corners as detections (boxes in pixels, confidence 1)."""
+def real_detections(stem: str, size: int = 640) -> Detections:
+    """A real dev frame's labelled corners as detections (boxes in pixels, confidence 1; card
+    backs and jokers left out)."""
     names = class_names()
     out = []
     for line in (REAL_DEV / "labels" / f"{stem}.txt").read_text().split("\n"):
@@ -63,15 +55,13 @@ def real_detections(stem: str, size: int = 640) -> list[Detection]:
         cls, cx, cy, w, h = line.split()
         cx, cy, w, h = (float(v) * size for v in (cx, cy, w, h))
         box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-        out.append(Detection(names[int(cls)], box, 1.0))
-    return out
+        out.append((names[int(cls)], box))
+    return Detections.from_labels(out)
 
 
 def labelled_cards(stem: str) -> set[str]:
     """Distinct playing cards labelled in a real frame, as codes like 'TC'."""
-    from vision.table.grouping import normalise_code
-
-    return {c for d in real_detections(stem) if (c := normalise_code(d.card))}
+    return {d.card for d in real_detections(stem)}
 
 
 def laid_card(code: str, x: float, y: float, corners: str = "both",
@@ -155,7 +145,7 @@ class NoisyLabels:
         self.rng = random.Random(seed)
         self.drop, self.misname, self.strays, self.size = drop, misname, strays, size
 
-    def detect(self, image):
+    def detect(self, image) -> Detections:
         frame = self.frames[self.position]
         self.position += 1
         out = []
@@ -170,4 +160,4 @@ class NoisyLabels:
             y = self.rng.uniform(0, self.size[1] - 30)
             out.append(Detection(self.rng.choice(self.CODES), (x, y, x + 12, y + 28),
                                  self.rng.uniform(0.3, 0.6)))
-        return out
+        return Detections(out)

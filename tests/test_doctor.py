@@ -9,6 +9,7 @@ import pytest
 
 from vision.inference import doctor
 from vision.inference.cpu import parse_cpuinfo
+from vision.inference.detection import Detections
 from vision.inference.detector import load_detector
 from vision.inference.doctor import Reading, check_detector, compare_readings
 
@@ -66,7 +67,7 @@ class _Misreading:
 
     def detect(self, image):
         found = self.inner.detect(image)
-        return [replace(found[0], card="QC"), *found[2:]]
+        return Detections([replace(found[0], card="QC"), *found[2:]])
 
 
 def test_a_misreading_machine_fails_and_is_told_what_to_do():

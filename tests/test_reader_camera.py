@@ -14,6 +14,7 @@ from reader_helpers import (
     up_card_in_tray,
 )
 
+from vision.inference.detection import Detections
 from vision.table.camera import (
     Camera,
     CameraError,
@@ -137,7 +138,7 @@ class ScriptedDetector:
         self.script = script
 
     def detect(self, image):
-        return self.script[int(image[0, 0, 0]) + 256 * int(image[0, 0, 1])]
+        return Detections(self.script[int(image[0, 0, 0]) + 256 * int(image[0, 0, 1])])
 
 
 def test_camera_vanishing_mid_hand_is_reported_and_the_hand_is_still_read(tmp_path):

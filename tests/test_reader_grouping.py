@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from reader_helpers import fan, labelled_cards, laid_card, real_detections, real_stems, stack
 
-from vision.table.grouping import cards_from_detections, group_cards, normalise_code
+from vision.inference.detection import Detection, Detections, face_card_code
+from vision.table.grouping import cards_from_detections, group_cards
 
 
 def _has_engine() -> bool:
@@ -20,13 +21,31 @@ needs_engine = pytest.mark.skipif(not _has_engine(), reason="rules engine (score
 
 
 def test_codes_are_normalised_and_non_cards_ignored():
-    assert normalise_code("10C") == "TC"
-    assert normalise_code("td") == "TD"
-    assert normalise_code("BACK") is None
-    assert normalise_code("RED JOKER") is None
-    dets = laid_card("10H", 0, 0) + laid_card("BACK", 300, 0)
+    assert face_card_code("10C") == "TC"
+    assert face_card_code("td") == "TD"
+    assert face_card_code("BACK") is None
+    assert face_card_code("RED JOKER") is None
+    back = (300, 0, 316, 36)
+    dets = Detections.from_labels([*((d.card, d.box) for d in laid_card("10H", 0, 0)),
+                                   ("BACK", back), ("RED JOKER", back)])
     cards, problems = cards_from_detections(dets)
     assert [c.card for c in cards] == ["TH"] and problems == []
+
+
+def test_a_bad_detection_is_a_clear_value_error():
+    for card, box, confidence in (("1X", (0, 0, 10, 20), 0.9), ("BACK", (0, 0, 10, 20), 0.9),
+                                  ("7D", (10, 0, 0, 20), 0.9), ("7D", (0, 20, 10, 0), 0.9),
+                                  ("7D", (0, 0, 10, 20), 1.5), ("7D", (0, 0, 10, 20), -0.1)):
+        with pytest.raises(ValueError, match="bad detection"):
+            Detection(card, box, confidence)
+    with pytest.raises(ValueError, match="bad detection"):
+        Detection("7D", (0, 0, 10, 20), 0.9, alternative="7X")
+    assert Detection("10d", (0, 0, 10, 20), 0.9, "7c") == Detection("TD", (0, 0, 10, 20), 0.9,
+                                                                       "7C")
+    with pytest.raises(TypeError):
+        Detections([("7D", (0, 0, 10, 20), 0.9)])
+    with pytest.raises(TypeError):
+        cards_from_detections([object()])
 
 
 def test_two_corners_of_one_card_are_one_card_and_far_copies_are_reported():
@@ -165,8 +184,8 @@ def test_native_scale_tiling_finds_each_corner_once_with_frame_coordinates():
                 cx1, cy1 = max(x1 - ox, 0), max(y1 - oy, 0)
                 cx2, cy2 = min(x2 - ox, w), min(y2 - oy, h)
                 if cx2 > cx1 and cy2 > cy1:  # partly visible: boxed as seen (cut)
-                    out.append(type(d)(d.card, (cx1, cy1, cx2, cy2), d.confidence))
-            return out
+                    out.append(Detection(d.card, (cx1, cy1, cx2, cy2), d.confidence))
+            return Detections(out)
 
     image = np.zeros((540, 960, 3), np.uint8)
     ys, xs = np.mgrid[0:540, 0:960]
@@ -193,8 +212,8 @@ def test_enlarged_tiles_map_boxes_back_to_frame_pixels():
             out = []
             for c in contours:
                 x, y, w, h = cv2.boundingRect(c)
-                out.append(type(laid_card("AS", 0, 0)[0])("AS", (x, y, x + w, y + h), 0.9))
-            return out
+                out.append(Detection("AS", (x, y, x + w, y + h), 0.9))
+            return Detections(out)
 
     image = np.zeros((540, 960, 3), np.uint8)
     squares = [(100, 100, 112, 128), (470, 300, 482, 328), (900, 500, 912, 528)]

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from reader_helpers import table_layout
 
+from vision.inference.detection import Detections
 from vision.table.layout import (
     LayoutError,
     TableLayout,
@@ -158,7 +159,7 @@ def test_reader_keeps_the_last_marker_placement_while_markers_are_covered():
 
     class NoCards:
         def detect(self, image):
-            return []
+            return Detections()
 
     reader = TableReader(NoCards(), layout)
     reader.feed(bumped)

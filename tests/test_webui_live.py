@@ -9,6 +9,7 @@ import pytest
 from webui_helpers import Tablet, frame_level_demo_layout, make_app
 
 from vision.demo import verify
+from vision.inference.detection import Detections
 from webui.camera_feed import TableCamera
 
 DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
@@ -146,8 +147,9 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
 
     class Unsure(verify.TruthDetector):
         def detect(self, image):
-            return [Detection(d.card, d.box, d.confidence, other if d.card == doubted else None)
-                    for d in super().detect(image)]
+            return Detections(Detection(d.card, d.box, d.confidence,
+                                        other if d.card == doubted else None)
+                              for d in super().detect(image))
 
     app, store = _demo_replay(tmp_path, Unsure(truth["frames"]))
     proposal = store.state(1).current_hand().proposal
@@ -178,7 +180,7 @@ def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path)
 
     class Misses(verify.TruthDetector):
         def detect(self, image):
-            return [d for d in super().detect(image) if d.card != missed]
+            return Detections(d for d in super().detect(image) if d.card != missed)
 
     app, store = _demo_replay(tmp_path, Misses(truth["frames"]))
     hand = store.state(1).current_hand()
@@ -248,7 +250,7 @@ def test_a_failed_self_check_is_shown_with_what_to_do(tmp_path, monkeypatch):
 
         def detect(self, image, min_confidence=None):
             found = self.inner.detect(image)
-            return [replace(d, card="QC") if d.card == "KD" else d for d in found]
+            return Detections(replace(d, card="QC") if d.card == "KD" else d for d in found)
 
     page = _camera_page_after_replay(tmp_path, monkeypatch, lambda *a, **k: Misreading())
     assert "Card reader self-check FAILED on this CPU" in page

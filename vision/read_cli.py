@@ -116,13 +116,13 @@ class _LabelScore:
         self.errors: list[str] = []
 
     def add(self, image: Path, read: set[str]) -> None:
-        from vision.table.grouping import normalise_code
+        from vision.inference.detection import face_card_code
 
         label_file = self.labels / f"{image.stem}.txt"
         truth: set[str] = set()
         for line in label_file.read_text().splitlines() if label_file.is_file() else []:
             if line.strip():
-                code = normalise_code(self.names[int(line.split()[0])])
+                code = face_card_code(self.names[int(line.split()[0])])
                 if code:
                     truth.add(code)
         self.images += 1

@@ -19,6 +19,7 @@ from typing import Any
 
 import cv2
 
+from vision.inference.detection import Detections
 from vision.inference.tiling import DetectorSettings, configured
 from vision.table.events import HandDealt, TableRead
 from vision.table.layout import load_layout
@@ -52,12 +53,10 @@ class TruthDetector:
         self.frames = frames
         self.position = 0
 
-    def detect(self, image: Any) -> list[Any]:
-        from vision.inference.detection import Detection
-
+    def detect(self, image: Any) -> Detections:
         frame = self.frames[self.position % len(self.frames)]
         self.position += 1
-        return [Detection(d["card"], tuple(d["box"]), 1.0) for d in frame["detections"]]
+        return Detections.from_labels((d["card"], d["box"]) for d in frame["detections"])
 
 
 def _spread_key(spread: dict[str, list]) -> tuple:

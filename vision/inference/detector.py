@@ -26,7 +26,7 @@ import numpy as np
 
 from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, to_tensor_layout
 from vision.inference.corner_pairing import vote_pairs
-from vision.inference.detection import Detection
+from vision.inference.detection import Detection, Detections
 from vision.inference.exposure import normalise_light
 from vision.inference.tiling import DetectorSettings, read_in_tiles
 
@@ -317,7 +317,7 @@ class CardDetector:
         det = slicer(_resize(image, scale))
         return det.xyxy.astype(np.float32) / scale, det.confidence.astype(np.float32)
 
-    def detect(self, image_bgr: np.ndarray, min_confidence: float | None = None) -> list[Detection]:
+    def detect(self, image_bgr: np.ndarray, min_confidence: float | None = None) -> Detections:
         """Every named corner index in a BGR frame, best first (score = found x named).
 
         With `pair_vote`, two found corners that look like the two indices of one card are
@@ -333,7 +333,7 @@ class CardDetector:
                                  self.settings)
         return self._detect_frame(image_bgr, min_confidence)
 
-    def _detect_frame(self, image_bgr: np.ndarray, min_confidence: float | None) -> list[Detection]:
+    def _detect_frame(self, image_bgr: np.ndarray, min_confidence: float | None) -> Detections:
         """`detect` on one whole frame (or tile): light, scale policy, names, pair votes."""
         threshold = self.min_confidence if min_confidence is None else min_confidence
         if self.normalise_light:  # both models read the normalised frame
@@ -351,13 +351,14 @@ class CardDetector:
         found = []
         for box, score, p in zip(boxes, scores, probs, strict=True):
             runner_up, k = (int(i) for i in np.argsort(p[:-1])[-2:])
-            conf = float(score) * float(p[k])
-            if conf >= threshold and p[k] >= p[-1]:
-                x1, y1, x2, y2 = (float(v) for v in box)
+            conf = min(1.0, float(score) * float(p[k]))  # float32 rounding: at most 1
+            x1, y1, x2, y2 = (float(v) for v in box)
+            empty = x1 >= x2 or y1 >= y2  # a box clipped away at the frame's edge: no corner
+            if conf >= threshold and p[k] >= p[-1] and not empty:
                 doubt = p[runner_up] >= ALTERNATIVE_SHARE * p[k]
                 alternative = NAMER_CLASSES[runner_up] if doubt else None
                 found.append(Detection(NAMER_CLASSES[k], (x1, y1, x2, y2), conf, alternative))
-        return sorted(found, key=lambda d: -d.confidence)
+        return Detections(found).best_first()
 
 
 def default_backend() -> str:

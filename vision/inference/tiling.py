@@ -10,7 +10,6 @@ callback (as supervision's ``InferenceSlicer`` takes the model).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.inference.detection import Detection, iou
+from vision.inference.detection import Detection, Detections, iou
 
 DEFAULT_TILE = 640
 EDGE = 2  # a box within this many pixels of an inner tile edge is cut by it
@@ -67,13 +66,8 @@ def _starts(length: int, tile: int, overlap: float) -> list[int]:
     return sorted({*range(0, length - tile, step), length - tile})
 
 
-def _moved(det: Detection, box: tuple[float, ...]) -> Detection:
-    """The detection with another box (its other fields, e.g. the alternative, kept)."""
-    return dataclasses.replace(det, box=box)
-
-
-def read_in_tiles(image: np.ndarray, detect: Callable[[np.ndarray], list[Detection]],
-                  settings: DetectorSettings) -> list[Detection]:
+def read_in_tiles(image: np.ndarray, detect: Callable[[np.ndarray], Detections],
+                  settings: DetectorSettings) -> Detections:
     """Detections of ``detect`` run on overlapping tiles of ``image``, in ``image`` pixels.
 
     The image is first enlarged ``settings.enlarge`` times (small indices, a low-res camera).
@@ -96,11 +90,11 @@ def read_in_tiles(image: np.ndarray, detect: Callable[[np.ndarray], list[Detecti
                        or (x1 < w and bx2 >= x1 - x0 - EDGE)
                        or (y1 < h and by2 >= y1 - y0 - EDGE))
                 if not cut:
-                    found.append(_moved(det, (bx1 + x0, by1 + y0, bx2 + x0, by2 + y0)))
+                    found.append(det.moved((bx1 + x0, by1 + y0, bx2 + x0, by2 + y0)))
     kept: list[Detection] = []
     for det in sorted(found, key=lambda d: -d.confidence):
         if all(k.card != det.card or iou(k.box, det.box) < SAME_CARD_IOU for k in kept):
             kept.append(det)
     if scale != 1.0:
-        kept = [_moved(d, tuple(v / scale for v in d.box)) for d in kept]
-    return kept
+        kept = [d.moved(tuple(v / scale for v in d.box)) for d in kept]
+    return Detections(kept)

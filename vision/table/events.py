@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from vision.inference.detection import Detection
+from vision.inference.detection import Detections
 
 
 @dataclass(frozen=True)
@@ -121,5 +121,5 @@ class FrameRead:
     draws the one (`vision.table.picture.draw_detections`) and records the other."""
 
     index: int
-    detections: tuple[Detection, ...] = ()
+    detections: Detections = field(default_factory=Detections)
     events: tuple[Event, ...] = ()

@@ -1,7 +1,7 @@
 """From corner detections to cards, and from cards to melds as the player laid them down.
 
-Works on :class:`vision.inference.detection.Detection`-like objects (anything with ``card``,
-``box`` and ``confidence``), whatever produced them: the detector, labelled frames, or a test.
+Works on :class:`vision.inference.detection.Detections` (validated corner readings with
+canonical card codes), whatever produced them: the detector, labelled frames, or a test.
 
 - :func:`cards_from_detections` merges the corner indices of one card (a card shows up to two
   corners, diagonally opposite) and reports a card seen twice far apart.
@@ -21,23 +21,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from scorer import ScorerError, is_meld, min_deadwood, parse_cards
 from vision.inference.corner_pairing import SAME_CARD_REACH, index_unit
+from vision.inference.detection import Detection, Detections
 
 # Geometry, in units of the typical corner index size u = sqrt(width * height) of its box.
 LINK_REACH = 2.6  # cards whose nearest indices are closer than this belong to one group
-
-RANK_ALIASES = {"10": "T", "1": "A"}
-
-
-class DetectionLike(Protocol):
-    card: str
-    box: tuple[float, float, float, float]
-    confidence: float
 
 
 @dataclass(frozen=True)
@@ -72,40 +65,22 @@ class Grouping:
     arranged_by_engine: bool = False
 
 
-def normalise_code(code: str) -> str | None:
-    """'10C' / 'tc' / 'TC' -> 'TC'; None for things that are not a face card code (BACK, jokers)."""
-    text = code.strip().upper().replace(" ", "")
-    if len(text) < 2:
-        return None
-    rank, suit = text[:-1], text[-1]
-    rank = RANK_ALIASES.get(rank, rank)
-    if suit not in "SHDC" or rank not in {"A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J",
-                                           "Q", "K"}:
-        return None
-    return rank + suit
-
-
 def _box_center(box: Sequence[float]) -> np.ndarray:
     return np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2], dtype=np.float64)
 
 
 def cards_from_detections(
-    detections: Iterable[DetectionLike], min_confidence: float = 0.0
+    detections: Detections | Iterable[Detection], min_confidence: float = 0.0
 ) -> tuple[list[SeenCard], list[str]]:
     """Merge corner detections into cards; return (cards, problems).
 
     Detections of one code within reach of a card diagonal are one card (its two corners).
     The same code seen again farther away is kept as a second card and reported as
     ``duplicate_card`` (two decks mixed, or a misread), never silently dropped.
-    Codes that are not playing cards (card backs, jokers) are ignored.
+    (Codes that are not playing cards, card backs and jokers, never become a `Detection`.)
     """
-    kept = []
-    for det in detections:
-        code = normalise_code(det.card)
-        if code is None or det.confidence < min_confidence:
-            continue
-        alternative = normalise_code(getattr(det, "alternative", None) or "")
-        kept.append((code, tuple(float(v) for v in det.box), float(det.confidence), alternative))
+    kept = [(det.card, det.box, det.confidence, det.alternative)
+            for det in Detections.of(detections).at_least(min_confidence)]
     unit = index_unit(box for _, box, _, _ in kept)
     by_code: dict[str, list[tuple[tuple[float, ...], float, str | None]]] = {}
     for code, box, conf, alternative in kept:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from vision.inference.detection import Detection
+from vision.inference.detection import Detections
 
 
-def draw_detections(image: np.ndarray, detections: Sequence[Detection]) -> np.ndarray:
+def draw_detections(image: np.ndarray, detections: Detections) -> np.ndarray:
     """The frame with each detected card corner boxed and labelled (supervision annotators);
     the boxes are in the frame's pixels (`FrameRead.detections`)."""
     if not detections:

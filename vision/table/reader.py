@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.inference.detection import Detection, Detections
 from vision.table.camera import Camera, Frame
 from vision.table.deal import DealWatcher
 from vision.table.events import (
@@ -35,7 +36,7 @@ from vision.table.events import (
     SpreadRead,
     TableRead,
 )
-from vision.table.grouping import DetectionLike, cards_from_detections, index_unit
+from vision.table.grouping import cards_from_detections, index_unit
 from vision.table.knock import KnockWatcher
 from vision.table.layout import UP_CARD, TableLayout
 from vision.table.spreads import read_spreads, split_by_region
@@ -43,7 +44,7 @@ from vision.table.voting import RegionVoter
 
 
 def read_detections(
-    detections: Iterable[DetectionLike],
+    detections: Detections | Iterable[Detection],
     layout: TableLayout | None = None,
     min_confidence: float = 0.25,
 ) -> TableRead:
@@ -64,7 +65,7 @@ def read_detections(
 
 def look(detector: Any, frame: Frame) -> FrameRead:
     """A frame of a camera without a layout (not calibrated): the cards seen, no events."""
-    return FrameRead(frame.index, tuple(detector.detect(frame.image)))
+    return FrameRead(frame.index, Detections.of(detector.detect(frame.image)))
 
 
 def read_image(image: np.ndarray, layout: TableLayout | None, detector: Any) -> TableRead:
@@ -135,11 +136,12 @@ class TableReader:
             # markers hidden for a moment (a hand, a sleeve): keep where they were last seen
             if by_markers or self._placed is None or not self.layout.markers:
                 self._placed = placed
-        detections = tuple(self.detector.detect(image))
+        detections = Detections.of(self.detector.detect(image))
         events = self.feed_detections(detections, index, self._placed)
         return FrameRead(index, detections, tuple(events))
 
-    def feed_detections(self, detections: Iterable[DetectionLike], index: int | None = None,
+    def feed_detections(self, detections: Detections | Iterable[Detection],
+                        index: int | None = None,
                         layout: TableLayout | None = None) -> list[Event]:
         """Advance the state with one frame's detections (the layout already placed)."""
         self._frames_seen += 1

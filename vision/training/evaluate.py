@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.inference.detection import Detection, iou
+from vision.inference.detection import Detections, iou
 
 
 @dataclass
@@ -152,7 +152,7 @@ def _match(preds, truths, same_class: bool):
     return out
 
 
-def map50(results: list[tuple[ImageTruth, list[Detection]]], agnostic: bool = False) -> float:
+def map50(results: list[tuple[ImageTruth, Detections]], agnostic: bool = False) -> float:
     """mAP at IoU 0.5 over labelled classes (or one class when agnostic)."""
     per_class: dict[str, list[tuple[float, bool]]] = {}
     n_truth: Counter = Counter()
@@ -160,10 +160,8 @@ def map50(results: list[tuple[ImageTruth, list[Detection]]], agnostic: bool = Fa
         key = (lambda c: "corner") if agnostic else (lambda c: c)
         for card, _ in truth.boxes:
             n_truth[key(card)] += 1
-        tb = [(key(c), b) for c, b in truth.boxes]
-        pd = [Detection(key(d.card), d.box, d.confidence) for d in preds]
-        for det, j in _match(pd, tb, same_class=True):
-            per_class.setdefault(det.card, []).append((det.confidence, j is not None))
+        for det, j in _match(preds, truth.boxes, same_class=not agnostic):
+            per_class.setdefault(key(det.card), []).append((det.confidence, j is not None))
     aps = [average_precision(per_class.get(c, []), n) for c, n in n_truth.items()]
     return float(np.mean(aps)) if aps else float("nan")
 
@@ -184,7 +182,7 @@ def card_scores(results, threshold: float) -> dict:
         for det, j in _match(kept, truth.boxes, same_class=False):
             if j is None:
                 continue
-            alternative = getattr(det, "alternative", None)
+            alternative = det.alternative
             if truth.boxes[j][0] != det.card:
                 confusions[(truth.boxes[j][0], det.card)] += 1
                 offered["misread"] += 1

@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from vision.inference.classes import yolo_class_names
+from vision.inference.detection import face_card_code
 
 PHONE_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-cards-phone"
 SCENE_GAP_SECONDS = 60.0  # photos closer in time than this are one scene
@@ -41,10 +42,7 @@ def card_code(name: str) -> str | None:
     parts = name.lower().split()
     if len(parts) != 3 or parts[1] != "of" or parts[2] not in _SUITS:
         return None
-    rank = _RANKS.get(parts[0], parts[0])
-    if rank not in {"A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"}:
-        return None
-    return rank + _SUITS[parts[2]]
+    return face_card_code(_RANKS.get(parts[0], parts[0]) + _SUITS[parts[2]])
 
 
 def load_frames(root: Path = PHONE_DATA) -> list[PhoneFrame]:

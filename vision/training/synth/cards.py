@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.inference.classes import ALL_CODES
+from vision.inference.detection import card_code
 from vision.training.synth.decks import DECK_FILES, DEFAULT_DECK_DIR, ensure_decks
 
 Box = tuple[int, int, int, int]  # x1, y1, x2, y2 (exclusive) in face pixels
@@ -187,10 +188,7 @@ class CardFaces:
         return usable_codes(self.deck, self.deck_dir)
 
     def _native(self, code: str) -> np.ndarray:
-        code = code.upper()
-        if code not in ALL_CODES:
-            raise ValueError(f"bad card code {code!r} (want e.g. 7D, TD, AS)")
-        return _load_face(str(self._dir / f"{code}.png"))
+        return _load_face(str(self._dir / f"{card_code(code)}.png"))  # ValueError: no card
 
     def face(self, code: str) -> np.ndarray:
         """BGRA image of card `code`, `width` pixels wide (aspect ratio of the deck)."""
@@ -206,7 +204,7 @@ class CardFaces:
         scale = self.width / native.shape[1]
         return [
             (x1 * scale, y1 * scale, x2 * scale, y2 * scale)
-            for x1, y1, x2, y2 in _native_boxes(str(self._dir / f"{code.upper()}.png"))
+            for x1, y1, x2, y2 in _native_boxes(str(self._dir / f"{card_code(code)}.png"))
         ]
 
 

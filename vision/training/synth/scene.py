@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.inference.detection import face_card_code
 from vision.training.synth.cards import CardFaces, available_decks
 
 CLASS_NAMES: tuple[str, ...] = (
@@ -77,9 +78,7 @@ CLASS_NAMES: tuple[str, ...] = (
 
 def class_name_to_code(name: str) -> str | None:
     """Dataset class name ("10C", "7D") -> our card code ("TC", "7D"); None for non-cards."""
-    if name in ("BACK", "BLACK JOKER", "RED JOKER"):
-        return None
-    return ("T" + name[2:]) if name.startswith("10") else name
+    return face_card_code(name)
 
 
 def code_to_class_id(code: str) -> int:

@@ -10,12 +10,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 
 from webui.hall.health import as_utc
 from webui.hall.schema import HallRound
 from webui.store import Store
-from webui.store.db import utcnow
+from webui.store.db import commit_first, utcnow
 from webui.store.state import TableState
 
 MIN_MINUTES, MAX_MINUTES = 1, 600
@@ -100,10 +99,8 @@ def start_round(store: Store, number: int, minutes: int, by: str,
                     table_ids=list(table_ids or []))
     with store.Session() as s:
         s.add(row)
-        try:
-            s.commit()
-        except IntegrityError:
-            raise RoundError(f"round {number} was just started by another director") from None
+        if not commit_first(s):
+            raise RoundError(f"round {number} was just started by another director")
         return _clock(row)
 
 

@@ -9,13 +9,13 @@ import hmac
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from webui.director_auth import MIN_PASSWORD
 from webui.hall.players import player_key
 from webui.hall.schema import HallDirector
 from webui.store import Store
+from webui.store.db import commit_first
 
 MAX_NAME = 40
 _NOBODY = generate_password_hash("no such director")  # same work for an unknown name
@@ -61,11 +61,9 @@ def set_account(store: Store, name: str, password: str) -> bool:
             s.commit()
             return False
         s.add(HallDirector(key=key, name=name, password_hash=hashed))
-        try:
-            s.commit()
-        except IntegrityError:
+        if not commit_first(s):
             raise AccountError(f"{name!r} was just made by someone else: run it again to set "
-                               "the password") from None
+                               "the password")
         return True
 
 

@@ -29,11 +29,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError
 
 from webui.hall.schema import OriginState
 from webui.store import Store
-from webui.store.db import Setting
+from webui.store.db import Setting, commit_first
 
 ORIGIN_KEY = "hall_origin"
 HOME_KEY = "hall_home"
@@ -111,12 +110,7 @@ def _cas_setting(local: Store, key: str, old: str | None, new: str | None) -> bo
             if new is None:
                 return s.get(Setting, key) is None
             s.add(Setting(key=key, value=new))
-            try:
-                s.commit()
-                return True
-            except IntegrityError:
-                s.rollback()
-                return False
+            return commit_first(s)
         where = (Setting.key == key) & (Setting.value == old)
         stmt = delete(Setting).where(where) if new is None else (
             update(Setting).where(where).values(value=new))

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import delete, select
-from sqlalchemy.exc import IntegrityError
 
 from webui.hall.health import as_utc
 from webui.hall.schema import HallPlayer, PlayerMerge
 from webui.store import Store
+from webui.store.db import commit_first
 
 
 class MergeError(ValueError):
@@ -93,10 +93,8 @@ def merge(store: Store, from_id: int, into_id: int, director: str, reason: str,
     row = PlayerMerge(from_id=from_id, into_id=into_id, director=director[:80], reason=reason)
     with store.Session() as s:
         s.add(row)
-        try:
-            s.commit()
-        except IntegrityError:
-            raise MergeError(f"{names[from_id]} was just merged by another director") from None
+        if not commit_first(s):
+            raise MergeError(f"{names[from_id]} was just merged by another director")
         return Merge(from_id, names[from_id], into_id, names[into_id], row.director, reason,
                      as_utc(row.created_at))
 

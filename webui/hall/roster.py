@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from webui.hall import merges
 from webui.hall.players import player_key
 from webui.hall.schema import HallPlayer, HallSeat
 from webui.store import Store
+from webui.store.db import commit_first
 from webui.store.state import PLAYERS
 
 Seats = dict[str, int]  # seat ("A"/"B") -> player id
@@ -31,11 +31,8 @@ def player_id(store: Store, name: str) -> int:
                 return found
             row = HallPlayer(key=key, name=" ".join(name.split())[:200])
             s.add(row)
-            try:
-                s.commit()
+            if commit_first(s):
                 return row.id
-            except IntegrityError:
-                s.rollback()
     raise RuntimeError(f"cannot register player {name!r}")
 
 

@@ -47,7 +47,7 @@ from webui.hall.schema import (
     ensure_schema,
 )
 from webui.store import Actor, CommandError, Store, commands
-from webui.store.db import EventRow, TableRow, database_url
+from webui.store.db import EventRow, TableRow, commit_first, database_url
 
 BATCH = 500
 DIRECTOR = Actor("director")
@@ -107,15 +107,12 @@ def link_table(central: Store, origin: str, local_table: TableRow) -> int:
         s.add(row)
         s.flush()
         s.add(TableLink(origin=origin, origin_table_id=local_table.id, table_id=row.id))
-        try:
-            s.commit()
+        if commit_first(s):
             return row.id
-        except IntegrityError:  # a concurrent sync of the same table linked it first
-            s.rollback()
-            found = s.scalar(q)
-            if found is None:
-                raise
-            return found
+        found = s.scalar(q)  # a concurrent sync of the same table linked it first
+        if found is None:
+            raise RuntimeError(f"table {local_table.id} of {origin} could not be linked")
+        return found
 
 
 def linked_tables(central: Store) -> dict[int, TableLink]:
@@ -220,10 +217,7 @@ def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
             report.applied.append(req.request_id)
         with central.Session() as s:
             s.add(DirectorReply(request_id=req.request_id, status=status, message=message))
-            try:
-                s.commit()
-            except IntegrityError:  # answered by a concurrent sync of the same table
-                s.rollback()
+            commit_first(s)  # False: answered by a concurrent sync of the same table
 
 
 def sync_once(local: Store, central: Store) -> SyncReport:

@@ -22,7 +22,6 @@ from flask import (
     url_for,
 )
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 
 from webui import attempts
 from webui.director_auth import login_page, setup_page
@@ -70,6 +69,7 @@ from webui.security import (
     store,
 )
 from webui.store import Actor, CommandError, commands, engine
+from webui.store.db import commit_first
 
 bp = Blueprint("hall", __name__, static_folder="static", static_url_path="/hall-static")
 LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.attempts)
@@ -535,10 +535,7 @@ def seat_draw() -> Any:
     with store().Session() as s:  # claim the draw first: only one director seats it
         claim = DrawSeating(draw_id=latest.id, table_ids=[])
         s.add(claim)
-        try:
-            s.commit()
-        except IntegrityError:
-            s.rollback()
+        if not commit_first(s):
             seated = _seating(latest.id)
             tables = ", ".join(str(t) for t in (seated.table_ids if seated else []))
             flash(f"The tables of the draw of {latest.created_at:%H:%M:%S} are already open"

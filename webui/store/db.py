@@ -22,7 +22,19 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+
+def commit_first(session: Session) -> bool:
+    """Commit what ``session`` added; False (rolled back) when a concurrent writer's row won a
+    unique key first (a second director, process or sync did the same a moment earlier)."""
+    try:
+        session.commit()
+        return True
+    except IntegrityError:
+        session.rollback()
+        return False
 
 
 def utcnow() -> datetime:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import cv2
 
-from vision.inference.detector import BACKENDS, DEFAULT_TURNS, DetectorUnavailable, load_detector
+from vision.detector_options import add_detector_options, detector_from_options
+from vision.inference.detector import DetectorUnavailable
 from vision.inference.tiling import DetectorSettings
 from vision.table.grouping import cards_from_detections, seen_twice
 
@@ -36,17 +37,7 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="gintray detect", description=__doc__)
     ap.add_argument("images", nargs="+", type=Path)
     ap.add_argument("--json", action="store_true", help="one JSON line per image")
-    ap.add_argument(
-        "--backend", default=None, choices=BACKENDS, help="default: GINTRAY_BACKEND, else onnx"
-    )
-    ap.add_argument("--weights", help="corner finder weights (default models/gintray-corners.*)")
-    ap.add_argument("--namer", help="namer weights (default models/gintray-namer.onnx)")
-    ap.add_argument(
-        "--turns", type=int, default=DEFAULT_TURNS, choices=[1, 2, 4], help="namer quarter turns"
-    )
-    ap.add_argument(
-        "--no-pair-vote", action="store_true", help="name each corner alone (no corner-pair vote)"
-    )
+    add_detector_options(ap)
     ap.add_argument("--conf", type=float, default=0.25, help="minimum score")
     ap.add_argument("--tile", type=int, metavar="PX",
                     help="read PX-sized tiles at native scale (default: whole frames)")
@@ -54,15 +45,9 @@ def main(argv: list[str]) -> int:
                     help="enlarge the frame X times and read it in native-scale tiles")
     args = ap.parse_args(argv)
     try:
-        detector = load_detector(
-            args.backend,
-            args.weights,
-            args.namer,
-            min_confidence=args.conf,
-            turns=args.turns,
-            pair_vote=not args.no_pair_vote,
-            settings=DetectorSettings.for_table(args.scale, args.tile),
-        )
+        detector = detector_from_options(
+            args, min_confidence=args.conf,
+            settings=DetectorSettings.for_table(args.scale, args.tile))
     except DetectorUnavailable as exc:
         print(f"gintray detect: {exc}", file=sys.stderr)
         return 2

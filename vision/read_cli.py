@@ -15,6 +15,7 @@ from pathlib import Path
 
 import cv2
 
+from vision.detector_options import add_detector_options, detector_from_options
 from vision.inference.classes import yolo_class_names
 
 
@@ -23,12 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("images", nargs="*", type=Path, help="photos of the table")
     parser.add_argument("--layout", type=Path, help="table layout JSON (up-card slot, areas)")
     parser.add_argument("--json", action="store_true", help="print one JSON line per image")
-    parser.add_argument(
-        "--backend",
-        default=None,
-        help="detector backend (onnx, opencv, ultralytics; default GINTRAY_BACKEND, else onnx)",
-    )
-    parser.add_argument("--weights", type=Path, help="detector weights (default: models/)")
+    add_detector_options(parser)
     parser.add_argument("--labels", type=Path, metavar="DIR",
                         help="score the reads against YOLO labels (DIR/NAME.txt, classes from "
                              "DIR/../../data.yaml or --names): card precision/recall, exact sets")
@@ -73,12 +69,11 @@ def read_main(argv: list[str]) -> int:
             print(f"gintray read: {exc}", file=sys.stderr)
             return 2
     try:
-        from vision.inference.detector import load_detector
         from vision.inference.tiling import DetectorSettings, configured
 
         settings = (layout.detector_settings(args.tile) if layout is not None
                     else DetectorSettings.for_table(tile=args.tile))
-        detector = configured(load_detector(args.backend, args.weights), settings)
+        detector = configured(detector_from_options(args), settings)
     except Exception as exc:  # DetectorUnavailable, missing backend: one clear message
         print(f"gintray read: detector unavailable: {exc}", file=sys.stderr)
         return 2

@@ -319,24 +319,11 @@ def _naming_report(labelled: list[tuple[list[str], list, list]], namer, turns: i
 
 def main(argv: list[str]) -> int:
     """`gintray eval-detector DIR [--backend onnx] [--conf 0.25] [--json]`."""
-    from vision.inference.detector import DEFAULT_TURNS
+    from vision.detector_options import add_detector_options, detector_from_options
 
     ap = argparse.ArgumentParser(prog="gintray eval-detector", description=__doc__)
     ap.add_argument("folder", type=Path, help="YOLO folder with images/ and labels/")
-    ap.add_argument(
-        "--backend",
-        default=None,
-        choices=["onnx", "opencv", "ultralytics"],
-        help="default: GINTRAY_BACKEND, else onnx",
-    )
-    ap.add_argument("--weights", help="corner finder weights (default models/gintray-corners.*)")
-    ap.add_argument("--namer", help="namer weights (default models/gintray-namer.onnx)")
-    ap.add_argument(
-        "--turns", type=int, default=DEFAULT_TURNS, choices=[1, 2, 4], help="namer quarter turns"
-    )
-    ap.add_argument(
-        "--no-pair-vote", action="store_true", help="name each corner alone (no corner-pair vote)"
-    )
+    add_detector_options(ap)
     ap.add_argument("--conf", type=float, default=0.25, help="card-level score threshold")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument(
@@ -361,16 +348,10 @@ def main(argv: list[str]) -> int:
         except (OSError, KeyError, ValueError) as exc:
             print(f"gintray eval-detector: cannot read {args.label_fixes}: {exc}", file=sys.stderr)
             return 2
-    from vision.inference.detector import DetectorUnavailable, load_detector
+    from vision.inference.detector import DetectorUnavailable
 
     try:
-        detector = load_detector(
-            args.backend,
-            args.weights,
-            args.namer,
-            turns=args.turns,
-            pair_vote=not args.no_pair_vote,
-        )
+        detector = detector_from_options(args)
     except DetectorUnavailable as exc:
         print(f"gintray eval-detector: {exc}", file=sys.stderr)
         return 2

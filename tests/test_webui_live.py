@@ -196,7 +196,7 @@ def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path)
 
 
 def test_card_count_question_names_the_player_and_allows_big_gin():
-    from webui.camera_feed import card_count_question
+    from webui.camera_clerk import card_count_question
 
     ten = [f"{r}S" for r in "A23456789T"]
     assert card_count_question({"A": ten, "B": ten}, "A", {"A": "Ann", "B": "Ben"}) is None
@@ -258,7 +258,7 @@ def test_a_failed_self_check_is_shown_with_what_to_do(tmp_path, monkeypatch):
 
 
 def _fake_read(cards_a, cards_b, melds_a, up_card="9H"):
-    """A table reading as ``TableReader`` reports it (the parts ``_propose`` uses)."""
+    """A table reading as ``TableReader`` reports it (the parts ``CameraClerk.propose`` uses)."""
     from types import SimpleNamespace
 
     spread = SimpleNamespace(arranged_by_engine=False)
@@ -280,16 +280,16 @@ def test_an_unchanged_camera_reread_keeps_confirmations_and_a_change_is_told(tmp
                        app.extensions["gintray.notifier"].publish)
     melds = [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
     cards_a = [c for g in melds for c in g] + ["5S"]
-    feed._dealt("9H")
-    feed._propose(_fake_read(cards_a, KNOCK_B, melds))
+    feed.clerk.dealt("9H")
+    feed.clerk.propose(_fake_read(cards_a, KNOCK_B, melds))
     tablet = Tablet(app)
     hand = tablet.hand()
     assert hand["proposal"]["source"] == "camera" and hand["proposal"]["result"]["points"] == 7
     assert tablet.confirm("A").status_code == 200
     # the same cards read again, in another order, melds listed the other way round
-    feed._dealt("9H")
-    feed._propose(_fake_read(list(reversed(cards_a)), sorted(KNOCK_B), list(reversed(melds))))
-    feed._propose(_fake_read(cards_a, KNOCK_B, melds))
+    feed.clerk.dealt("9H")
+    feed.clerk.propose(_fake_read(list(reversed(cards_a)), sorted(KNOCK_B), list(reversed(melds))))
+    feed.clerk.propose(_fake_read(cards_a, KNOCK_B, melds))
     again = tablet.hand()
     assert again["revision"] == hand["revision"] and again["confirmed_by"] == ["A"]
     # the same knock card set again by hand changes nothing either
@@ -297,7 +297,7 @@ def test_an_unchanged_camera_reread_keeps_confirmations_and_a_change_is_told(tmp
     assert tablet.hand()["confirmed_by"] == ["A"]
     # a changed reading (Ben's 8D read as 8H): both tablets are told what changed
     changed_b = [("8H" if c == "8D" else c) for c in KNOCK_B]
-    feed._propose(_fake_read(cards_a, changed_b, melds))
+    feed.clerk.propose(_fake_read(cards_a, changed_b, melds))
     now = tablet.hand()
     assert now["revision"] != hand["revision"] and now["confirmed_by"] == []
     assert "Ben's cards: 8H instead of 8D" in now["proposal"]["changes"]

@@ -1,9 +1,8 @@
 """One background thread per table: camera frames -> table reader -> proposals on the page.
 
-The reader's events become commands recorded as the ``camera`` actor: the knock card when a
-hand is dealt, a proposed result when both spreads are read. They are proposals only: players
-confirm them on the tablet, and a result entered by hand is never overwritten by the camera.
-The latest frame, with the cards read outlined, is kept for the MJPEG view.
+``TableCamera`` owns the frames: the thread and its loop, the status, the latest frame and its
+picture (the cards read outlined) for the MJPEG view, and the detector's self-check. Each event
+of the table reader goes to its ``CameraClerk`` (``webui.camera_clerk``), which records it.
 """
 
 from __future__ import annotations
@@ -25,11 +24,10 @@ from vision.table.events import FrameRead
 from vision.table.layout import load_layout
 from vision.table.picture import draw_detections
 from vision.table.reader import TableReader, look
-from webui.store import Actor, CommandError, Store, commands
-from webui.store.proposal import Doubt, Kind, Problem, Proposal, reader_card, reader_cards
+from webui.camera_clerk import CameraClerk
+from webui.store import Store
 
 log = logging.getLogger(__name__)
-CAMERA = Actor("camera")
 
 
 def layout_path_for(source: str, explicit: str | None = None) -> Path | None:
@@ -44,19 +42,43 @@ def layout_path_for(source: str, explicit: str | None = None) -> Path | None:
     return None
 
 
-def doubtful_cards(read: Any) -> tuple[Doubt, ...]:
-    """The cards of a table reading the detector was unsure of, with the card each may be
-    instead, for a one-tap swap on the tablet (``Proposal.swaps``)."""
-    alternatives = {reader_card(c["card"]): reader_card(c["alternative"])
-                    for c in read.cards if c.get("alternative")}
-    hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
-    on_table = {card for cards in hands.values() for card in cards}
-    return tuple(
-        Doubt(player, card, alternatives[card])
-        for player, cards in sorted(hands.items())
-        for card in cards
-        if card in alternatives and alternatives[card] not in on_table
-    )
+def reader_for(detector: Any, path: Path | None) -> tuple[TableReader | None, str]:
+    """(the table reader for the layout file, or None and what is missing)."""
+    if path is None:
+        return None, "not calibrated: cards are shown, not read"
+    try:
+        layout = load_layout(path)
+        return TableReader(configured(detector, layout.detector_settings()), layout), ""
+    except Exception as exc:
+        return None, f"layout unusable: {exc}"
+
+
+def self_check(detector: Any, backend: str) -> dict[str, Any]:
+    """The doctor's check frame read once with the shipped detector: the verdict for the table
+    screen, ``{"passed", "line"}`` (a failure says what to do; the camera keeps running)."""
+    try:
+        from vision.inference.doctor import check_detector
+
+        report = check_detector(detector, backend)
+        verdict = {"passed": report.passed, "line": report.summary()}
+    except Exception as exc:  # the check must never stop the camera
+        verdict = {"passed": False, "line": f"Card reader self-check failed: {exc}"}
+    if not verdict["passed"]:
+        log.warning("%s", verdict["line"])
+    return verdict
+
+
+def read_frame(reader: TableReader | None, detector: Any, frame: Any) -> FrameRead:
+    """One frame through the table reader (or, not calibrated, only the detector: the cards are
+    shown); a failure is logged and reads as nothing."""
+    try:
+        if reader is not None:
+            return reader.feed(frame)
+        if detector is not None:
+            return look(detector, frame)
+    except Exception as exc:
+        log.warning("reader failed on frame %s: %s", frame.index, exc)
+    return FrameRead(frame.index)
 
 
 class TableCamera:
@@ -64,21 +86,17 @@ class TableCamera:
 
     def __init__(self, store: Store, table_id: int, source: str, data_dir: Path,
                  notify: Any, layout: str | None = None, detector: Any = None) -> None:
-        self.store, self.table_id, self.source = store, table_id, source
-        self._given_detector = detector
-        self.data_dir = data_dir
-        self.notify = notify
-        self.layout_file = layout
+        self.table_id, self.source, self.layout_file = table_id, source, layout
+        self._given_detector, self.notify = detector, notify
         self._status = {"state": "starting", "message": f"starting {source}"}
-        # the detector's self-check on this CPU (vision.inference.doctor): {"passed", "line"} once
-        # run
+        # the detector's self-check on this CPU (``self_check``), once run
         self._self_check: dict[str, Any] | None = None
         self._jpeg: bytes | None = None
         self._raw: Any = None  # the latest frame as captured (for calibration)
         self._frame_cond = threading.Condition()
         self._frame_no = 0
         self._stop = threading.Event()
-        self._later_deal = False  # a deal seen while players are still on an earlier hand
+        self.clerk = CameraClerk(store, table_id, data_dir, self.latest_jpeg)
         self.thread = threading.Thread(target=self._run, name=f"camera-{table_id}", daemon=True)
 
     # public -------------------------------------------------------------------------------
@@ -144,23 +162,16 @@ class TableCamera:
             while not self._stop.is_set():
                 frame = camera.read()
                 for ev in camera.pop_events():
-                    self._on_event(ev, None)
+                    self._on_event(ev)
                 if frame is None:
                     if getattr(camera, "finished", False):
                         self._set_status("finished", "the recorded footage has ended")
                         return
                     continue
-                read = FrameRead(frame.index)
-                try:
-                    if reader is not None:
-                        read = reader.feed(frame)
-                    elif detector is not None:  # not calibrated: the cards are shown
-                        read = look(detector, frame)
-                except Exception as exc:
-                    log.warning("reader failed on frame %s: %s", frame.index, exc)
+                read = read_frame(reader, detector, frame)
                 self._publish_frame(frame.image, read)
                 for ev in read.events:
-                    self._on_event(ev, frame.image)
+                    self._on_event(ev)
         finally:
             camera.close()
 
@@ -169,32 +180,12 @@ class TableCamera:
         try:
             if self._given_detector is None:
                 self._given_detector = card_detector.load_detector()
-                self._run_self_check(self._given_detector, card_detector.default_backend())
+                self._self_check = self_check(self._given_detector,
+                                              card_detector.default_backend())
             detector = self._given_detector
         except Exception as exc:
             return None, None, f"cards are not read (detector unavailable: {exc})"
-        path = layout_path_for(self.source, self.layout_file)
-        if path is None:
-            return detector, None, "not calibrated: cards are shown, not read"
-        try:
-            layout = load_layout(path)
-            return detector, TableReader(configured(detector, layout.detector_settings()),
-                                         layout), ""
-        except Exception as exc:
-            return detector, None, f"layout unusable: {exc}"
-
-    def _run_self_check(self, detector: Any, backend: str) -> None:
-        """Read the doctor's check frame once with the shipped detector and keep the verdict
-        for the table screen (a failure says what to do; the camera keeps running)."""
-        try:
-            from vision.inference.doctor import check_detector
-
-            report = check_detector(detector, backend)
-            self._self_check = {"passed": report.passed, "line": report.summary()}
-        except Exception as exc:  # the check must never stop the camera
-            self._self_check = {"passed": False, "line": f"Card reader self-check failed: {exc}"}
-        if not self._self_check["passed"]:
-            log.warning("%s", self._self_check["line"])
+        return (detector, *reader_for(detector, layout_path_for(self.source, self.layout_file)))
 
     def _publish_frame(self, image: Any, read: FrameRead) -> None:
         """Keep the frame and its picture: the cards the reader used, outlined."""
@@ -208,112 +199,15 @@ class TableCamera:
             self._frame_no += 1
             self._frame_cond.notify_all()
 
-    def _on_event(self, ev: Any, image: Any) -> None:
+    def _on_event(self, ev: Any) -> None:
+        """The camera's own events set the status; the reader's go to the clerk."""
         kind = getattr(ev, "kind", "")
         if kind == "camera_lost":
             self._set_status("lost", f"camera lost ({ev.reason}); retrying")
         elif kind == "camera_back":
             self._set_status("running", "camera back")
-        elif kind == "hand_dealt":
-            self._dealt(ev.up_card)
-        elif kind == "table_read" and not self._later_deal:
-            self._propose(ev)
-
-    def _dealt(self, up_card: str) -> None:
-        """A fresh deal: it is this hand's knock card, unless the players are still on an
-        earlier hand (then its readings wait: they must not overwrite that hand)."""
-        hand = self.store.state(self.table_id).current_hand()
-        if hand is None or (hand.up_card is not None and hand.up_card != up_card):
-            self._later_deal = True
-            log.info("table %s: deal of %s ignored until the current hand is confirmed",
-                     self.table_id, up_card)
-            return
-        self._later_deal = False
-        self._command(lambda st: commands.set_knock_card(
-            _cur(st)[0], _cur(st)[1], up_card, source="camera")(st))
-
-    def _propose(self, read: Any) -> None:
-        """A reading of both spreads as a ``Proposal`` (built here, the camera's one door into
-        the records): cards through the engine's parser, the reader's notes as ``Problem``s."""
-        spreads = read.spreads
-        if set(spreads) != {"A", "B"}:
-            return
-        knocker = read.knocker
-        if knocker is None:  # a read without a knock cannot be a proposal
-            log.warning("table %s: a spread read without a knocker was ignored", self.table_id)
-            return
-        hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
-        melds = {knocker: [reader_cards(g) for g in read.melds().get(knocker, [])]}
-        up_card = reader_card(read.up_card) if read.up_card else None
-        proposal = Proposal(
-            Kind.SCORE, knocker=knocker, cards=hands, melds=melds,
-            problems=tuple(Problem.parse(p) for p in read.problems),
-            confidence=round(read.confidence, 3),
-            arranged_by_engine=bool(spreads[knocker].arranged_by_engine),
-            snapshot=self._save_snapshot(), doubts=doubtful_cards(read))
-
-        def run(st: Any) -> list[Any]:
-            hand = st.current_hand()
-            if hand is None or (hand.proposal and hand.proposal.get("source") != "camera"):
-                return []  # a result entered by hand wins over the camera
-            extra: dict[str, Any] = {}
-            question = card_count_question(hands, knocker, st.players)
-            if question:  # a camera read never becomes penalty points: ask the players
-                extra.update(result=None, question=question,
-                             error={"code": "card_count", "message": question})
-            if up_card and hand.up_card and up_card != hand.up_card:
-                log.info("table %s: reading of a later deal (%s) ignored until hand %s is "
-                         "confirmed", self.table_id, up_card, hand.number)
-                return []
-            return commands.propose(hand.game, hand.number, proposal, source="camera",
-                                    strict=False, extra=extra)(st)
-
-        self._command(run)
-
-    def _save_snapshot(self) -> str | None:
-        jpeg = self._jpeg
-        if jpeg is None:
-            return None
-        folder = self.data_dir / "snapshots" / str(self.table_id)
-        folder.mkdir(parents=True, exist_ok=True)
-        name = f"read-{int(time.time() * 1000)}.jpg"
-        (folder / name).write_bytes(jpeg)
-        return name
-
-    def _command(self, run: Any) -> None:
-        try:
-            self.store.execute(self.table_id, run, CAMERA)
-        except CommandError as exc:
-            log.info("camera reading not recorded: %s", exc.message)
-        except Exception:
-            log.exception("camera reading not recorded")
-
-
-def card_count_question(hands: dict[str, list[str]], knocker: str,
-                        names: dict[str, str]) -> str | None:
-    """The question to ask when the cards read do not add up to a hand (10 each, 11 for a
-    knocker's big gin), or None. Seed 000 rule 8's penalty is for a player who really holds
-    the wrong number of cards; a card the camera missed is not that."""
-    asks = []
-    for player, cards in hands.items():
-        allowed = (10, 11) if player == knocker else (10,)
-        if len(cards) in allowed:
-            continue
-        name = names.get(player, player)
-        if len(cards) < 10:
-            asks.append(f"the camera sees {len(cards)} of {name}'s cards: which is missing?")
         else:
-            asks.append(f"the camera sees {len(cards)} cards for {name}: which is not theirs?")
-    if not asks:
-        return None
-    return "; ".join(asks) + " Correct the cards below (nothing is scored until then)."
-
-
-def _cur(state: Any) -> tuple[int, int]:
-    hand = state.current_hand()
-    if hand is None:
-        raise CommandError("game_over", "no hand is being played")
-    return hand.game, hand.number
+            self.clerk.on_event(ev)
 
 
 def start_camera(app: Flask, table_id: int) -> TableCamera | None:

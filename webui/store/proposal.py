@@ -3,7 +3,7 @@ camera's notes on it (``Problem``), the cards it doubts (``Doubt``), where a han
 (``Phase``) and how it ended (``Outcome``).
 
 A proposal is built once, from a tablet's form (``Proposal.from_request``), from the camera's
-reading (``webui.camera_feed``) or from a stored event (``Proposal.from_json``), and written as
+reading (``webui.camera_clerk``) or from a stored event (``Proposal.from_json``), and written as
 the same JSON the events have always held (``to_json``), so old databases still read. The
 reader's notes arrive as text (``"doubtful_card: 8D may be 8H (player B)"``) and are parsed
 once here (``Problem.parse``); card codes in them are recognised by the engine's card parser.

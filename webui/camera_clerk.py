@@ -1,0 +1,152 @@
+"""The camera's clerk: the table reader's typed events become the table's records.
+
+Each event is recorded as the ``camera`` actor: the knock card when a hand is dealt, a proposed
+result (a ``Proposal``, with a snapshot of the picture) when both spreads are read. They are
+proposals only: players confirm them on the tablet, and a result entered by hand is never
+overwritten by the camera. ``TableCamera`` (``webui.camera_feed``) hands over each event.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from webui.store import Actor, CommandError, Store, commands
+from webui.store.proposal import Doubt, Kind, Problem, Proposal, reader_card, reader_cards
+
+log = logging.getLogger(__name__)
+CAMERA = Actor("camera")
+
+
+class CameraClerk:
+    """Records one table's reader events (``hand_dealt``, ``table_read``) in the store."""
+
+    def __init__(self, store: Store, table_id: int, data_dir: Path,
+                 latest_jpeg: Callable[[], bytes | None]) -> None:
+        self.store, self.table_id, self.data_dir = store, table_id, data_dir
+        self.latest_jpeg = latest_jpeg  # the picture kept as the proposal's snapshot
+        self.later_deal = False  # a deal seen while players are still on an earlier hand
+
+    def on_event(self, ev: Any) -> None:
+        """Record one reader event; other kinds are not the clerk's."""
+        kind = getattr(ev, "kind", "")
+        if kind == "hand_dealt":
+            self.dealt(ev.up_card)
+        elif kind == "table_read" and not self.later_deal:
+            self.propose(ev)
+
+    def dealt(self, up_card: str) -> None:
+        """A fresh deal: it is this hand's knock card, unless the players are still on an
+        earlier hand (then its readings wait: they must not overwrite that hand)."""
+        hand = self.store.state(self.table_id).current_hand()
+        if hand is None or (hand.up_card is not None and hand.up_card != up_card):
+            self.later_deal = True
+            log.info("table %s: deal of %s ignored until the current hand is confirmed",
+                     self.table_id, up_card)
+            return
+        self.later_deal = False
+        self.command(lambda st: commands.set_knock_card(
+            _cur(st)[0], _cur(st)[1], up_card, source="camera")(st))
+
+    def propose(self, read: Any) -> None:
+        """A reading of both spreads as a ``Proposal`` (built here, the camera's one door into
+        the records): cards through the engine's parser, the reader's notes as ``Problem``s."""
+        spreads = read.spreads
+        if set(spreads) != {"A", "B"}:
+            return
+        knocker = read.knocker
+        if knocker is None:  # a read without a knock cannot be a proposal
+            log.warning("table %s: a spread read without a knocker was ignored", self.table_id)
+            return
+        hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
+        melds = {knocker: [reader_cards(g) for g in read.melds().get(knocker, [])]}
+        up_card = reader_card(read.up_card) if read.up_card else None
+        proposal = Proposal(
+            Kind.SCORE, knocker=knocker, cards=hands, melds=melds,
+            problems=tuple(Problem.parse(p) for p in read.problems),
+            confidence=round(read.confidence, 3),
+            arranged_by_engine=bool(spreads[knocker].arranged_by_engine),
+            snapshot=self.save_snapshot(), doubts=doubtful_cards(read))
+
+        def run(st: Any) -> list[Any]:
+            hand = st.current_hand()
+            if hand is None or (hand.proposal and hand.proposal.get("source") != "camera"):
+                return []  # a result entered by hand wins over the camera
+            extra: dict[str, Any] = {}
+            question = card_count_question(hands, knocker, st.players)
+            if question:  # a camera read never becomes penalty points: ask the players
+                extra.update(result=None, question=question,
+                             error={"code": "card_count", "message": question})
+            if up_card and hand.up_card and up_card != hand.up_card:
+                log.info("table %s: reading of a later deal (%s) ignored until hand %s is "
+                         "confirmed", self.table_id, up_card, hand.number)
+                return []
+            return commands.propose(hand.game, hand.number, proposal, source="camera",
+                                    strict=False, extra=extra)(st)
+
+        self.command(run)
+
+    def save_snapshot(self) -> str | None:
+        """Keep the latest picture in ``<data dir>/snapshots/<table>/``; its file name."""
+        jpeg = self.latest_jpeg()
+        if jpeg is None:
+            return None
+        folder = self.data_dir / "snapshots" / str(self.table_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"read-{int(time.time() * 1000)}.jpg"
+        (folder / name).write_bytes(jpeg)
+        return name
+
+    def command(self, run: Any) -> None:
+        """Run a command as the camera; a refusal or failure is logged, never raised."""
+        try:
+            self.store.execute(self.table_id, run, CAMERA)
+        except CommandError as exc:
+            log.info("camera reading not recorded: %s", exc.message)
+        except Exception:
+            log.exception("camera reading not recorded")
+
+
+def doubtful_cards(read: Any) -> tuple[Doubt, ...]:
+    """The cards of a table reading the detector was unsure of, with the card each may be
+    instead, for a one-tap swap on the tablet (``Proposal.swaps``)."""
+    alternatives = {reader_card(c["card"]): reader_card(c["alternative"])
+                    for c in read.cards if c.get("alternative")}
+    hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
+    on_table = {card for cards in hands.values() for card in cards}
+    return tuple(
+        Doubt(player, card, alternatives[card])
+        for player, cards in sorted(hands.items())
+        for card in cards
+        if card in alternatives and alternatives[card] not in on_table
+    )
+
+
+def card_count_question(hands: dict[str, list[str]], knocker: str,
+                        names: dict[str, str]) -> str | None:
+    """The question to ask when the cards read do not add up to a hand (10 each, 11 for a
+    knocker's big gin), or None. Seed 000 rule 8's penalty is for a player who really holds
+    the wrong number of cards; a card the camera missed is not that."""
+    asks = []
+    for player, cards in hands.items():
+        allowed = (10, 11) if player == knocker else (10,)
+        if len(cards) in allowed:
+            continue
+        name = names.get(player, player)
+        if len(cards) < 10:
+            asks.append(f"the camera sees {len(cards)} of {name}'s cards: which is missing?")
+        else:
+            asks.append(f"the camera sees {len(cards)} cards for {name}: which is not theirs?")
+    if not asks:
+        return None
+    return "; ".join(asks) + " Correct the cards below (nothing is scored until then)."
+
+
+def _cur(state: Any) -> tuple[int, int]:
+    hand = state.current_hand()
+    if hand is None:
+        raise CommandError("game_over", "no hand is being played")
+    return hand.game, hand.number

@@ -9,27 +9,16 @@ killed server) land exactly once. Every command commits before the caller answer
 from __future__ import annotations
 
 import copy
-import hashlib
-import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import sessionmaker
 
-from webui.store import engine
 from webui.store import state as state_mod
-from webui.store.db import (
-    REVOKED,
-    Device,
-    EventRow,
-    Setting,
-    TableRow,
-    make_engine,
-    make_sessionmaker,
-)
+from webui.store.db import EventRow, TableRow, commit_first
 
 
 class CommandError(Exception):
@@ -41,19 +30,6 @@ class CommandError(Exception):
 
     def to_json(self) -> dict[str, Any]:
         return {"error": {"code": self.code, "message": self.message}}
-
-
-class DatabaseUnwritable(Exception):
-    """The database refuses writes (read-only file or folder, read-only server, full disk)."""
-
-
-def database_problem(exc: Exception) -> str:
-    """What a database error means for the people at the table, with the database's words."""
-    detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0][:200]
-    if "readonly" in detail.replace("-", "").replace(" ", "").lower():
-        return (f"the database is read-only ({detail}): nothing can be recorded until the "
-                "director fixes its file or folder permissions")
-    return f"the database cannot be used ({detail}); nothing was recorded"
 
 
 MAX_EVENTS_PER_COMMAND = 100
@@ -77,122 +53,17 @@ class Outcome:
     duplicate: bool = False
 
 
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+class EventLog:
+    """The ``events`` rows: appended by commands, read back, folded into a table's state.
+    ``listeners`` are called with ``(table_id, seq)`` after each append."""
 
-
-class Store:
-    """The web app's persistence: tables, devices, events, settings."""
-
-    def __init__(self, url: str) -> None:
-        self.engine = make_engine(url)
-        self.Session = make_sessionmaker(self.engine)
+    def __init__(self, session: sessionmaker) -> None:
+        self.Session = session
         self._lock = threading.RLock()
         self._fold_lock = threading.Lock()
         self._cache: dict[int, tuple[int, state_mod.TableState]] = {}
         self.listeners: list[Callable[[int, int], None]] = []
 
-    # settings -------------------------------------------------------------------------------
-    def get_setting(self, key: str) -> str | None:
-        with self.Session() as s:
-            row = s.get(Setting, key)
-            return row.value if row else None
-
-    def set_setting(self, key: str, value: str, only_if_missing: bool = False) -> str:
-        """Store a setting; with only_if_missing, keep (and return) an existing value."""
-        with self.Session() as s:
-            row = s.get(Setting, key)
-            if row is not None and only_if_missing:
-                return row.value
-            if row is None:
-                s.add(Setting(key=key, value=value))
-            else:
-                row.value = value
-            try:
-                s.commit()
-            except IntegrityError:  # another process stored it first
-                s.rollback()
-                return self.get_setting(key) or value
-            return value
-
-    # tables and devices ---------------------------------------------------------------------
-    def create_table(self, name: str, settings: dict[str, Any], actor: Actor) -> int:
-        """Create a table with a fresh PIN, its settings event and game 1 (raises CommandError
-        400 on rules the engine refuses: a table's rules are always ones the engine plays)."""
-        try:
-            engine.rules_json(settings.get("rules"))
-        except engine.ScorerError as exc:
-            raise CommandError(exc.code, exc.message, 400) from None
-        with self.Session() as s:
-            row = TableRow(name=name, pin=new_pin())
-            s.add(row)
-            s.flush()
-            for seq, (kind, payload) in enumerate(
-                [("table_created", {"name": name, **settings}),
-                 ("game_started", {"game": 1, "dealer": settings.get("first_dealer", "A")})],
-                start=1,
-            ):
-                s.add(EventRow(table_id=row.id, seq=seq, kind=kind, payload=payload,
-                               actor=actor.name, device_id=actor.device_id))
-            s.commit()
-            table_id = row.id
-        self._notify(table_id, 2)
-        return table_id
-
-    def tables(self) -> list[TableRow]:
-        with self.Session() as s:
-            return list(s.scalars(select(TableRow).order_by(TableRow.id)))
-
-    def table(self, table_id: int) -> TableRow | None:
-        with self.Session() as s:
-            return s.get(TableRow, table_id)
-
-    def set_pin(self, table_id: int) -> str:
-        with self.Session() as s:
-            row = s.get(TableRow, table_id)
-            row.pin = new_pin()
-            s.commit()
-            return row.pin
-
-    def add_device(self, table_id: int, label: str, seat: str) -> tuple[Device, str]:
-        """Register a tablet for a table; returns it and its secret token (shown once)."""
-        token = secrets.token_urlsafe(32)
-        with self.Session() as s:
-            device = Device(table_id=table_id, token_hash=hash_token(token), label=label,
-                            seat=seat)
-            s.add(device)
-            s.commit()
-            return device, token
-
-    def device_for(self, token: str | None) -> Device | None:
-        if not token:
-            return None
-        with self.Session() as s:
-            return s.scalar(select(Device).where(Device.token_hash == hash_token(token)))
-
-    def devices(self, table_id: int, joined_only: bool = False) -> list[Device]:
-        """The table's devices, in the order they joined (``joined_only``: not signed out)."""
-        with self.Session() as s:
-            q = select(Device).where(Device.table_id == table_id).order_by(Device.id)
-            if joined_only:
-                q = q.where(Device.token_hash.not_like(f"{REVOKED}%"))
-            return list(s.scalars(q))
-
-    def revoke_devices(self, table_id: int, device_id: int | None = None) -> int:
-        """Sign out one device of the table (or all, ``device_id`` None): its token stops
-        working, the row stays (events name it). Returns how many were signed out."""
-        with self.Session() as s:
-            q = select(Device).where(Device.table_id == table_id,
-                                     Device.token_hash.not_like(f"{REVOKED}%"))
-            if device_id is not None:
-                q = q.where(Device.id == device_id)
-            rows = list(s.scalars(q))
-            for row in rows:
-                row.token_hash = REVOKED + secrets.token_hex(28)
-            s.commit()
-            return len(rows)
-
-    # events ---------------------------------------------------------------------------------
     def events(self, table_id: int, after: int = 0) -> list[EventRow]:
         with self.Session() as s:
             q = (select(EventRow).where(EventRow.table_id == table_id, EventRow.seq > after)
@@ -225,7 +96,8 @@ class Store:
                     state_mod.advance(folded, new)
             if folded is None:
                 folded = state_mod.fold(table_id, self.events(table_id))
-            table = self.table(table_id)
+            with self.Session() as s:
+                table = s.get(TableRow, table_id)
             folded.name = folded.name or (table.name if table else "")
             self._cache[table_id] = (folded.last_seq, folded)
             return folded
@@ -251,12 +123,9 @@ class Store:
                             payload=payload, actor=actor.name, device_id=actor.device_id,
                             request_id=f"{request_id}#{i}" if request_id else None))
                     s.add_all(rows)
-                    try:
-                        s.commit()
-                    except IntegrityError:
-                        s.rollback()
+                    if not commit_first(s):
                         continue
-            self._notify(table_id, rows[-1].seq)
+            self.notify(table_id, rows[-1].seq)
             return Outcome(rows)
         raise CommandError("busy", "the table is busy, try again", 503)
 
@@ -283,25 +152,6 @@ class Store:
                 done.append(row)
             return done
 
-    def check_writable(self) -> None:
-        """Raise ``DatabaseUnwritable`` (with the database's reason) unless a write can be
-        committed; nothing is kept."""
-        from sqlalchemy.exc import DBAPIError
-
-        with self.Session() as s:
-            try:
-                s.add(Setting(key="_write_check", value=""))
-                s.flush()
-            except DBAPIError as exc:
-                raise DatabaseUnwritable(database_problem(exc)) from exc
-            finally:
-                s.rollback()
-
-    def _notify(self, table_id: int, seq: int) -> None:
+    def notify(self, table_id: int, seq: int) -> None:
         for listener in list(self.listeners):
             listener(table_id, seq)
-
-
-def new_pin() -> str:
-    """A fresh six-digit table PIN."""
-    return f"{secrets.randbelow(10**6):06d}"

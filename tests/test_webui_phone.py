@@ -6,6 +6,8 @@ what Undo undoes. Reuses the browser test's server and Chromium (``test_webui_br
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 import test_webui_browser
 from test_webui_browser import CHROMIUM, CHROMIUM_ARGS
@@ -173,17 +175,26 @@ def test_cards_are_corrected_with_the_picker_and_typing_still_works(served, size
     assert proposal["melds"]["A"] == [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
 
 
-def test_both_tablets_say_what_was_recorded_and_what_undo_undoes(served):
-    """Item 13, as the players see it on a tablet and a phone."""
-    from playwright.sync_api import expect, sync_playwright
+@contextlib.contextmanager
+def ann_and_ben(served):
+    """Ann on a tablet and Ben on a phone, joined to a table with a knock proposed."""
+    from playwright.sync_api import sync_playwright
 
     app, base, _table_id, _feed, _truth = served
-    store = app.extensions["gintray.store"]
-    propose_knock(store)
+    propose_knock(app.extensions["gintray.store"])
     with sync_playwright() as p:
         browser = open_browser(p)
         ann = join_page(browser, base, app, "A", SIZES["tablet"])
         ben = join_page(browser, base, app, "B", SIZES["phone"])
+        yield ann, ben
+        browser.close()
+
+
+def test_both_tablets_say_what_was_recorded_and_what_undo_undoes(served):
+    """Item 13, as the players see it on a tablet and a phone."""
+    from playwright.sync_api import expect
+
+    with ann_and_ben(served) as (ann, ben):
         ann.click("button.confirm[data-player=A]")
         expect(ben.locator(".confirmed")).to_contain_text("Ann confirmed")
         ben.click("button.confirm[data-player=B]")
@@ -199,22 +210,16 @@ def test_both_tablets_say_what_was_recorded_and_what_undo_undoes(served):
             expect(page.locator("section.hand h1")).to_contain_text("Hand 1")
         expect(ann.locator(".confirms")).to_contain_text("waiting for Ben to confirm")
         expect(ben.locator("button.confirm[data-player=B]")).to_be_visible()
-        browser.close()
+    store = served[0].extensions["gintray.store"]
     assert store.state(TABLE).current_hand().confirmed_by == ["A"]
 
 
 def test_a_live_refresh_keeps_open_the_correct_section_a_player_opened_meanwhile(served):
     """A change arrives while a player opens "Correct": the refresh that was already on its way
     must not close the section under their finger (it did: Undo became "not visible")."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    app, base, _table_id, _feed, _truth = served
-    store = app.extensions["gintray.store"]
-    propose_knock(store)
-    with sync_playwright() as p:
-        browser = open_browser(p)
-        ann = join_page(browser, base, app, "A", SIZES["tablet"])
-        ben = join_page(browser, base, app, "B", SIZES["phone"])
+    with ann_and_ben(served) as (ann, ben):
         held: list = []
         ben.route(f"**/t/{TABLE}/panel*", lambda route: held.append(route))  # refreshes wait
         ann.click("button.confirm[data-player=A]")
@@ -230,4 +235,3 @@ def test_a_live_refresh_keeps_open_the_correct_section_a_player_opened_meanwhile
         expect(ben.locator(".confirmed")).to_contain_text("Ann confirmed")
         expect(ben.locator("details.correct")).to_have_js_property("open", True)
         expect(ben.locator("details.correct button").first).to_be_visible()
-        browser.close()

@@ -482,3 +482,34 @@ def test_cli_refuses_a_copy_saying_why_and_adopt_takes_a_moved_original(tmp_path
     assert "is a copy of table database" in err and "--adopt" in err
     assert sync_main(["--from", moved, "--to", pg_url, "--adopt"]) == 0
     assert sync_main(["--from", moved, "--to", pg_url]) == 0
+
+
+def test_a_sync_that_finishes_while_another_claims_its_generation_stops_neither(tmp_path,
+                                                                               pg_url):
+    """The race CI met: sync 1 writes its next generation; sync 2 takes it, claims it and
+    clears it before sync 1 reads it back. Both must finish, each event stored once."""
+    from sqlalchemy import event
+
+    from webui.hall.identity import NEXT_KEY
+
+    path = tmp_path / "table.sqlite3"
+    first, second = (open_store(f"sqlite:///{path}") for _ in range(2))
+    table = new_table(first, "Table 5")
+    play_hand(first, table, "A")
+    central = open_store(pg_url)
+    sync_once(first, central)
+    play_hand(first, table, "B")
+    raced: list[bool] = []
+
+    def other_sync_runs_meanwhile(session) -> None:
+        if not raced and second.get_setting(NEXT_KEY) is not None:
+            raced.append(True)
+            sync_once(second, open_store(pg_url))
+
+    event.listen(first.Session, "after_commit", other_sync_runs_meanwhile)
+    sync_once(first, central)
+    assert raced, "the other sync never ran inside this one's claim"
+    assert sync_once(first, central).uploaded == 0
+    remote = mirror_of(central, first, table)
+    assert stream(central, remote) == stream(first, table)
+    assert confirmed_hands(central, remote) == confirmed_hands(first, table)

@@ -38,6 +38,7 @@ ORIGIN_KEY = "hall_origin"
 HOME_KEY = "hall_home"
 SYNC_KEY = "hall_sync"
 NEXT_KEY = "hall_sync_next"
+_CLAIM_TRIES = 100  # rereads of the next generation while concurrent syncs move it on
 
 
 class SyncConflict(RuntimeError):
@@ -119,18 +120,26 @@ def _cas_setting(local: Store, key: str, old: str | None, new: str | None) -> bo
         return done
 
 
-def claim_generation(local: Store, central: Store, origin: str) -> Generation:
-    """Move this origin to its next generation on both sides, or raise ``IdentityRefused``
-    when the event database has moved on without this database (a diverged copy)."""
-    current = Generation.parse(local.get_setting(SYNC_KEY)) or NONE
-    seen_next = local.get_setting(NEXT_KEY)
-    pending = Generation.parse(seen_next)
-    if pending is None or pending.number != current.number + 1:
+def _next_generation(local: Store) -> tuple[Generation, Generation]:
+    """This database's generation and the next one it claims, written down before claiming.
+    A concurrent sync may claim and clear the next one meanwhile: then read again."""
+    for _ in range(_CLAIM_TRIES):
+        current = Generation.parse(local.get_setting(SYNC_KEY)) or NONE
+        seen_next = local.get_setting(NEXT_KEY)
+        pending = Generation.parse(seen_next)
+        if pending is not None and pending.number == current.number + 1:
+            return current, pending
         # replace only what this sync saw: a concurrent sync's new claim is never overwritten
         # (it could then hold a generation this database no longer knows, read as diverged)
         _cas_setting(local, NEXT_KEY, seen_next, current.following().text())
-        pending = Generation.parse(local.get_setting(NEXT_KEY))
-        assert pending is not None
+    raise RuntimeError(f"could not claim a sync generation in {_CLAIM_TRIES} tries: other "
+                       f"syncs of this table database kept moving it on; try again")
+
+
+def claim_generation(local: Store, central: Store, origin: str) -> Generation:
+    """Move this origin to its next generation on both sides, or raise ``IdentityRefused``
+    when the event database has moved on without this database (a diverged copy)."""
+    current, pending = _next_generation(local)
     insert = postgresql.insert if central.engine.dialect.name == "postgresql" else sqlite.insert
     table = OriginState.__table__
     with central.engine.begin() as conn:

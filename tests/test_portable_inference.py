@@ -8,8 +8,11 @@ emulators cannot be set up.
 
 Measured cost (2-core Xeon host): qemu's x86 emulation of AVX2 FMA code is slow (the float
 finder takes 227 s for one 640x360 pass), so the AVX2 test reads the doctor's check frame at one
-namer turn (the same kernels as four turns): 335 s; the ARM64 test reads the check frame and a
-real dev photo at the default four turns: 42 s (both with other jobs on the machine).
+namer turn (the same kernels as four turns) and without enlarging it (`max_upscale=1`: the
+scale policy's enlarged finer pass would add eight 640 px passes, over half an hour; it is
+numpy and OpenCV resizing, which the ARM64 test covers): 335 s; the ARM64 test reads the check
+frame and a real dev photo at the default four turns and scale policy: 42 s before the policy
+enlarged small indices (both with other jobs on the machine).
 """
 
 from __future__ import annotations
@@ -73,9 +76,10 @@ def _needs(reason: str | None) -> None:
 def test_avx2_only_x86_reads_the_same_cards_as_this_machine():
     _needs(emulators_unavailable())
     frames = [check_frame()[0]]
-    machine, emulated = _emulated(haswell([str(READ_FRAMES), "--turns", "1", str(frames[0])]))
+    machine, emulated = _emulated(haswell([str(READ_FRAMES), "--turns", "1", "--max-upscale", "1",
+                                           str(frames[0])]))
     assert machine == "x86_64"
-    _assert_same(emulated, _native(frames, turns=1))
+    _assert_same(emulated, _native(frames, turns=1, max_upscale=1.0))
 
 
 def test_raspberry_pi_5_arm64_reads_the_same_cards_as_this_machine():

@@ -1,7 +1,7 @@
 """Read frames with the detector and print the detections as JSON (run under emulation).
 
     python tests/emulation/read_frames.py [--backend B] [--weights F] [--namer N] [--turns T]
-        IMAGE...
+        [--max-upscale X] IMAGE...
 
 Prints one JSON object: {"cpu": ..., "frames": {name: [{"card", "box", "confidence"}...]}}.
 Kept free of anything but numpy, OpenCV and onnxruntime, so that it runs in the arm64 root
@@ -30,10 +30,14 @@ def main() -> int:
     ap.add_argument("--weights", default=None)
     ap.add_argument("--namer", default=None)
     ap.add_argument("--turns", type=int, default=None, help="namer quarter turns (1, 2 or 4)")
+    ap.add_argument("--max-upscale", type=float, default=None,
+                    help="the finer pass's largest enlargement of the frame")
     args = ap.parse_args()
     kwargs = {} if args.backend is None else {"backend": args.backend}
     if args.turns is not None:
         kwargs["turns"] = args.turns
+    if args.max_upscale is not None:
+        kwargs["max_upscale"] = args.max_upscale
     detector = load_detector(weights=args.weights, namer_weights=args.namer, **kwargs)
     frames = {}
     for path in args.images:

@@ -41,12 +41,14 @@ DEFAULT_TURNS = 4  # quarter turns at which the namer reads each crop (1, 2 or 4
 # a runner-up reading at least this share as likely as the best is reported as the alternative
 ALTERNATIVE_SHARE = 0.1
 # Scale policy (CardDetector._corners): corner indices under SMALL_INDEX work pixels (median
-# sqrt(w x h) of the finder's boxes scoring SIZE_SCORE or more) get a finer second pass, at most
+# sqrt(w x h) of the finder's boxes scoring SIZE_SCORE or more) get a finer second pass that
+# brings them to about FINE_INDEX pixels (at least twice the first pass's scale), at most
 # MAX_UPSCALE times the frame's native resolution.
 SMALL_INDEX = 24.0
 SIZE_SCORE = 0.3
 SIZE_SAMPLES = 4  # fewer sure corners say nothing about the scale (a stray box, an edge tile)
-MAX_UPSCALE = 1.0  # never enlarge: a finer pass reads native pixels, it does not invent them
+FINE_INDEX = 32.0  # the finder's design minimum is 20 px; 16 px indices read best at 2x
+MAX_UPSCALE = 3.0  # a far camera's 12 px indices enlarged with the frame (robustness sweep)
 
 
 class DetectorUnavailable(RuntimeError):
@@ -247,6 +249,7 @@ class CardDetector:
         work_side: int = 640,
         tile_above: int = 1600,
         max_corners: int = 120,
+        max_upscale: float = MAX_UPSCALE,
         turns: int = DEFAULT_TURNS,
         pair_vote: bool = True,
         normalise_light: bool = True,
@@ -259,6 +262,7 @@ class CardDetector:
         self.work_side = work_side
         self.tile_above = tile_above
         self.max_corners = max_corners
+        self.max_upscale = max_upscale  # the finer pass enlarges the frame at most this much
         self.turns = turns
         self.pair_vote = pair_vote
         self.normalise_light = normalise_light  # exposure, white balance (exposure.py)
@@ -277,9 +281,12 @@ class CardDetector:
         640x360). The corner indices that pass finds say whether it saw them at the finder's
         scale: when they are small (median side under `SMALL_INDEX` work pixels, judged on at
         least `SIZE_SAMPLES` sure corners) or when it found none in a big photo, a second pass
-        reads the frame at twice the resolution where the frame has it (`MAX_UPSCALE`: never
-        enlarged, so frames under twice `work_side` get none), cut into overlapping
-        `work_side` tiles, and the passes are merged with non-maximum suppression. Indices
+        reads the frame, cut into overlapping `work_side` tiles, at a finer scale, and the
+        passes are merged with non-maximum suppression. Small indices are brought to about
+        `FINE_INDEX` pixels (at least twice the first pass's scale), a big photo without corners
+        is read at twice the scale; the frame is enlarged at most `max_upscale` times (a far
+        camera's 12-16 px indices: measured in the robustness sweep's index sizes), and a
+        pass capped under twice the first one's scale is not made. Indices
         already big enough get no second pass: at a finer scale pips and faces start to look
         like indices (measured: precision 0.80 with 60-120 px indices, models/MODEL_CARD.md
         "Robustness sweep").
@@ -292,8 +299,11 @@ class CardDetector:
         size = _median_side(sure) if len(sure) >= SIZE_SAMPLES else None
         small = size is not None and size < SMALL_INDEX
         lost = len(sure) == 0 and max(h, w) > self.tile_above
-        fine = 2 * scale
-        if not (small or lost) or fine > MAX_UPSCALE:
+        if not (small or lost):
+            return boxes, scores
+        fine = min(scale * max(2.0, FINE_INDEX / size) if small else 2 * scale,
+                   self.max_upscale)
+        if fine < 2 * scale:  # capped: too little finer to be worth a pass
             return boxes, scores
         fine_boxes, fine_scores = self._tiled(image, fine)
         return _nms(np.concatenate([boxes, fine_boxes]), np.concatenate([scores, fine_scores]))

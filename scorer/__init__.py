@@ -13,7 +13,7 @@ from scorer.errors import (
     RulesError,
     ScorerError,
 )
-from scorer.hand import Alternative, HandResult, Layoff, score_hand
+from scorer.hand import Alternative, HandResult, Layoff, score_hand, spread_sizes
 from scorer.melds import DiscardOption, MeldAnalysis, best_melds, is_meld, min_deadwood
 from scorer.rules import PRESETS, RuleSet, Shutout, knock_limit_for, rules_from_spec
 from scorer.sheet import (
@@ -62,5 +62,6 @@ __all__ = [
     "score_hand",
     "score_sheet",
     "sheet_hand",
+    "spread_sizes",
     "team_hand",
 ]

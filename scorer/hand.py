@@ -53,6 +53,12 @@ MAX_CARDS = 13
 MISSING_CARD_PENALTY = 10
 
 
+def spread_sizes(knocker: bool) -> tuple[int, ...]:
+    """How many cards a player lays down when a hand ends: ``HAND_SIZE``, or one more for a
+    knocker who goes big gin without discarding."""
+    return (HAND_SIZE, HAND_SIZE + 1) if knocker else (HAND_SIZE,)
+
+
 @dataclass(frozen=True)
 class Layoff:
     """A defender card laid off onto one of the knocker's melds (as the knocker laid it)."""

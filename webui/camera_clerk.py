@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from webui.store import Actor, CommandError, Store, commands
+from webui.store import Actor, CommandError, Store, commands, engine
 from webui.store.proposal import Doubt, Kind, Problem, Proposal, reader_card, reader_cards
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ class CameraClerk:
             problems=tuple(Problem.parse(p) for p in read.problems),
             confidence=round(read.confidence, 3),
             arranged_by_engine=bool(spreads[knocker].arranged_by_engine),
-            snapshot=self.save_snapshot(), doubts=doubtful_cards(read))
+            snapshot=self.save_snapshot(), doubts=doubtful_cards(read, hands))
 
         def run(st: Any) -> list[Any]:
             hand = st.current_hand()
@@ -110,12 +110,11 @@ class CameraClerk:
             log.exception("camera reading not recorded")
 
 
-def doubtful_cards(read: Any) -> tuple[Doubt, ...]:
-    """The cards of a table reading the detector was unsure of, with the card each may be
-    instead, for a one-tap swap on the tablet (``Proposal.swaps``)."""
+def doubtful_cards(read: Any, hands: dict[str, list[str]]) -> tuple[Doubt, ...]:
+    """The cards of a table reading (``hands``: its cards per player, parsed) the detector was
+    unsure of, with the card each may be instead, for a one-tap swap (``Proposal.swaps``)."""
     alternatives = {reader_card(c["card"]): reader_card(c["alternative"])
                     for c in read.cards if c.get("alternative")}
-    hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
     on_table = {card for cards in hands.values() for card in cards}
     return tuple(
         Doubt(player, card, alternatives[card])
@@ -127,13 +126,13 @@ def doubtful_cards(read: Any) -> tuple[Doubt, ...]:
 
 def card_count_question(hands: dict[str, list[str]], knocker: str,
                         names: dict[str, str]) -> str | None:
-    """The question to ask when the cards read do not add up to a hand (10 each, 11 for a
-    knocker's big gin), or None. Seed 000 rule 8's penalty is for a player who really holds
-    the wrong number of cards; a card the camera missed is not that."""
+    """The question to ask when the cards read do not add up to a hand
+    (``engine.spread_sizes``: 10 each, 11 for a knocker's big gin), or None. Seed 000 rule 8's
+    penalty is for a player who really holds the wrong number of cards; a card the camera
+    missed is not that."""
     asks = []
     for player, cards in hands.items():
-        allowed = (10, 11) if player == knocker else (10,)
-        if len(cards) in allowed:
+        if len(cards) in engine.spread_sizes(player == knocker):
             continue
         name = names.get(player, player)
         if len(cards) < 10:

@@ -11,14 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from scorer import spread_sizes
 from vision.table.events import SpreadRead, TableRead
 from vision.table.grouping import SeenCard, clusters_of, group_cards, index_unit
 from vision.table.layout import UP_CARD, TableLayout
 from vision.table.voting import VoteResult
 
 TABLE = "table"  # the single area used when no layout is given
-HAND_SIZES = {10}  # cards each player owns at the end of a hand
-KNOCKER_SIZES = {10, 11}  # 11 when the knocker goes big gin without discarding
 
 
 def split_by_region(
@@ -59,7 +58,7 @@ def spread_key(spread: SpreadRead) -> tuple[Any, ...]:
     return (tuple(tuple(g) for g in spread.groups), tuple(spread.loose), tuple(spread.layoffs))
 
 
-def _card_count_problem(player: str, count: int, allowed: set[int]) -> str | None:
+def _card_count_problem(player: str, count: int, allowed: tuple[int, ...]) -> str | None:
     if count in allowed:
         return None
     expected = " or ".join(str(n) for n in sorted(allowed))
@@ -152,7 +151,7 @@ def read_spreads(
                                 f"and {player}'s spread")
             seen_in[code] = player
         count = _card_count_problem(player, len(spread.cards),
-                                    KNOCKER_SIZES if knocker else HAND_SIZES)
+                                    spread_sizes(knocker))
         if count:
             problems.append(count)
     confidences = [s.confidence for s in spreads.values()]

@@ -14,13 +14,14 @@ from scorer import (
     rules_from_spec,
     score_hand,
     score_sheet,
+    spread_sizes,
 )
 
 PLAYERS = ("A", "B")
 
 __all__ = ["PLAYERS", "ScorerError", "card_json", "dealer_after", "game_sheet", "hand_winner",
            "knock_card_info", "match", "normalise_cards", "plays_match", "preset_names",
-           "rules_json", "same_rules", "score", "sheet", "sheet_hand", "team_hand"]
+           "rules_json", "same_rules", "score", "sheet", "sheet_hand", "spread_sizes", "team_hand"]
 
 
 def preset_names() -> list[str]:

@@ -1,0 +1,115 @@
+"""Real training photos at their true aspect, for the corner finder (issue 13).
+
+Every shared real photo is a 16:9 frame stretched to 640x640 by its exporter, so every real
+index the finder has trained on is squeezed to 0.56 of its width. A table camera delivers its
+frames at their true aspect, and there the finder found fewer corners: dev class-agnostic
+mAP50 0.984 squeezed against 0.964 brought back to 16:9 (the sweep's `16:9, rotate 0 deg`).
+This writes a YOLO folder holding a widened copy of every photo of a source folder at
+`turns` of the four quarter turns (picked per photo from a seeded generator), optionally after
+every photo of another folder as it is (`--include`, e.g. the quarter-turned and shaken photos
+the finder trains on). Widening uses the sweep's own `perturb.unsqueeze` (Lanczos); label
+lines keep their class and are turned with the photo (`perturb.rotate`, exact at quarter
+turns).
+
+    python -m vision.training.true_aspect_copies ../shared/data/real-cards/train \\
+        data/real-train-wide --include data/real-train-shaken
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.training import perturb
+
+TRUE_ASPECT = 16 / 9  # the shared photos' source frames (real-cards README)
+
+
+def read_label_lines(label_file: Path, width: int, height: int) -> tuple[list[str], np.ndarray]:
+    """Class ids and pixel boxes (x1, y1, x2, y2) of a YOLO label file's well-formed lines."""
+    classes, boxes = [], []
+    for line in label_file.read_text().splitlines():
+        parts = line.split()
+        if len(parts) != 5:
+            continue
+        cx, cy, bw, bh = (float(v) for v in parts[1:])
+        classes.append(parts[0])
+        boxes.append(((cx - bw / 2) * width, (cy - bh / 2) * height,
+                      (cx + bw / 2) * width, (cy + bh / 2) * height))
+    return classes, np.array(boxes, np.float64).reshape(-1, 4)
+
+
+def label_lines(classes: list[str], boxes: np.ndarray, width: int, height: int) -> str:
+    """YOLO label text for pixel boxes in a `width` x `height` photo."""
+    rows = []
+    for cls, (x1, y1, x2, y2) in zip(classes, boxes, strict=True):
+        rows.append(f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+                    f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+    return "".join(r + "\n" for r in rows)
+
+
+def true_aspect_turns(image: np.ndarray, classes: list[str], boxes: np.ndarray,
+                      quarters: list[int], aspect: float = TRUE_ASPECT):
+    """(quarter, photo, label text) for the photo widened to `aspect` and turned by each of
+    `quarters` quarter turns (counter-clockwise)."""
+    wide, wide_boxes = perturb.unsqueeze(image, boxes, aspect)
+    for q in quarters:
+        turned, turned_boxes = perturb.rotate(wide, wide_boxes, 90.0 * q)
+        h, w = turned.shape[:2]
+        yield q, turned, label_lines(classes, turned_boxes, w, h)
+
+
+def write_true_aspect_folder(src: Path, out: Path, turns: int = 2, seed: int = 0,
+                             include: Path | None = None) -> int:
+    """Write `out` (images/, labels/): every photo of `include` as it is, then each labelled
+    photo of `src` widened to its true aspect at `turns` quarter turns (names ending
+    ``_wideQ``). Returns the number of widened photos written."""
+    if not 1 <= turns <= 4:
+        raise ValueError(f"turns must be 1-4, not {turns}")
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    if include is not None:
+        for image_path in sorted((include / "images").glob("*.jpg")):
+            shutil.copyfile(image_path, out / "images" / image_path.name)
+            label = include / "labels" / f"{image_path.stem}.txt"
+            if label.exists():
+                shutil.copyfile(label, out / "labels" / label.name)
+    written = 0
+    for image_path in sorted((src / "images").glob("*.jpg")):
+        label = src / "labels" / f"{image_path.stem}.txt"
+        image = cv2.imread(str(image_path)) if label.exists() else None
+        if image is None:
+            continue
+        classes, boxes = read_label_lines(label, image.shape[1], image.shape[0])
+        if not classes:
+            continue
+        rng = np.random.default_rng(perturb.seed_for(seed, image_path.name))
+        quarters = sorted(int(q) for q in rng.choice(4, size=turns, replace=False))
+        for q, photo, text in true_aspect_turns(image, classes, boxes, quarters):
+            name = f"{image_path.stem}_wide{q}"
+            cv2.imwrite(str(out / "images" / f"{name}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            (out / "labels" / f"{name}.txt").write_text(text)
+            written += 1
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("src", type=Path, help="YOLO folder of photos stretched from 16:9 to squares")
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--turns", type=int, default=2, help="quarter turns written per photo (1-4)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--include", type=Path, help="YOLO folder copied into out as it is")
+    args = ap.parse_args(argv)
+    n = write_true_aspect_folder(args.src, args.out, args.turns, args.seed, args.include)
+    kept = f"every photo of {args.include} and " if args.include else ""
+    print(f"{args.out}: {kept}{n} photos of {args.src} at their true aspect")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
-from vision.training.train_classifier import CropAugmentation, _camera_degradation
+from vision.training.train_classifier import CropAugmentation, _camera_degradation, widen_photo
 
 
 def index_patch() -> np.ndarray:
@@ -46,3 +47,25 @@ def test_exposure_changes_the_tone_but_keeps_black_ink_darker_than_the_card():
         assert ink < card
         means.add(round(float(out.mean())))
     assert len(means) > 3  # exposures differ from crop to crop
+
+
+def test_widening_brings_a_squeezed_photo_towards_its_true_aspect_and_keeps_the_box_on_it():
+    photo = np.full((100, 100, 3), 220, np.uint8)
+    photo[40:60, 30:40] = 0  # a squeezed index: 10 px wide, 20 px tall
+    box = (30.0, 40.0, 40.0, 60.0)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        wide, (x1, y1, x2, y2) = widen_photo(rng, photo, box, CropAugmentation(widen_share=1.0))
+        fx = wide.shape[1] / 100
+        assert 1.0 <= fx <= 16 / 9 + 0.01 and wide.shape[0] == 100
+        assert (x2 - x1) == pytest.approx(10 * fx, abs=0.1) and (y1, y2) == (40.0, 60.0)
+        inside = wide[41:59, int(x1) + 1:int(x2) - 1]
+        assert inside.max() < 60  # the widened box still holds only the index's ink
+
+
+def test_no_widening_asked_draws_no_random_number():
+    rng = np.random.default_rng(5)
+    photo = index_patch()
+    out, box = widen_photo(rng, photo, (1.0, 2.0, 3.0, 4.0), CropAugmentation())
+    assert out is photo and box == (1.0, 2.0, 3.0, 4.0)
+    assert rng.random() == np.random.default_rng(5).random()

@@ -29,6 +29,7 @@ from vision.training.evaluate import iou
 from vision.training.synth.index_glyphs import sample_index
 from vision.training.synth.scene import CLASS_NAMES, class_name_to_code
 from vision.training.train_device import add_device_option, training_device, write_run_notes
+from vision.training.true_aspect_copies import TRUE_ASPECT
 
 NONE_INDEX = len(NAMER_CLASSES) - 1
 # a training label BLACK_RANK + r: a club or a spade of rank r whose suit is not taught (a
@@ -108,6 +109,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="share of crops shaken (a line blur 2-16 crop px long, any angle)")
     ap.add_argument("--defocus-share", type=float, default=0.0,
                     help="share of crops out of focus (a disk blur of radius 0.7-5 crop px)")
+    ap.add_argument("--widen-share", type=float, default=0.0,
+                    help="share of real crops cut from their photo widened 1-16/9x first (the "
+                    "shared photos are 16:9 frames squeezed to squares)")
     ap.add_argument("--gamma-share", type=float, default=0.0,
                     help="share of crops under another exposure (tone curve gamma 0.4-2.5)")
     ap.add_argument(
@@ -281,12 +285,28 @@ class CropAugmentation:
     motion_share: float = 0.0
     defocus_share: float = 0.0
     gamma_share: float = 0.0
+    widen_share: float = 0.0
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> CropAugmentation:
         """The policy the training options ask for."""
         return cls(args.blur_max, args.tilt_share, args.squash_share, args.sharpen_share,
-                   args.motion_share, args.defocus_share, args.gamma_share)
+                   args.motion_share, args.defocus_share, args.gamma_share,
+                   args.widen_share)
+
+
+def widen_photo(rng: np.random.Generator, img: np.ndarray, box,
+                policy: CropAugmentation) -> tuple[np.ndarray, tuple]:
+    """A real photo (a camera frame its exporter stretched to a square) widened back towards
+    its true aspect for `policy.widen_share` of the crops: x scaled by 1 to TRUE_ASPECT (the
+    shared photos are 16:9 frames squeezed to 640x640; a table camera's are not squeezed), so
+    a tilt afterwards turns a true-shaped index instead of shearing a squeezed one. A share of
+    0 draws no random number."""
+    if not policy.widen_share or rng.random() >= policy.widen_share:
+        return img, box
+    fx = float(rng.uniform(1.0, TRUE_ASPECT))
+    img = cv2.resize(img, None, fx=fx, fy=1.0, interpolation=cv2.INTER_LINEAR)
+    return img, (box[0] * fx, box[1], box[2] * fx, box[3])
 
 
 def _camera_degradation(rng: np.random.Generator, patch: np.ndarray,
@@ -314,6 +334,8 @@ def _augment(
 ) -> np.ndarray:
     """A training crop of `box` in `img`: real crops may be tilted, webcam-like ones squeezed,
     downscaled, sharpened and JPEG-compressed; then box jitter, turns, colour, blur, noise."""
+    if real:
+        img, box = widen_photo(rng, img, box, policy)
     if real and rng.random() < policy.tilt_share:
         img, box = tilt_about_box(img, box, float(rng.uniform(-180, 180)))
         webcam = True
@@ -373,7 +395,7 @@ def sample_batch(rng, synth: list[CornerSource], reals: list[CornerSource], n: i
     is not drowned by the other)."""
     policy = CropAugmentation.from_args(args)
     size = args.crop_size or CROP_SIZE
-    glyph_policy = replace(policy, tilt_share=0.0)  # drawn at any angle already
+    glyph_policy = replace(policy, tilt_share=0.0, widen_share=0.0)  # any angle, true shape
     patches, labels = [], []
     for _ in range(n):
         r = rng.random()

@@ -442,23 +442,24 @@ def test_a_diverged_copy_that_claims_the_place_is_still_refused(tmp_path, pg_url
 def test_a_sync_cut_off_after_the_event_database_took_its_generation_goes_on(tmp_path, pg_url,
                                                                              monkeypatch):
     from webui.hall import identity
+    from webui.store.settings import Settings
 
     local = local_store(tmp_path)
     t = new_table(local, "Table 1")
     central = open_store(pg_url)
     sync_once(local, central)
-    real = identity._cas_setting
+    real = Settings.compare_and_set
 
-    def crash_on_local_commit(store, key, old, new):
+    def crash_on_local_commit(settings, key, old, new):
         if key == identity.SYNC_KEY:
             raise OperationalError("local write", {}, Exception("disk gone"))
-        return real(store, key, old, new)
+        return real(settings, key, old, new)
 
-    monkeypatch.setattr(identity, "_cas_setting", crash_on_local_commit)
+    monkeypatch.setattr(Settings, "compare_and_set", crash_on_local_commit)
     play_hand(local, t, "A")
     with pytest.raises(OperationalError):
         sync_once(local, central)
-    monkeypatch.setattr(identity, "_cas_setting", real)
+    monkeypatch.setattr(Settings, "compare_and_set", real)
     sync_once(local, central)
     sync_once(local, central)
     assert stream(central, mirror_of(central, local, t)) == stream(local, t)

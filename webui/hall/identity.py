@@ -27,12 +27,11 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from webui.hall.schema import OriginState
 from webui.store import Store
-from webui.store.db import Setting, commit_first
 
 ORIGIN_KEY = "hall_origin"
 HOME_KEY = "hall_home"
@@ -104,22 +103,6 @@ def check_home(local: Store, origin: str) -> None:
             f"(moved, or restored after the original was lost), run gintray sync --adopt")
 
 
-def _cas_setting(local: Store, key: str, old: str | None, new: str | None) -> bool:
-    """Set (or delete, ``new`` None) setting ``key`` only if it is ``old`` (None: missing)."""
-    with local.Session() as s:
-        if old is None:
-            if new is None:
-                return s.get(Setting, key) is None
-            s.add(Setting(key=key, value=new))
-            return commit_first(s)
-        where = (Setting.key == key) & (Setting.value == old)
-        stmt = delete(Setting).where(where) if new is None else (
-            update(Setting).where(where).values(value=new))
-        done = s.execute(stmt).rowcount == 1
-        s.commit()
-        return done
-
-
 def _next_generation(local: Store) -> tuple[Generation, Generation]:
     """This database's generation and the next one it claims, written down before claiming.
     A concurrent sync may claim and clear the next one meanwhile: then read again."""
@@ -131,7 +114,7 @@ def _next_generation(local: Store) -> tuple[Generation, Generation]:
             return current, pending
         # replace only what this sync saw: a concurrent sync's new claim is never overwritten
         # (it could then hold a generation this database no longer knows, read as diverged)
-        _cas_setting(local, NEXT_KEY, seen_next, current.following().text())
+        local.settings.compare_and_set(NEXT_KEY, seen_next, current.following().text())
     raise RuntimeError(f"could not claim a sync generation in {_CLAIM_TRIES} tries: other "
                        f"syncs of this table database kept moving it on; try again")
 
@@ -164,8 +147,8 @@ def claim_generation(local: Store, central: Store, origin: str) -> Generation:
             f"keeps syncing. Enter hands played on this one at the table that syncs (or ask "
             f"the director to)")
     old = current.text() if current is not NONE else None
-    if _cas_setting(local, SYNC_KEY, old, pending.text()) or _at_least(local, pending):
-        _cas_setting(local, NEXT_KEY, pending.text(), None)
+    if local.settings.compare_and_set(SYNC_KEY, old, pending.text()) or _at_least(local, pending):
+        local.settings.compare_and_set(NEXT_KEY, pending.text(), None)
     return pending
 
 

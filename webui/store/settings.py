@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from sqlalchemy import delete, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import sessionmaker
 
@@ -45,6 +46,22 @@ class Settings:
             if not commit_first(s):  # another process stored it first
                 return self.get(key) or value
             return value
+
+    def compare_and_set(self, key: str, old: str | None, new: str | None) -> bool:
+        """Set (or delete, ``new`` None) setting ``key`` only if it is ``old`` (None: missing);
+        whether it was. Two processes doing so at once: exactly one succeeds."""
+        with self.Session() as s:
+            if old is None:
+                if new is None:
+                    return s.get(Setting, key) is None
+                s.add(Setting(key=key, value=new))
+                return commit_first(s)
+            where = (Setting.key == key) & (Setting.value == old)
+            stmt = delete(Setting).where(where) if new is None else (
+                update(Setting).where(where).values(value=new))
+            done = s.execute(stmt).rowcount == 1
+            s.commit()
+            return done
 
     def check_writable(self) -> None:
         """Raise ``DatabaseUnwritable`` (with the database's reason) unless a write can be

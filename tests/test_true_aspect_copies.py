@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.training.true_aspect_copies import read_label_lines, write_true_aspect_folder
+from vision.training.true_aspect_copies import write_true_aspect_folder
+from vision.training.yolo_labels import read_label_boxes
 
 SIDE = 90
 
@@ -39,11 +40,12 @@ def test_each_labelled_photo_comes_back_wide_at_its_turns_with_its_index_still_b
         name = f"a_wide{q}"
         photo = cv2.imread(str(tmp_path / "out/images" / f"{name}.jpg"))
         assert photo.shape[:2] == ((SIDE, wide) if q % 2 == 0 else (wide, SIDE))
-        classes, boxes = read_label_lines(tmp_path / "out/labels" / f"{name}.txt",
-                                          photo.shape[1], photo.shape[0])
-        assert classes == ["7"]
-        assert _red_share(photo, boxes[0]) > 0.95  # the box still sits on the index
-        w, h = boxes[0, 2] - boxes[0, 0], boxes[0, 3] - boxes[0, 1]
+        labels = read_label_boxes(tmp_path / "out/labels" / f"{name}.txt",
+                                  photo.shape[1], photo.shape[0])
+        assert [b.class_id for b in labels] == [7]
+        x1, y1, x2, y2 = labels[0].box
+        assert _red_share(photo, labels[0].box) > 0.95  # the box still sits on the index
+        w, h = x2 - x1, y2 - y1
         index_w, index_h = (18 * 16 / 9, 27) if q % 2 == 0 else (27, 18 * 16 / 9)
         assert w == pytest.approx(index_w, abs=1) and h == pytest.approx(index_h, abs=1)
 

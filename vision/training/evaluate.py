@@ -58,20 +58,14 @@ def _class_names(folder: Path) -> list[str]:
 def load_truth(folder: Path, image: Path, shape: tuple[int, int], names: list[str]) -> ImageTruth:
     """Read labels/<stem>.txt for an image (YOLO normalised) into card-coded pixel boxes."""
     from vision.training.synth.scene import class_name_to_code
+    from vision.training.yolo_labels import read_label_boxes
 
     h, w = shape
     truth = ImageTruth(image)
-    lab = folder / "labels" / (image.stem + ".txt")
-    for line in lab.read_text().splitlines() if lab.exists() else []:
-        parts = line.split()
-        if len(parts) != 5:
-            continue
-        code = class_name_to_code(names[int(parts[0])])
-        if code is None:
-            continue
-        cx, cy, bw, bh = (float(v) for v in parts[1:])
-        box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-        truth.boxes.append((code, box))
+    for label in read_label_boxes(folder / "labels" / (image.stem + ".txt"), w, h):
+        code = class_name_to_code(names[label.class_id])
+        if code is not None:
+            truth.boxes.append((code, label.box))
     return truth
 
 

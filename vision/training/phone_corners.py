@@ -41,6 +41,7 @@ from vision.inference.corner_crops import NAMER_CLASSES
 from vision.inference.detector import CardDetector, load_detector
 from vision.training.phone_data import PHONE_DATA, PhoneFrame, card_code, load_frames, split_by_time
 from vision.training.synth.scene import code_to_class_id
+from vision.training.yolo_labels import read_label_boxes
 
 RANKS = "A23456789TJQK"
 MIN_FINDER_SCORE = 0.3
@@ -80,26 +81,10 @@ def card_boxes(
     """The frame's labelled whole-card boxes in pixels (unknown class names skipped)."""
     names = _class_names(root)
     out = []
-    label = root / "labels" / f"{frame.image.stem}.txt"
-    for line in label.read_text().splitlines():
-        parts = line.split()
-        if len(parts) != 5:
-            continue
-        code = card_code(names[int(parts[0])])
-        if code is None:
-            continue
-        cx, cy, bw, bh = (float(v) for v in parts[1:])
-        out.append(
-            CardBox(
-                code,
-                (
-                    (cx - bw / 2) * width,
-                    (cy - bh / 2) * height,
-                    (cx + bw / 2) * width,
-                    (cy + bh / 2) * height,
-                ),
-            )
-        )
+    for label in read_label_boxes(root / "labels" / f"{frame.image.stem}.txt", width, height):
+        code = card_code(names[label.class_id])
+        if code is not None:
+            out.append(CardBox(code, label.box))
     return out
 
 

@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.training import perturb
+from vision.training.yolo_labels import read_label_boxes
 
 MOTION_SHARE = 0.65  # of the blurred copies; the rest are out of focus
 MOTION_LENGTH = (0.15, 0.8)  # x the photo's median index width
@@ -46,8 +47,7 @@ class Shake:
 
 def median_index_width(label_file: Path, width: int) -> float | None:
     """The median width in pixels of the boxes in a YOLO label file (None: no boxes)."""
-    rows = [line.split() for line in label_file.read_text().splitlines() if line.strip()]
-    widths = [float(r[3]) * width for r in rows if len(r) == 5]
+    widths = [b.box[2] - b.box[0] for b in read_label_boxes(label_file, width, 1)]
     return float(np.median(widths)) if widths else None
 
 

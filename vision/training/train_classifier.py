@@ -30,6 +30,7 @@ from vision.training.synth.index_glyphs import sample_index
 from vision.training.synth.scene import CLASS_NAMES, class_name_to_code
 from vision.training.train_device import add_device_option, training_device, write_run_notes
 from vision.training.true_aspect_copies import TRUE_ASPECT
+from vision.training.yolo_labels import read_label_boxes
 
 NONE_INDEX = len(NAMER_CLASSES) - 1
 # a training label BLACK_RANK + r: a club or a spade of rank r whose suit is not taught (a
@@ -207,12 +208,6 @@ def card_probabilities(logits):  # torch.Tensor (N, 18) -> (N, 53)
     return torch.cat([cards, rank[:, 13:]], dim=1)
 
 
-def _pixel_box(parts: list[str], w: int, h: int) -> tuple[float, float, float, float]:
-    """A YOLO label line's box (``class cx cy bw bh``, normalised) in pixels (x1, y1, x2, y2)."""
-    cx, cy, bw, bh = (float(v) for v in parts[1:])
-    return ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
-
-
 class CornerSource:
     """Images of one YOLO folder kept in memory with their card boxes (pixels, namer index).
 
@@ -232,20 +227,12 @@ class CornerSource:
             h, w = img.shape[:2]
             idx = len(self.images)
             self.images.append(img)
-            lab = folder / "labels" / (path.stem + ".txt")
-            for line in lab.read_text().splitlines() if lab.exists() else []:
-                parts = line.split()
-                if len(parts) != 5:
-                    continue
-                code = class_name_to_code(CLASS_NAMES[int(parts[0])])
-                if code is None:
-                    continue
-                self.boxes.append((idx, _pixel_box(parts, w, h), NAMER_CLASSES.index(code)))
-            pips = folder / "none" / (path.stem + ".txt")
-            for line in pips.read_text().splitlines() if pips.exists() else []:
-                parts = line.split()
-                if len(parts) == 5:
-                    self.pips.append((idx, _pixel_box(parts, w, h)))
+            for label in read_label_boxes(folder / "labels" / (path.stem + ".txt"), w, h):
+                code = class_name_to_code(CLASS_NAMES[label.class_id])
+                if code is not None:
+                    self.boxes.append((idx, label.box, NAMER_CLASSES.index(code)))
+            for pip in read_label_boxes(folder / "none" / (path.stem + ".txt"), w, h):
+                self.pips.append((idx, pip.box))
         self.by_image: dict[int, list] = {}
         for i, box, _ in self.boxes:
             self.by_image.setdefault(i, []).append(box)

@@ -25,42 +25,23 @@ import cv2
 import numpy as np
 
 from vision.training import perturb
+from vision.training.yolo_labels import LabelBox, label_text, read_label_boxes
 
 TRUE_ASPECT = 16 / 9  # the shared photos' source frames (real-cards README)
 
 
-def read_label_lines(label_file: Path, width: int, height: int) -> tuple[list[str], np.ndarray]:
-    """Class ids and pixel boxes (x1, y1, x2, y2) of a YOLO label file's well-formed lines."""
-    classes, boxes = [], []
-    for line in label_file.read_text().splitlines():
-        parts = line.split()
-        if len(parts) != 5:
-            continue
-        cx, cy, bw, bh = (float(v) for v in parts[1:])
-        classes.append(parts[0])
-        boxes.append(((cx - bw / 2) * width, (cy - bh / 2) * height,
-                      (cx + bw / 2) * width, (cy + bh / 2) * height))
-    return classes, np.array(boxes, np.float64).reshape(-1, 4)
-
-
-def label_lines(classes: list[str], boxes: np.ndarray, width: int, height: int) -> str:
-    """YOLO label text for pixel boxes in a `width` x `height` photo."""
-    rows = []
-    for cls, (x1, y1, x2, y2) in zip(classes, boxes, strict=True):
-        rows.append(f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
-                    f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
-    return "".join(r + "\n" for r in rows)
-
-
-def true_aspect_turns(image: np.ndarray, classes: list[str], boxes: np.ndarray,
-                      quarters: list[int], aspect: float = TRUE_ASPECT):
+def true_aspect_turns(image: np.ndarray, labels: list[LabelBox], quarters: list[int],
+                      aspect: float = TRUE_ASPECT):
     """(quarter, photo, label text) for the photo widened to `aspect` and turned by each of
     `quarters` quarter turns (counter-clockwise)."""
+    boxes = np.array([b.box for b in labels], np.float64).reshape(-1, 4)
     wide, wide_boxes = perturb.unsqueeze(image, boxes, aspect)
     for q in quarters:
         turned, turned_boxes = perturb.rotate(wide, wide_boxes, 90.0 * q)
         h, w = turned.shape[:2]
-        yield q, turned, label_lines(classes, turned_boxes, w, h)
+        moved = [LabelBox(b.class_id, tuple(float(v) for v in box))
+                 for b, box in zip(labels, turned_boxes, strict=True)]
+        yield q, turned, label_text(moved, w, h)
 
 
 def write_true_aspect_folder(src: Path, out: Path, turns: int = 2, seed: int = 0,
@@ -84,12 +65,12 @@ def write_true_aspect_folder(src: Path, out: Path, turns: int = 2, seed: int = 0
         image = cv2.imread(str(image_path)) if label.exists() else None
         if image is None:
             continue
-        classes, boxes = read_label_lines(label, image.shape[1], image.shape[0])
-        if not classes:
+        labels = read_label_boxes(label, image.shape[1], image.shape[0])
+        if not labels:
             continue
         rng = np.random.default_rng(perturb.seed_for(seed, image_path.name))
         quarters = sorted(int(q) for q in rng.choice(4, size=turns, replace=False))
-        for q, photo, text in true_aspect_turns(image, classes, boxes, quarters):
+        for q, photo, text in true_aspect_turns(image, labels, quarters):
             name = f"{image_path.stem}_wide{q}"
             cv2.imwrite(str(out / "images" / f"{name}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 95])
             (out / "labels" / f"{name}.txt").write_text(text)

@@ -1,0 +1,44 @@
+"""YOLO label files (``class cx cy w h`` per line, normalised) read as pixel boxes and written
+back: the one reader the training and evaluation tools share."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+PixelBox = tuple[float, float, float, float]  # x1, y1, x2, y2
+
+
+@dataclass(frozen=True)
+class LabelBox:
+    """One label line: its class id and its box in pixels."""
+
+    class_id: int
+    box: PixelBox
+
+
+def read_label_boxes(label_file: Path, width: int, height: int) -> list[LabelBox]:
+    """The well-formed lines of a YOLO label file (five fields) as pixel boxes in a `width` x
+    `height` image; other lines are skipped, a missing file has none."""
+    if not label_file.exists():
+        return []
+    out = []
+    for line in label_file.read_text().splitlines():
+        parts = line.split()
+        if len(parts) != 5:
+            continue
+        cx, cy, bw, bh = (float(v) for v in parts[1:])
+        out.append(LabelBox(int(parts[0]), ((cx - bw / 2) * width, (cy - bh / 2) * height,
+                                             (cx + bw / 2) * width, (cy + bh / 2) * height)))
+    return out
+
+
+def label_text(boxes: Iterable[LabelBox], width: int, height: int) -> str:
+    """YOLO label file text for pixel boxes in a `width` x `height` image."""
+    rows = []
+    for b in boxes:
+        x1, y1, x2, y2 = b.box
+        rows.append(f"{b.class_id} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+                    f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+    return "".join(r + "\n" for r in rows)

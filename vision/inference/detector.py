@@ -7,10 +7,10 @@ without VNNI (models/MODEL_CARD.md, "Same cards on every CPU"), float ones read 
 The corner finder is a one-class YOLO that boxes every corner index; the namer is a small CNN
 that reads each box's crop and names the card (or rejects it). Frames are brought to the model's
 working scale (corner indices some 15-60 px): small frames run whole, big photos are cut into
-overlapping tiles whose results are merged with non-maximum suppression (supervision's
-InferenceSlicer) together with a whole-frame pass. A camera that sees indices smaller than that
-is read in native-scale tiles instead (`DetectorSettings`, `CardDetector.with_settings`,
-vision/inference/tiling.py).
+overlapping tiles (placed as the native-scale tiles are, `tiling.tile_starts`) whose results
+are merged with non-maximum suppression together with a whole-frame pass. A camera that sees
+indices smaller than that is read in native-scale tiles instead (`DetectorSettings`,
+`CardDetector.with_settings`, vision/inference/tiling.py).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner,
 from vision.inference.corner_pairing import vote_pairs
 from vision.inference.detection import Detection, Detections
 from vision.inference.exposure import normalise_light
-from vision.inference.tiling import DetectorSettings, read_in_tiles
+from vision.inference.tiling import DetectorSettings, read_in_tiles, tile_starts
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = REPO_ROOT / "models"
@@ -47,6 +47,7 @@ ALTERNATIVE_SHARE = 0.1
 SMALL_INDEX = 24.0
 SIZE_SCORE = 0.3
 SIZE_SAMPLES = 4  # fewer sure corners say nothing about the scale (a stray box, an edge tile)
+FINE_TILE_OVERLAP = 0.2  # the finer pass's tiles overlap by a fifth of a tile
 FINE_INDEX = 32.0  # the finder's design minimum is 20 px; 16 px indices read best at 2x
 MAX_UPSCALE = 3.0  # a far camera's 12 px indices enlarged with the frame (robustness sweep)
 
@@ -309,23 +310,22 @@ class CardDetector:
         return _nms(np.concatenate([boxes, fine_boxes]), np.concatenate([scores, fine_scores]))
 
     def _tiled(self, image: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
-        """Corners found in overlapping tiles of the image at `scale`, merged with NMS."""
-        import supervision as sv
-
-        def callback(tile: np.ndarray) -> sv.Detections:
-            boxes, scores = self.finder.find(tile)
-            th, tw = tile.shape[:2]
-            boxes = np.clip(boxes.reshape(-1, 4), 0, [tw, th, tw, th])  # boxes end at the tile
-            return sv.Detections(xyxy=boxes, confidence=scores, class_id=np.zeros(len(scores), int))
-
-        slicer = sv.InferenceSlicer(
-            callback=callback,
-            slice_wh=self.work_side,
-            overlap_wh=self.work_side // 5,
-            iou_threshold=0.5,
-        )
-        det = slicer(_resize(image, scale))
-        return det.xyxy.astype(np.float32) / scale, det.confidence.astype(np.float32)
+        """Corners found in overlapping `work_side` tiles of the image at `scale` (placed by
+        `tiling.tile_starts`), merged with NMS; boxes in `image` pixels."""
+        work = _resize(image, scale)
+        h, w = work.shape[:2]
+        side = self.work_side
+        boxes, scores = [np.zeros((0, 4), np.float32)], [np.zeros(0, np.float32)]
+        for y0 in tile_starts(h, side, FINE_TILE_OVERLAP):
+            for x0 in tile_starts(w, side, FINE_TILE_OVERLAP):
+                tile = work[y0:y0 + side, x0:x0 + side]
+                found, score = self.finder.find(tile)
+                th, tw = tile.shape[:2]
+                found = np.clip(found.reshape(-1, 4), 0, [tw, th, tw, th])  # boxes end at the tile
+                boxes.append(found + np.array([x0, y0, x0, y0], np.float32))
+                scores.append(score)
+        merged, merged_scores = _nms(np.concatenate(boxes), np.concatenate(scores))
+        return merged / scale, merged_scores
 
     def detect(self, image_bgr: np.ndarray, min_confidence: float | None = None) -> Detections:
         """Every named corner index in a BGR frame, best first (score = found x named).

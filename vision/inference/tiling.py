@@ -5,7 +5,8 @@ that sees corner indices smaller than that working size is read instead in overl
 at most ``tile`` pixels, at native scale or enlarged by ``enlarge``, each tile read by the whole
 detector as a frame of its own. `DetectorSettings` says which (the layout's ``detector_scale``
 and `gintray read --tile` build it); `read_in_tiles` does it, with the detector passed in as a
-callback (as supervision's ``InferenceSlicer`` takes the model).
+callback (as supervision's ``InferenceSlicer`` takes the model). `tile_starts` places the tiles
+here and in the scale policy's finer pass (`CardDetector._tiled`).
 """
 
 from __future__ import annotations
@@ -59,7 +60,9 @@ def configured(detector: Any, settings: DetectorSettings) -> Any:
     return detector.with_settings(settings)
 
 
-def _starts(length: int, tile: int, overlap: float) -> list[int]:
+def tile_starts(length: int, tile: int, overlap: float) -> list[int]:
+    """Where tiles of ``tile`` px start along a side of ``length`` px, overlapping by
+    ``overlap`` of a tile; the last one ends at the edge (every tile is whole)."""
     if length <= tile:
         return [0]
     step = max(1, int(tile * (1 - overlap)))
@@ -81,8 +84,8 @@ def read_in_tiles(image: np.ndarray, detect: Callable[[np.ndarray], Detections],
                            interpolation=cv2.INTER_CUBIC if scale > 1 else cv2.INTER_AREA)
     h, w = image.shape[:2]
     found: list[Detection] = []
-    for y0 in _starts(h, tile, settings.overlap):
-        for x0 in _starts(w, tile, settings.overlap):
+    for y0 in tile_starts(h, tile, settings.overlap):
+        for x0 in tile_starts(w, tile, settings.overlap):
             x1, y1 = min(x0 + tile, w), min(y0 + tile, h)
             for det in detect(image[y0:y1, x0:x1]):
                 bx1, by1, bx2, by2 = det.box

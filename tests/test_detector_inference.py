@@ -33,6 +33,11 @@ def frames_with_truth(indices=FRAMES):
         yield image, load_truth(DEV, paths[i], image.shape[:2], names)
 
 
+def every_third_frame():
+    """`frames_with_truth` of every third dev photo."""
+    return frames_with_truth(range(0, len(list((DEV / "images").glob("*.jpg"))), 3))
+
+
 def card_tally(detector, frames) -> tuple[int, int, int]:
     """(cards read right, cards read, cards labelled) over (image, truth) pairs."""
     true_pos = predicted = labelled = 0
@@ -108,9 +113,8 @@ def test_a_far_camera_whose_indices_are_12_px_still_reads_the_cards(detector):
         boxes = np.array([box for _, box in truth.boxes], np.float32)
         return perturb.scale(image, boxes, 12 / float(np.median(boxes[:, 2] - boxes[:, 0])))[0]
 
-    every_third = frames_with_truth(range(0, len(list((DEV / "images").glob("*.jpg"))), 3))
     true_pos, predicted, labelled = card_tally(
-        detector, ((far(image, truth), truth) for image, truth in every_third))
+        detector, ((far(image, truth), truth) for image, truth in every_third_frame()))
     assert labelled > 50
     assert true_pos / labelled >= 0.92, f"recall {true_pos}/{labelled}"
     assert true_pos / predicted >= 0.85, f"precision {true_pos}/{predicted}"
@@ -123,10 +127,10 @@ def test_a_webcam_frame_at_its_true_16_9_aspect_reads_the_cards(detector):
     sweep does) still reads its cards (models/MODEL_CARD.md, "A camera's true aspect")."""
     from vision.training import perturb
 
-    every_third = frames_with_truth(range(0, len(list((DEV / "images").glob("*.jpg"))), 3))
     true_pos, predicted, labelled = card_tally(
         detector,
-        ((perturb.unsqueeze(image, np.zeros((0, 4)))[0], truth) for image, truth in every_third))
+        ((perturb.unsqueeze(image, np.zeros((0, 4)))[0], truth)
+         for image, truth in every_third_frame()))
     assert labelled > 50
     assert true_pos / labelled >= 0.9, f"recall {true_pos}/{labelled}"  # 106/112 measured
     assert true_pos / predicted >= 0.9, f"precision {true_pos}/{predicted}"  # 106/112

@@ -47,6 +47,7 @@ ELLIPSE_POINTS = 32  # samples of a box's inscribed ellipse when mapping boxes
 KELVIN_REFERENCE = 6500.0  # the camera's white balance
 
 Boxes = np.ndarray  # N x 4 float64: x1, y1, x2, y2
+TRUE_ASPECT = 16 / 9  # the shared photos' source frames, stretched to squares (real-cards README)
 
 
 def seed_for(*parts: object) -> int:
@@ -279,7 +280,7 @@ def rotate(image: np.ndarray, boxes, degrees: float) -> tuple[np.ndarray, Boxes]
     return out, transform_boxes(boxes, m, out.shape[:2])
 
 
-def unsqueeze(image: np.ndarray, boxes, aspect: float = 16 / 9) -> tuple[np.ndarray, Boxes]:
+def unsqueeze(image: np.ndarray, boxes, aspect: float = TRUE_ASPECT) -> tuple[np.ndarray, Boxes]:
     """A frame squeezed to any shape (the dev photos: 16:9 webcam frames stretched to 640x640)
     back at its true `aspect`, widened with cv2.INTER_LANCZOS4 (undoing an exporter's resize,
     so no lens blur); boxes scaled with it."""
@@ -292,7 +293,7 @@ def unsqueeze(image: np.ndarray, boxes, aspect: float = 16 / 9) -> tuple[np.ndar
 
 
 def rotate_true_aspect(
-    image: np.ndarray, boxes, degrees: float, aspect: float = 16 / 9
+    image: np.ndarray, boxes, degrees: float, aspect: float = TRUE_ASPECT
 ) -> tuple[np.ndarray, Boxes]:
     """`rotate` of the frame brought back to its true aspect first (`unsqueeze`): a camera
     turned on its axis sees the cards' true shapes turned, not a squeezed frame turned (which

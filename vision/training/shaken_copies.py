@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision.training import perturb
-from vision.training.yolo_labels import read_label_boxes
+from vision.training.yolo_labels import copy_photo, make_yolo_folder, read_label_boxes
 
 MOTION_SHARE = 0.65  # of the blurred copies; the rest are out of focus
 MOTION_LENGTH = (0.15, 0.8)  # x the photo's median index width
@@ -62,14 +62,10 @@ def draw_shake(rng: np.random.Generator, index_width: float) -> Shake:
 def write_shaken_folder(src: Path, out: Path, share: float = 0.5, seed: int = 0) -> int:
     """Copy `src` (images/, labels/) to `out` and add a blurred copy of `share` of its photos
     (names ending ``_shaken``). Returns the number of blurred copies written."""
-    (out / "images").mkdir(parents=True, exist_ok=True)
-    (out / "labels").mkdir(parents=True, exist_ok=True)
+    make_yolo_folder(out)
     written = 0
     for image_path in sorted((src / "images").glob("*.jpg")):
-        label = src / "labels" / f"{image_path.stem}.txt"
-        shutil.copyfile(image_path, out / "images" / image_path.name)
-        if label.exists():
-            shutil.copyfile(label, out / "labels" / label.name)
+        label = copy_photo(image_path, src, out)
         rng = np.random.default_rng(perturb.seed_for(seed, image_path.name))
         if not label.exists() or rng.random() >= share:
             continue

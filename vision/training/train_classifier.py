@@ -26,10 +26,10 @@ from vision.inference.corner_crops import (
 )
 from vision.training import perturb
 from vision.training.evaluate import iou
+from vision.training.perturb import TRUE_ASPECT
 from vision.training.synth.index_glyphs import sample_index
 from vision.training.synth.scene import CLASS_NAMES, class_name_to_code
 from vision.training.train_device import add_device_option, training_device, write_run_notes
-from vision.training.true_aspect_copies import TRUE_ASPECT
 from vision.training.yolo_labels import read_label_boxes
 
 NONE_INDEX = len(NAMER_CLASSES) - 1
@@ -278,8 +278,7 @@ class CropAugmentation:
     def from_args(cls, args: argparse.Namespace) -> CropAugmentation:
         """The policy the training options ask for."""
         return cls(args.blur_max, args.tilt_share, args.squash_share, args.sharpen_share,
-                   args.motion_share, args.defocus_share, args.gamma_share,
-                   args.widen_share)
+                   args.motion_share, args.defocus_share, args.gamma_share, args.widen_share)
 
 
 def widen_photo(rng: np.random.Generator, img: np.ndarray, box,

@@ -18,16 +18,20 @@ turns).
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.training import perturb
-from vision.training.yolo_labels import LabelBox, label_text, read_label_boxes
-
-TRUE_ASPECT = 16 / 9  # the shared photos' source frames (real-cards README)
+from vision.training.perturb import TRUE_ASPECT
+from vision.training.yolo_labels import (
+    LabelBox,
+    copy_photo,
+    label_text,
+    make_yolo_folder,
+    read_label_boxes,
+)
 
 
 def true_aspect_turns(image: np.ndarray, labels: list[LabelBox], quarters: list[int],
@@ -51,14 +55,10 @@ def write_true_aspect_folder(src: Path, out: Path, turns: int = 2, seed: int = 0
     ``_wideQ``). Returns the number of widened photos written."""
     if not 1 <= turns <= 4:
         raise ValueError(f"turns must be 1-4, not {turns}")
-    (out / "images").mkdir(parents=True, exist_ok=True)
-    (out / "labels").mkdir(parents=True, exist_ok=True)
+    make_yolo_folder(out)
     if include is not None:
         for image_path in sorted((include / "images").glob("*.jpg")):
-            shutil.copyfile(image_path, out / "images" / image_path.name)
-            label = include / "labels" / f"{image_path.stem}.txt"
-            if label.exists():
-                shutil.copyfile(label, out / "labels" / label.name)
+            copy_photo(image_path, include, out)
     written = 0
     for image_path in sorted((src / "images").glob("*.jpg")):
         label = src / "labels" / f"{image_path.stem}.txt"

@@ -1,8 +1,10 @@
-"""YOLO label files (``class cx cy w h`` per line, normalised) read as pixel boxes and written
-back: the one reader the training and evaluation tools share."""
+"""YOLO folders (``images/``, ``labels/``; ``class cx cy w h`` per label line, normalised): label
+files read as pixel boxes and written back, photos copied with their labels. The one reader the
+training and evaluation tools share."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,3 +44,19 @@ def label_text(boxes: Iterable[LabelBox], width: int, height: int) -> str:
         rows.append(f"{b.class_id} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
                     f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
     return "".join(r + "\n" for r in rows)
+
+
+def make_yolo_folder(out: Path) -> None:
+    """Create ``out/images`` and ``out/labels`` (kept if they exist)."""
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+
+
+def copy_photo(image_path: Path, src: Path, out: Path) -> Path:
+    """Copy a photo of YOLO folder `src` into `out`, with its label file when it has one;
+    returns that label file's path in `src` (it may not exist)."""
+    label = src / "labels" / f"{image_path.stem}.txt"
+    shutil.copyfile(image_path, out / "images" / image_path.name)
+    if label.exists():
+        shutil.copyfile(label, out / "labels" / label.name)
+    return label

@@ -134,3 +134,18 @@ def test_a_webcam_frame_at_its_true_16_9_aspect_reads_the_cards(detector):
     assert labelled > 50
     assert true_pos / labelled >= 0.9, f"recall {true_pos}/{labelled}"  # 106/112 measured
     assert true_pos / predicted >= 0.9, f"precision {true_pos}/{predicted}"  # 106/112
+
+
+@pytest.mark.slow
+def test_every_card_read_comes_from_a_corner_the_finder_found_in_that_frame(detector):
+    """`find_corners` is the first half of `detect` (benchmarks name its corners their own way)."""
+    image, truth = next(frames_with_truth())
+    found = detector.find_corners(image)
+    assert len(found.boxes) == len(found.scores) >= len(truth.boxes) - 2
+    h, w = image.shape[:2]
+    assert (found.boxes >= 0).all() and (found.boxes[:, [0, 2]] <= w).all()
+    assert (found.boxes[:, [1, 3]] <= h).all()
+    read = detector.detect(image)
+    assert len(read) > 5
+    for card in read:
+        assert any(np.allclose(card.box, box, atol=1e-3) for box in found.boxes), card

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -233,6 +234,15 @@ class Namer:
         return self.session.run(None, {self.session.get_inputs()[0].name: x})[0]
 
 
+@dataclass(frozen=True)
+class FoundCorners:
+    """The finder's corners in a frame, before they are named (`CardDetector.find_corners`)."""
+
+    image: np.ndarray  # the frame both models read (light-normalised when the detector does)
+    boxes: np.ndarray  # N x 4 float32 (x1, y1, x2, y2) in `image` pixels, clipped to it
+    scores: np.ndarray  # N finder scores
+
+
 class CardDetector:
     """Corner finder + namer with the frame-scale policy and tiling for big photos.
 
@@ -343,9 +353,9 @@ class CardDetector:
                                  self.settings)
         return self._detect_frame(image_bgr, min_confidence)
 
-    def _detect_frame(self, image_bgr: np.ndarray, min_confidence: float | None) -> Detections:
-        """`detect` on one whole frame (or tile): light, scale policy, names, pair votes."""
-        threshold = self.min_confidence if min_confidence is None else min_confidence
+    def find_corners(self, image_bgr: np.ndarray) -> FoundCorners:
+        """The corners of one whole frame (or tile), unnamed: light normalisation, the scale
+        policy (`_corners`), boxes clipped to the frame, at most `max_corners` (best kept)."""
         if self.normalise_light:  # both models read the normalised frame
             image_bgr = normalise_light(image_bgr)
         boxes, scores = self._corners(image_bgr)
@@ -354,7 +364,14 @@ class CardDetector:
         if len(scores) > self.max_corners:
             top = np.argsort(-scores)[: self.max_corners]
             boxes, scores = boxes[top], scores[top]
-        patches = [self.namer.crop(image_bgr, tuple(b)) for b in boxes]
+        return FoundCorners(image_bgr, boxes, scores)
+
+    def _detect_frame(self, image_bgr: np.ndarray, min_confidence: float | None) -> Detections:
+        """`detect` on one whole frame (or tile): light, scale policy, names, pair votes."""
+        threshold = self.min_confidence if min_confidence is None else min_confidence
+        corners = self.find_corners(image_bgr)
+        boxes, scores = corners.boxes, corners.scores
+        patches = [self.namer.crop(corners.image, tuple(b)) for b in boxes]
         probs = self.namer.probabilities(patches, self.turns)
         if self.pair_vote:  # a card's two indices vote on its name
             probs = vote_pairs(boxes, probs)

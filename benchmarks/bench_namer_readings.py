@@ -137,15 +137,17 @@ class Reader:
         self.candidates = candidates
         paths = {m.path for c in candidates for m in c.members}
         self.namers = {p: Namer(p, detector.namer.engine) for p in paths}
+        crop_size = detector.namer.crop_size
+        for path, namer in self.namers.items():
+            if namer.crop_size != crop_size:
+                raise SystemExit(f"{path} reads {namer.crop_size} px crops, the shipped namer "
+                                 f"{crop_size} px: candidates must read the same crops")
 
     def read(self, frame: np.ndarray) -> dict[str, NamedCorners]:
         found = self.detector.find_corners(frame)
-        crop_size = self.detector.namer.crop_size
+        patches = [self.detector.namer.crop(found.image, tuple(b)) for b in found.boxes]
         out = {}
         for candidate in self.candidates:
-            if any(self.namers[m.path].crop_size != crop_size for m in candidate.members):
-                raise SystemExit(f"{candidate.label}: every member must read {crop_size} px crops")
-            patches = [self.detector.namer.crop(found.image, tuple(b)) for b in found.boxes]
             probs = np.mean([self._member_probs(m, patches) for m in candidate.members], axis=0)
             if len(found.boxes) and self.detector.pair_vote:
                 probs = vote_pairs(found.boxes, probs)

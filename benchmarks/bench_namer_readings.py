@@ -36,7 +36,12 @@ sys.path.insert(0, str(ROOT))
 
 from vision.inference.corner_crops import NAMER_CLASSES  # noqa: E402
 from vision.inference.corner_pairing import vote_pairs  # noqa: E402
-from vision.inference.detector import CardDetector, Namer, load_detector  # noqa: E402
+from vision.inference.detector import (  # noqa: E402
+    CardDetector,
+    Namer,
+    load_detector,
+    read_corner,
+)
 from vision.training.evaluate import (  # noqa: E402
     apply_label_fixes,
     labelled_frames,
@@ -83,9 +88,9 @@ def parse_candidate(text: str) -> Candidate:
 
 @dataclass(frozen=True)
 class AcceptanceRule:
-    """Which named corners count as read: finder score x naming probability >= `product`
-    (the detector's rule at 0.25), or finder >= `finder` and naming >= `naming`, or the
-    geometric mean of the two >= `geometric`."""
+    """Which corners that read a card (`detector.read_corner`) count as read: finder score x
+    naming probability >= `product` (the detector's rule at 0.25), or finder >= `finder` and
+    naming >= `naming`, or the geometric mean of the two >= `geometric`."""
 
     label: str
     product: float = 0.0
@@ -120,12 +125,10 @@ class NamedCorners:
         """The distinct cards read under `rule` and the sum of their confidences."""
         read, total = set(), 0.0
         for box, score, p in zip(self.boxes, self.scores, self.probs, strict=True):
-            k = int(np.argmax(p[:-1]))
-            if box[0] >= box[2] or box[1] >= box[3] or p[k] < p[-1]:
-                continue
-            if rule.keeps(float(score), float(p[k])):
-                read.add(NAMER_CLASSES[k])
-                total += min(1.0, float(score) * float(p[k]))
+            reading = read_corner(box, score, p)
+            if reading is not None and rule.keeps(float(score), reading.naming):
+                read.add(NAMER_CLASSES[reading.card_index])
+                total += reading.confidence
         return read, total
 
 

@@ -81,3 +81,19 @@ def test_tiling_keeps_the_alternative():
     found = {d.card: d for d in tiled.detect(np.zeros((240, 320, 3), np.uint8))}
     assert found["7S"].alternative == "7C"
     assert found["5H"].alternative is None
+
+
+def test_a_corner_reads_a_card_only_when_its_box_is_there_and_a_card_beats_no_corner():
+    from vision.inference.detector import read_corner
+
+    probs = np.zeros(len(NAMER_CLASSES), np.float32)
+    probs[NAMER_CLASSES.index("7S")], probs[-1] = 0.7, 0.3
+    reading = read_corner((10, 10, 30, 60), 0.5, probs)
+    assert NAMER_CLASSES[reading.card_index] == "7S"
+    assert abs(reading.confidence - 0.35) < 1e-6
+    assert read_corner((30, 10, 30, 60), 0.9, probs) is None  # clipped away at the edge
+    probs[-1] = 0.8  # more likely not a corner at all
+    assert read_corner((10, 10, 30, 60), 0.9, probs) is None
+    sure = np.zeros(len(NAMER_CLASSES), np.float32)
+    sure[0] = 1.0
+    assert read_corner((0, 0, 5, 5), 1.0000001, sure).confidence == 1.0  # never above 1

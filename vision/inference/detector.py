@@ -20,7 +20,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import cv2
 import numpy as np
@@ -234,6 +234,27 @@ class Namer:
         return self.session.run(None, {self.session.get_inputs()[0].name: x})[0]
 
 
+class CornerReading(NamedTuple):
+    """What a found corner reads: the namer class, its probability, and the confidence (finder
+    score x that probability, at most 1)."""
+
+    card_index: int
+    naming: float
+    confidence: float
+
+
+def read_corner(box, score: float, probs: np.ndarray) -> CornerReading | None:
+    """The reading of one found corner from its (pair-voted) namer probabilities; None for a
+    box clipped away at the frame's edge or a corner more likely "not a corner" than any card.
+    The detector keeps it when the confidence reaches its threshold."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    k = int(np.argsort(probs[:-1])[-1])  # the order `detect` takes its runner-up from
+    if x1 >= x2 or y1 >= y2 or probs[k] < probs[-1]:
+        return None
+    naming = float(probs[k])
+    return CornerReading(k, naming, min(1.0, float(score) * naming))  # float32 rounding
+
+
 @dataclass(frozen=True)
 class FoundCorners:
     """The finder's corners in a frame, before they are named (`CardDetector.find_corners`)."""
@@ -377,14 +398,15 @@ class CardDetector:
             probs = vote_pairs(boxes, probs)
         found = []
         for box, score, p in zip(boxes, scores, probs, strict=True):
-            runner_up, k = (int(i) for i in np.argsort(p[:-1])[-2:])
-            conf = min(1.0, float(score) * float(p[k]))  # float32 rounding: at most 1
-            x1, y1, x2, y2 = (float(v) for v in box)
-            empty = x1 >= x2 or y1 >= y2  # a box clipped away at the frame's edge: no corner
-            if conf >= threshold and p[k] >= p[-1] and not empty:
-                doubt = p[runner_up] >= ALTERNATIVE_SHARE * p[k]
-                alternative = NAMER_CLASSES[runner_up] if doubt else None
-                found.append(Detection(NAMER_CLASSES[k], (x1, y1, x2, y2), conf, alternative))
+            reading = read_corner(box, score, p)
+            if reading is None or reading.confidence < threshold:
+                continue
+            k = reading.card_index
+            runner_up = int(np.argsort(p[:-1])[-2])
+            doubt = p[runner_up] >= ALTERNATIVE_SHARE * p[k]
+            alternative = NAMER_CLASSES[runner_up] if doubt else None
+            found.append(Detection(NAMER_CLASSES[k], tuple(float(v) for v in box),
+                                   reading.confidence, alternative))
         return Detections(found).best_first()
 
 

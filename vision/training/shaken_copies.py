@@ -16,7 +16,6 @@ photo, so the folder is the same on every run.
 from __future__ import annotations
 
 import argparse
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +23,12 @@ import cv2
 import numpy as np
 
 from vision.training import perturb
-from vision.training.yolo_labels import copy_photo, make_yolo_folder, read_label_boxes
+from vision.training.yolo_labels import (
+    copy_photo,
+    make_yolo_folder,
+    read_label_boxes,
+    write_photo,
+)
 
 MOTION_SHARE = 0.65  # of the blurred copies; the rest are out of focus
 MOTION_LENGTH = (0.15, 0.8)  # x the photo's median index width
@@ -74,9 +78,7 @@ def write_shaken_folder(src: Path, out: Path, share: float = 0.5, seed: int = 0)
         if width is None:
             continue
         shaken = draw_shake(rng, width).apply(image)
-        name = f"{image_path.stem}_shaken"
-        cv2.imwrite(str(out / "images" / f"{name}.jpg"), shaken, [cv2.IMWRITE_JPEG_QUALITY, 95])
-        shutil.copyfile(label, out / "labels" / f"{name}.txt")
+        write_photo(out, f"{image_path.stem}_shaken", shaken, label.read_text())
         written += 1
     return written
 

@@ -31,6 +31,7 @@ from vision.training.yolo_labels import (
     label_text,
     make_yolo_folder,
     read_label_boxes,
+    write_photo,
 )
 
 
@@ -71,9 +72,7 @@ def write_true_aspect_folder(src: Path, out: Path, turns: int = 2, seed: int = 0
         rng = np.random.default_rng(perturb.seed_for(seed, image_path.name))
         quarters = sorted(int(q) for q in rng.choice(4, size=turns, replace=False))
         for q, photo, text in true_aspect_turns(image, labels, quarters):
-            name = f"{image_path.stem}_wide{q}"
-            cv2.imwrite(str(out / "images" / f"{name}.jpg"), photo, [cv2.IMWRITE_JPEG_QUALITY, 95])
-            (out / "labels" / f"{name}.txt").write_text(text)
+            write_photo(out, f"{image_path.stem}_wide{q}", photo, text)
             written += 1
     return written
 

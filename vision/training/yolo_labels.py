@@ -1,6 +1,6 @@
 """YOLO folders (``images/``, ``labels/``; ``class cx cy w h`` per label line, normalised): label
-files read as pixel boxes and written back, photos copied with their labels. The one reader the
-training and evaluation tools share."""
+files read as pixel boxes and written back, photos copied or written with their labels. The one
+reader the training and evaluation tools share."""
 
 from __future__ import annotations
 
@@ -8,6 +8,11 @@ import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+import cv2
+import numpy as np
+
+JPEG_QUALITY = 95  # photos written into training folders
 
 PixelBox = tuple[float, float, float, float]  # x1, y1, x2, y2
 
@@ -60,3 +65,11 @@ def copy_photo(image_path: Path, src: Path, out: Path) -> Path:
     if label.exists():
         shutil.copyfile(label, out / "labels" / label.name)
     return label
+
+
+def write_photo(out: Path, name: str, image: np.ndarray, label: str) -> None:
+    """Write a new photo into YOLO folder `out` as ``name``.jpg (JPEG quality `JPEG_QUALITY`)
+    with its label file text."""
+    quality = [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]
+    cv2.imwrite(str(out / "images" / f"{name}.jpg"), image, quality)
+    (out / "labels" / f"{name}.txt").write_text(label)

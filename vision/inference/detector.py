@@ -1,9 +1,11 @@
 """Find and name the cards in a camera frame: corner finder + card namer.
 
 `load_detector("onnx")` (default, onnxruntime, no torch), `"opencv"` (OpenCV DNN on the same ONNX
-files) or `"ultralytics"` (the .pt corner finder through ultralytics/torch); GINTRAY_BACKEND picks
-the default. Both shipped ONNX files are float: int8 kernels read differently on CPUs with and
-without VNNI (models/MODEL_CARD.md, "Same cards on every CPU"), float ones read the same cards.
+files), `"ncnn"` (the corner finder's NCNN export, for ARM boards: vision/inference/ncnn_finder.py;
+the namer stays on onnxruntime) or `"ultralytics"` (the .pt corner finder through
+ultralytics/torch); GINTRAY_BACKEND picks the default. Both shipped ONNX files are float: int8
+kernels read differently on CPUs with and without VNNI (models/MODEL_CARD.md, "Same cards on
+every CPU"), float ones read the same cards.
 The corner finder is a one-class YOLO that boxes every corner index; the namer is a small CNN
 that reads each box's crop and names the card (or rejects it). Frames are brought to the model's
 working scale (corner indices some 15-60 px): small frames run whole, big photos are cut into
@@ -36,7 +38,7 @@ MODELS_DIR = REPO_ROOT / "models"
 DEFAULT_CORNERS_ONNX = MODELS_DIR / "gintray-corners.onnx"
 DEFAULT_CORNERS_PT = MODELS_DIR / "gintray-corners.pt"
 DEFAULT_NAMER_ONNX = MODELS_DIR / "gintray-namer.onnx"
-BACKENDS = ("onnx", "opencv", "ultralytics")
+BACKENDS = ("onnx", "opencv", "ncnn", "ultralytics")
 DEFAULT_BACKEND = "onnx"  # the same cards on x86 (with or without VNNI) and ARM64: measured
 DEFAULT_TURNS = 4  # quarter turns at which the namer reads each crop (1, 2 or 4)
 # a runner-up reading at least this share as likely as the best is reported as the alternative
@@ -411,7 +413,7 @@ class CardDetector:
 
 
 def default_backend() -> str:
-    """GINTRAY_BACKEND when set (onnx, opencv or ultralytics), else DEFAULT_BACKEND."""
+    """GINTRAY_BACKEND when set (onnx, opencv, ncnn or ultralytics), else DEFAULT_BACKEND."""
     return os.environ.get("GINTRAY_BACKEND", "").strip() or DEFAULT_BACKEND
 
 
@@ -428,17 +430,25 @@ def load_detector(
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
     default = DEFAULT_CORNERS_PT if backend == "ultralytics" else DEFAULT_CORNERS_ONNX
+    if backend == "ncnn":  # imported here: ncnn_finder imports this module
+        from vision.inference import ncnn_finder
+
+        default = ncnn_finder.DEFAULT_CORNERS_NCNN
     corner_path = Path(weights) if weights else default
     namer_path = Path(namer_weights) if namer_weights else DEFAULT_NAMER_ONNX
     for path in (corner_path, namer_path):
         if not path.exists():
             raise DetectorUnavailable(f"model file missing: {path}")
     finder: CornerFinder
+    finder_files: tuple[Path, ...] = (corner_path,)
     if backend == "onnx":
         finder = OnnxCornerFinder(corner_path, imgsz)
     elif backend == "opencv":
         finder = OpenCVCornerFinder(corner_path, imgsz)
+    elif backend == "ncnn":
+        ncnn = ncnn_finder.NcnnCornerFinder(corner_path, imgsz)
+        finder, finder_files = ncnn, ncnn.files  # the graph and its weights
     else:
         finder = UltralyticsCornerFinder(corner_path, imgsz)
     namer = Namer(namer_path, "opencv" if backend == "opencv" else "onnx")
-    return CardDetector(finder, namer, (corner_path, namer_path), **kwargs)
+    return CardDetector(finder, namer, (*finder_files, namer_path), **kwargs)

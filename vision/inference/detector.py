@@ -272,7 +272,11 @@ class CardDetector:
     ``settings`` (`DetectorSettings`): whole frames (default), or native-scale tiles of the
     frame, each read as a frame of its own (a layout's ``detector_scale``, `gintray read
     --tile`); `with_settings` gives the same detector (same models) reading the other way.
+    It reads any crop of a frame as well as the whole (``reads_regions``: the live reader
+    gives it only the table regions that changed, vision/table/regions.py).
     """
+
+    reads_regions = True
 
     def __init__(
         self,

@@ -36,9 +36,11 @@ from vision.table.events import (
     SpreadRead,
     TableRead,
 )
+from vision.table.gate import Signature, has_changed
 from vision.table.grouping import cards_from_detections, index_unit
 from vision.table.knock import KnockWatcher
 from vision.table.layout import UP_CARD, TableLayout
+from vision.table.regions import Region, RegionReader, regions_of, same_regions
 from vision.table.spreads import read_spreads, split_by_region
 from vision.table.voting import RegionVoter
 
@@ -68,6 +70,23 @@ def look(detector: Any, frame: Frame) -> FrameRead:
     return FrameRead(frame.index, Detections.of(detector.detect(frame.image)))
 
 
+class Onlooker:
+    """Follows an uncalibrated camera: the cards seen, no events. The whole frame is one region
+    behind the change gate (`RegionReader`): read when its picture changed and settled."""
+
+    def __init__(self, detector: Any) -> None:
+        self.detector = detector
+        self.regions = RegionReader(detector) if getattr(detector, "reads_regions", False) \
+            else None
+
+    def look(self, frame: Frame) -> FrameRead:
+        if self.regions is None:
+            return look(self.detector, frame)
+        h, w = frame.image.shape[:2]
+        read = self.regions.read(frame.image, regions_of(None, w, h))
+        return FrameRead(frame.index, read.detections)
+
+
 def read_image(image: np.ndarray, layout: TableLayout | None, detector: Any) -> TableRead:
     """Read one photo: detect the cards, place the layout (markers if any), group each area.
 
@@ -78,6 +97,9 @@ def read_image(image: np.ndarray, layout: TableLayout | None, detector: Any) -> 
         raise ValueError("read_image needs a BGR image (numpy array of shape HxWx3)")
     placed = layout.locate(image)[0] if layout is not None else None
     return read_detections(detector.detect(image), placed)
+
+
+LAYOUT_TOLERANCE = 0.01  # of the frame's long side: a layout placed closer is the same layout
 
 
 class TableReader:
@@ -104,6 +126,14 @@ class TableReader:
         self.knock = KnockWatcher(self.players, stable_frames)
         self._placed: TableLayout | None = None
         self._frames_seen = 0
+        # a detector that reads crops of a frame (`CardDetector.reads_regions`) is given only
+        # the regions that changed (vision/table/regions.py); test doubles answering whole
+        # frames are asked every frame
+        self.regions = RegionReader(detector) if getattr(detector, "reads_regions", False) \
+            else None
+        self._region_boxes: list[Region] = []
+        self._located: np.ndarray | None = None  # the signature of the frame last located
+        self.last_read: list[str] = []  # the regions the detector read in the last frame
         self._reset_hand()
 
     def _reset_hand(self) -> None:
@@ -131,14 +161,44 @@ class TableReader:
         """Read one camera frame: its detections in frame pixels and the events it causes."""
         image = frame.image if isinstance(frame, Frame) else frame
         index = frame.index if isinstance(frame, Frame) else self._frames_seen
-        if self._placed is None or self._frames_seen % self.relocate_every == 0:
+        signature = Signature.of(image) if self.regions is not None else None
+        if self._should_locate(signature):
             placed, by_markers = self.layout.locate(image)
             # markers hidden for a moment (a hand, a sleeve): keep where they were last seen
             if by_markers or self._placed is None or not self.layout.markers:
                 self._placed = placed
-        detections = Detections.of(self.detector.detect(image))
+        if self.regions is None:
+            detections = Detections.of(self.detector.detect(image))
+        else:
+            detections = self._read_regions(image, signature)
         events = self.feed_detections(detections, index, self._placed)
         return FrameRead(index, detections, tuple(events))
+
+    def _should_locate(self, signature: Signature | None) -> bool:
+        """Place the layout again: every ``relocate_every`` frames, and for a gated reader only
+        when the picture changed since it was last placed (markers do not move by themselves).
+        """
+        if self._placed is None:
+            changed = True
+        elif signature is None:
+            changed = self._frames_seen % self.relocate_every == 0
+        else:
+            changed = self._located is None or has_changed(self._located, signature.pixels)
+        if changed and signature is not None:
+            self._located = signature.pixels
+        return changed
+
+    def _read_regions(self, image: np.ndarray, signature: Signature | None) -> Detections:
+        """The frame's detections, only changed and settled regions read (`RegionReader`)."""
+        assert self.regions is not None and self._placed is not None
+        h, w = image.shape[:2]
+        boxes = regions_of(self._placed, w, h)
+        if not same_regions(boxes, self._region_boxes, LAYOUT_TOLERANCE * max(w, h)):
+            self.regions.forget()  # the layout moved (a bumped camera): read everything again
+            self._region_boxes = boxes  # (markers found a pixel off are the same layout)
+        read = self.regions.read(image, self._region_boxes, self._placed.region_of, signature)
+        self.last_read = read.read
+        return read.detections
 
     def feed_detections(self, detections: Detections | Iterable[Detection],
                         index: int | None = None,
@@ -191,6 +251,7 @@ __all__ = [
     "CameraLost",
     "FrameRead",
     "HandDealt",
+    "Onlooker",
     "SpreadRead",
     "TableRead",
     "TableReader",

@@ -1,0 +1,149 @@
+"""The change gate: a table region is read again only when its picture has changed and settled.
+
+A camera over a card table sees the same picture most of the time; reading a frame costs the
+detector a finder pass or more per region, and a region whose picture has not changed would
+only be read to the same cards. The gate keeps, per region, a small grey signature of the
+picture its current reading came from (`Signature`: the frame's luma shrunk so its long side
+is `SIGNATURE_SIDE` pixels, averaged over blocks, so the camera's own noise mostly averages
+out) and decides, frame by frame (`RegionGate.decide`):
+
+- `Change.UNCHANGED`: the region looks as it did when it was read: its reading is reused (a
+  confirmation for the votes, at no detector cost);
+- `Change.FIRST`: it has just changed after a quiet spell: read it now (a card laid down in one
+  step is counted from its first frame); if the next frame shows the same picture the reading
+  stands (`Change.CONFIRMED`, no second read), if it shows more movement it is dropped;
+- `Change.MOVING`: it keeps changing (a hand over it, a card sliding): not read; the last
+  settled reading stands, so motion blur never reaches the votes;
+- `Change.SETTLED`: it changed and now holds still: read it.
+
+What counts as "changed" (`changed_pixels`): after the global light drift is taken out (the
+signatures' mean brightness matched: a camera's auto exposure, a cloud), a signature pixel that
+moved by more than `CHANGE_LEVEL` grey levels has changed; the region has changed when at least
+`MIN_CHANGED` of its signature pixels have (about a third of a 20 px corner index at 960 px).
+Both figures come from real webcam frames (`benchmarks/bench_latency.py --calibrate`: noise
+measured on the real dev photos, re-captured with that noise and JPEG; real changes between
+photos of one scene), recorded in vision/README.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+import cv2
+import numpy as np
+
+SIGNATURE_SIDE = 320  # the signature's long side in pixels, whatever the camera's resolution
+CHANGE_LEVEL = 14.0  # grey levels a signature pixel must move to count as changed
+MIN_CHANGED = 4  # changed signature pixels that make a region changed
+
+Box = tuple[int, int, int, int]  # x1, y1, x2, y2 in frame pixels
+
+
+class Change(Enum):
+    """What the gate makes of a region in one frame."""
+
+    UNCHANGED = "unchanged"  # as read: reuse the reading
+    FIRST = "first"  # first change after a quiet spell: read (provisionally)
+    CONFIRMED = "confirmed"  # the provisional reading's picture held: it stands, no read
+    MOVING = "moving"  # still changing: keep the last settled reading, do not read
+    SETTLED = "settled"  # changed and holding still: read
+
+    @property
+    def reads(self) -> bool:
+        """Whether the detector reads the region in this frame."""
+        return self in (Change.FIRST, Change.SETTLED)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A frame's luma shrunk to `SIGNATURE_SIDE` on its long side (float32), and the factor
+    from frame pixels to signature pixels."""
+
+    pixels: np.ndarray
+    scale: float
+
+    @classmethod
+    def of(cls, image: np.ndarray) -> Signature:
+        """The signature of a BGR (or grey) frame: one area-averaging resize, a few ms at 4K."""
+        h, w = image.shape[:2]
+        scale = min(1.0, SIGNATURE_SIDE / max(h, w))
+        small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
+                           interpolation=cv2.INTER_AREA)
+        if small.ndim == 3:
+            small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        return cls(small.astype(np.float32), scale)
+
+    def cut(self, box: Box) -> np.ndarray:
+        """The signature pixels of a frame box."""
+        x1, y1, x2, y2 = (round(v * self.scale) for v in box)
+        h, w = self.pixels.shape
+        x1, y1 = min(max(x1, 0), w - 1), min(max(y1, 0), h - 1)
+        return self.pixels[y1:max(y1 + 1, min(y2, h)), x1:max(x1 + 1, min(x2, w))]
+
+
+def changed_pixels(before: np.ndarray, after: np.ndarray) -> int:
+    """Signature pixels that changed between two cuts of one region, light drift taken out
+    (the later cut's mean brightness brought to the earlier one's)."""
+    if before.shape != after.shape:
+        return before.size or 1  # the region moved (a bumped camera): changed
+    gain = float(before.mean()) / max(float(after.mean()), 1.0)
+    return int(np.count_nonzero(np.abs(after * gain - before) > CHANGE_LEVEL))
+
+
+def has_changed(before: np.ndarray, after: np.ndarray) -> bool:
+    """True when the region's picture changed beyond noise and light drift."""
+    return changed_pixels(before, after) >= MIN_CHANGED
+
+
+@dataclass
+class _RegionState:
+    read_cut: np.ndarray | None = None  # the picture the standing reading came from
+    last_cut: np.ndarray | None = None  # the previous frame's picture
+    last_change: Change = Change.UNCHANGED
+    provisional_cut: np.ndarray | None = None  # a FIRST reading waiting to be confirmed
+
+
+@dataclass
+class RegionGate:
+    """Per region, whether this frame is read (see the module docstring).
+
+    `decide(name, cut)` gives the `Change`; the caller reads the region when `change.reads`
+    and keeps the reading (`Change.FIRST` only until the next frame: `provisional`).
+    """
+
+    _regions: dict[str, _RegionState] = field(default_factory=dict)
+
+    def decide(self, name: str, cut: np.ndarray) -> Change:
+        """The gate's verdict for region ``name`` whose signature in this frame is ``cut``."""
+        state = self._regions.setdefault(name, _RegionState())
+        change = self._verdict(state, cut)
+        if change is Change.SETTLED:
+            state.read_cut = cut
+        elif change is Change.CONFIRMED:
+            state.read_cut = state.provisional_cut
+        state.provisional_cut = cut if change is Change.FIRST else None
+        state.last_cut, state.last_change = cut, change
+        return change
+
+    @staticmethod
+    def _verdict(state: _RegionState, cut: np.ndarray) -> Change:
+        if state.read_cut is None and state.provisional_cut is None:
+            return Change.SETTLED  # never read: read now
+        if state.provisional_cut is not None and not has_changed(state.provisional_cut, cut):
+            return Change.CONFIRMED
+        if state.read_cut is not None and not has_changed(state.read_cut, cut):
+            return Change.UNCHANGED
+        still = state.last_cut is not None and not has_changed(state.last_cut, cut)
+        if still:
+            return Change.SETTLED
+        if state.last_change in (Change.UNCHANGED, Change.CONFIRMED, Change.SETTLED):
+            return Change.FIRST  # a change after a quiet spell
+        return Change.MOVING
+
+    def forget(self, name: str | None = None) -> None:
+        """Drop what the gate knows of one region (or all): it is read on its next frame."""
+        if name is None:
+            self._regions.clear()
+        else:
+            self._regions.pop(name, None)

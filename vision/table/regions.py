@@ -1,0 +1,151 @@
+"""Read a live table by region: only what changed, where it changed.
+
+The calibrated layout knows where cards can be: the up-card slot and each player's area. A
+`RegionReader` cuts each region's box (with a margin, so a corner index on its edge is whole)
+from the full-resolution frame, asks the change gate (`vision.table.gate.RegionGate`) whether
+its picture changed and settled, reads only those regions with the detector (its scale policy
+works inside the crop, so a 4K camera costs what its card areas cost), and reuses the last
+reading of every other region. The frame's detections are the regions' readings together, in
+frame pixels, each detection kept by the region it lies in.
+
+An uncalibrated camera is one region, the whole frame, gated the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.inference.detection import Detection, Detections
+from vision.table.gate import Box, Change, RegionGate, Signature
+from vision.table.layout import UP_CARD, TableLayout
+
+WHOLE_FRAME = "table"  # the one region of an uncalibrated camera
+REGION_MARGIN = 0.04  # of the frame's long side, around each region's box
+
+
+@dataclass(frozen=True)
+class Region:
+    """A named part of the frame the detector reads on its own: ``box`` is read (the region
+    grown by a margin), ``core`` is watched by the gate (the region alone: a neighbour's change
+    in the margin is not this region's)."""
+
+    name: str
+    box: Box
+    core: Box
+    polygon: tuple[tuple[float, float], ...] = ()  # the region's outline (none: all of core)
+
+    def watched(self, signature: Signature) -> np.ndarray:
+        """The signature pixels the gate compares: the core, outside the outline blanked (a
+        tilted layout's bounding boxes overlap; a neighbour's change is not this region's)."""
+        cut = signature.cut(self.core)
+        if not self.polygon:
+            return cut
+        x1, y1 = (max(0, round(v * signature.scale)) for v in self.core[:2])
+        outline = np.round(np.asarray(self.polygon) * signature.scale - (x1, y1))
+        mask = np.zeros(cut.shape, np.uint8)
+        cv2.fillPoly(mask, [outline.astype(np.int32)], 1)
+        return cut * mask
+
+
+def regions_of(layout: TableLayout | None, width: int, height: int) -> list[Region]:
+    """The regions of a frame: the placed layout's slot and areas (bounding boxes grown by
+    `REGION_MARGIN`, clipped to the frame), or the whole frame without a layout."""
+    if layout is None:
+        return [Region(WHOLE_FRAME, (0, 0, width, height), (0, 0, width, height))]
+    margin = REGION_MARGIN * max(width, height)
+    polygons = {UP_CARD: layout.up_card_slot, **layout.areas}
+    regions = []
+    for name, polygon in polygons.items():
+        points = np.asarray(polygon, np.float64)
+        core = _clipped(points.min(axis=0), points.max(axis=0), width, height)
+        box = _clipped(points.min(axis=0) - margin, points.max(axis=0) + margin, width, height)
+        if core[2] - core[0] >= 2 and core[3] - core[1] >= 2:  # a region off the frame: unread
+            regions.append(Region(name, box, core,
+                                  tuple((float(x), float(y)) for x, y in polygon)))
+    return regions
+
+
+def _clipped(low: np.ndarray, high: np.ndarray, width: int, height: int) -> Box:
+    return (max(0, int(np.floor(low[0]))), max(0, int(np.floor(low[1]))),
+            min(width, int(np.ceil(high[0]))), min(height, int(np.ceil(high[1]))))
+
+
+def same_regions(these: list[Region], those: list[Region], tolerance: float) -> bool:
+    """True when two placements of the regions differ by at most ``tolerance`` pixels at any
+    box edge (markers found again a pixel off place the same layout)."""
+    return [r.name for r in these] == [r.name for r in those] and all(
+        max(abs(a - b) for a, b in zip(r.box, q.box, strict=True)) <= tolerance
+        for r, q in zip(these, those, strict=True))
+
+
+def read_region(detector: Any, image: np.ndarray, box: Box) -> Detections:
+    """The detector's reading of one box of the frame, in frame pixels."""
+    x1, y1, x2, y2 = box
+    found = Detections.of(detector.detect(image[y1:y2, x1:x2]))
+    return Detections([d.moved((d.box[0] + x1, d.box[1] + y1, d.box[2] + x1, d.box[3] + y1))
+                       for d in found])
+
+
+@dataclass(frozen=True)
+class RegionsRead:
+    """One frame read by region: the detections (frame pixels) and what the gate made of each
+    region (the regions read are those whose change `reads`)."""
+
+    detections: Detections
+    changes: dict[str, Change]
+
+    @property
+    def read(self) -> list[str]:
+        return [name for name, change in self.changes.items() if change.reads]
+
+
+@dataclass
+class RegionReader:
+    """Reads the regions of live frames through the change gate (see the module docstring)."""
+
+    detector: Any
+    gate: RegionGate = field(default_factory=RegionGate)
+    _settled: dict[str, Detections] = field(default_factory=dict)
+    _provisional: dict[str, Detections] = field(default_factory=dict)
+
+    def read(self, image: np.ndarray, regions: list[Region],
+             owner: Callable[[tuple[float, float]], str | None] | None = None,
+             signature: Signature | None = None) -> RegionsRead:
+        """The frame's detections, each region read or reused as the gate says.
+
+        ``owner`` names the region a point lies in (the placed layout's `region_of`): a region
+        keeps only the detections that lie in it (its margin shows its neighbours' edges).
+        """
+        signature = signature or Signature.of(image)
+        changes: dict[str, Change] = {}
+        kept: list[Detection] = []
+        for region in regions:
+            change = self.gate.decide(region.name, region.watched(signature))
+            changes[region.name] = change
+            if change.reads:
+                found = read_region(self.detector, image, region.box)
+                if owner is not None and region.name != WHOLE_FRAME:
+                    found = Detections([d for d in found if owner(d.center) == region.name])
+                if change is Change.FIRST:
+                    self._provisional[region.name] = found
+                else:
+                    self._settled[region.name] = found
+            elif change is Change.CONFIRMED:
+                self._settled[region.name] = self._provisional.pop(region.name, Detections())
+            if change is not Change.FIRST:
+                self._provisional.pop(region.name, None)
+            reading = (self._provisional[region.name] if change is Change.FIRST
+                       else self._settled.get(region.name, Detections()))
+            kept.extend(reading)
+        return RegionsRead(Detections(kept).best_first(), changes)
+
+    def forget(self) -> None:
+        """Read every region on the next frame (the camera was moved, a new layout)."""
+        self.gate.forget()
+        self._settled.clear()
+        self._provisional.clear()

@@ -373,8 +373,8 @@ def test_history_exports_and_state_need_a_joined_tablet_off_this_machine(app):
                  "/t/1/games/1/export.csv", "/api/t/1/events"):
         assert remote.get(path).status_code == 403, path
     assert remote.get("/t/1/sheet").status_code == 200  # the score sheet itself is public
-    Tablet(app, remote="192.168.1.78")
-    joined = Tablet(app, remote="192.168.1.77")
+    Tablet(app, seat="A", remote="192.168.1.78")
+    joined = Tablet(app, seat="B", remote="192.168.1.77")
     assert joined.client.get("/t/1/history").status_code == 200
 
 

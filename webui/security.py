@@ -118,6 +118,12 @@ def remember_device(table_id: int, token: str) -> None:
     session.permanent = True
 
 
+def forget_device(table_id: int) -> None:
+    devices = dict(session.get("devices") or {})
+    devices.pop(str(table_id), None)
+    session["devices"] = devices
+
+
 def actor_for(table_id: int) -> Actor:
     """The actor recorded on events: the director, or the joined device."""
     if is_director():
@@ -130,12 +136,13 @@ def actor_for(table_id: int) -> Actor:
 
 def seats_of(table_id: int) -> tuple[str, ...]:
     """The players this request acts for: both for the director, a joined tablet's own
-    player, nobody otherwise (a device joined for "both" before tablets were bound to one
-    player confirms and signs for nobody: it joins again for its player)."""
+    player while it holds that player's seat, nobody otherwise (a device joined for "both"
+    before tablets were bound to one player confirms and signs for nobody: it joins again for
+    its player)."""
     if is_director():
         return ("A", "B")
     device = current_device(table_id)
-    if device is None or device.seat not in ("A", "B"):
+    if device is None or device.seat not in ("A", "B") or not store().holds_seat(device):
         return ()
     return (device.seat,)
 

@@ -23,6 +23,7 @@ from webui import attempts, sheetview, words
 from webui.security import (
     client_address,
     current_device,
+    forget_device,
     is_director,
     may_act_for,
     may_see_screen,
@@ -30,6 +31,8 @@ from webui.security import (
     require_viewer,
     store,
 )
+from webui.store.db import Device
+from webui.store.seats import SeatTaken
 from webui.store.state import TableState
 
 bp = Blueprint("views", __name__)
@@ -152,14 +155,41 @@ def join(table_id: int) -> Any:
             error, status = "Wrong PIN. Read it again from the table's screen.", 403
         else:
             attempts.clear(store(), scope, address)
-            _device, token = store().add_device(table_id, label, seat)
-            remember_device(table_id, token)
-            flash(f"This tablet joined {table.name}.")
-            return redirect(url_for("views.table_page", table_id=table_id))
+            joined = store().join_seat(table_id, label, seat, current_device(table_id),
+                                       director=is_director())
+            if isinstance(joined, SeatTaken):
+                error, status = seat_taken_words(state.players[seat], joined.holder), 409
+            else:
+                remember_device(table_id, joined.token)
+                flash(f"This tablet joined {table.name} for {state.players[seat]}."
+                      + (f" The tablet {joined.displaced.label!r} was signed out of that seat."
+                         if joined.displaced else ""))
+                return redirect(url_for("views.table_page", table_id=table_id))
     # on the table's own computer the PIN is on its screen anyway: fill it in
     suggested = request.args.get("pin", "") or (table.pin if may_see_screen() else "")
     return render_template("join.html", table=table, state=state, error=error,
                            pin=suggested), status
+
+
+def seat_taken_words(name: str, holder: Device) -> str:
+    """Why a join is refused: the seat's holder, named so the players can sort it out."""
+    since = words.local_time(holder.joined_at, "%H:%M", current_app.config.get("TIMEZONE"))
+    return (f"{name}'s seat is held by the tablet {holder.label!r} (joined at {since}). "
+            f"Only that tablet can leave the seat (\"Leave {name}'s seat\" on its page), or the "
+            "director can move it.")
+
+
+@bp.post("/t/<int:table_id>/leave")
+def leave(table_id: int) -> Any:
+    """This tablet gives its seat up (and its token stops working): another may join for it."""
+    table = table_or_404(table_id)
+    device = current_device(table_id)
+    if device is None:
+        abort(403, description="this device has not joined the table")
+    store().revoke_devices(table_id, device.id)
+    forget_device(table_id)
+    flash(f"This tablet left {table.name}: the seat is free for another tablet.")
+    return redirect(url_for("views.join", table_id=table_id))
 
 
 @bp.get("/t/<int:table_id>/screen")
@@ -171,6 +201,7 @@ def screen(table_id: int) -> Any:
     ctx = page_context(table_id)
     ctx["join_url"] = join_url(table_id, ctx["table"].pin)
     ctx["devices"] = store().devices(table_id, joined_only=True)
+    ctx["seat_holders"] = store().seat_holders(table_id)
     return render_template("screen.html", **ctx)
 
 

@@ -85,6 +85,16 @@ class Device(Base):
         return self.token_hash.startswith(REVOKED)
 
 
+class SeatHolder(Base):
+    """Which tablet holds a player's seat at a table: one row per (table, seat), so two
+    devices can never hold the same seat (the primary key decides a race)."""
+
+    __tablename__ = "seat_holders"
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    seat: Mapped[str] = mapped_column(String(8), primary_key=True)
+    device_id: Mapped[int] = mapped_column(ForeignKey("devices.id"))
+
+
 class AttemptFailure(Base):
     """Wrong PINs (or director passwords) from one address: ``scope`` is ``pin:<table>`` or
     ``director``. Kept in the database so a restart forgets nothing."""

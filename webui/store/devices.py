@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import sessionmaker
 
-from webui.store.db import REVOKED, Device
+from webui.store.db import REVOKED, Device, SeatHolder
 
 
 def hash_token(token: str) -> str:
@@ -47,7 +47,8 @@ class Devices:
 
     def revoke(self, table_id: int, device_id: int | None = None) -> int:
         """Sign out one device of the table (or all, ``device_id`` None): its token stops
-        working, the row stays (events name it). Returns how many were signed out."""
+        working, the row stays (events name it), its seat is free. Returns how many were
+        signed out."""
         with self.Session() as s:
             q = select(Device).where(Device.table_id == table_id,
                                      Device.token_hash.not_like(f"{REVOKED}%"))
@@ -56,5 +57,8 @@ class Devices:
             rows = list(s.scalars(q))
             for row in rows:
                 row.token_hash = REVOKED + secrets.token_hex(28)
+            if rows:
+                s.execute(delete(SeatHolder).where(SeatHolder.device_id.in_([r.id for r in rows]))
+                          .execution_options(synchronize_session=False))
             s.commit()
             return len(rows)

@@ -3,6 +3,7 @@
 - ``log`` (``EventLog``): appending events under concurrency, reading them and a table's state;
 - ``registry`` (``Tables``): creating, listing and looking up tables, their PINs;
 - ``tablets`` (``Devices``): the tablets joined to a table and their tokens;
+- ``seats`` (``Seats``): which tablet holds each player's seat (one tablet a seat);
 - ``settings`` (``Settings``): the app's settings, and whether the database takes writes.
 
 The parts share one engine and sessionmaker (``engine``, ``Session``, used by the hall's own
@@ -17,6 +18,7 @@ from webui.store import state as state_mod
 from webui.store.db import Device, EventRow, TableRow, make_engine, make_sessionmaker
 from webui.store.devices import Devices
 from webui.store.log import Actor, Command, EventLog, Outcome
+from webui.store.seats import Joined, Seats, SeatTaken
 from webui.store.settings import Settings
 from webui.store.tables import Tables
 
@@ -31,6 +33,7 @@ class Store:
         self.listeners = self.log.listeners  # called with (table_id, seq) after each append
         self.registry = Tables(self.Session, self.log.notify)
         self.tablets = Devices(self.Session)
+        self.seats = Seats(self.Session)
         self.settings = Settings(self.Session)
 
     # events ---------------------------------------------------------------------------------
@@ -66,6 +69,16 @@ class Store:
     # devices --------------------------------------------------------------------------------
     def add_device(self, table_id: int, label: str, seat: str) -> tuple[Device, str]:
         return self.tablets.add(table_id, label, seat)
+
+    def join_seat(self, table_id: int, label: str, seat: str, current: Device | None = None,
+                  director: bool = False) -> Joined | SeatTaken:
+        return self.seats.join(table_id, label, seat, current, director)
+
+    def holds_seat(self, device: Device) -> bool:
+        return self.seats.holds(device)
+
+    def seat_holders(self, table_id: int) -> dict[str, Device]:
+        return self.seats.holders(table_id)
 
     def device_for(self, token: str | None) -> Device | None:
         return self.tablets.for_token(token)

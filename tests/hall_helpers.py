@@ -46,8 +46,8 @@ def pg_server() -> str:
 
 
 PASSWORD = "director-pass-1"
-PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
-                "nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==")
+PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVQI"
+                "HWMAAQAABQABim28IAAAAABJRU5ErkJggg==")
 
 
 def csrf_of(page: str) -> str:

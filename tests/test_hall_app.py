@@ -22,8 +22,8 @@ from webui.store import commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 PASSWORD = "director-pass-1"
-PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
-                "nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==")
+PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVQI"
+                "HWMAAQAABQABim28IAAAAABJRU5ErkJggg==")
 
 
 def token(client) -> str:

@@ -22,8 +22,8 @@ KNOCK_MELDS_A = "2C 3C 4C | 7H 7S 7D | 9D TD JD"
 GIN_A = ["2C", "3C", "4C", "7H", "7S", "7D", "9D", "TD", "JD", "QD"]
 GIN_B = ["KS", "KH", "KC", "4H", "5H", "6H", "QH", "QS", "2D", "8D"]
 # A 1x1 transparent PNG, as a signature pad would send it.
-PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
-                "nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==")
+PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVQI"
+                "HWMAAQAABQABim28IAAAAABJRU5ErkJggg==")
 
 
 _IDENTITY: Path | None = None

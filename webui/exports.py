@@ -97,11 +97,20 @@ def csv_export(table_id: int, game_no: int) -> Response:
         "Content-Disposition": f'attachment; filename="{_filename(state, game_no, "csv")}"'})
 
 
+def stored_png(value: Any) -> bytes:
+    """A stored signature's PNG bytes (empty when its base64 is damaged: the PDF then says
+    the picture cannot be drawn)."""
+    try:
+        return base64.b64decode(str(value or ""), validate=True)
+    except (ValueError, TypeError):
+        return b""
+
+
 @bp.get("/games/<int:game_no>/export.pdf")
 def pdf(table_id: int, game_no: int) -> Response:
     """The score sheet with both drawn signatures, digitally signed by this installation."""
     state, game, view = _game(table_id, game_no)
-    signatures = {p: base64.b64decode(s["png"]) for p, s in game.signatures.items()}
+    signatures = {p: stored_png(s.get("png")) for p, s in game.signatures.items()}
     document = render_sheet_pdf(state, view, signatures, store().last_seq(table_id))
     reason = (f"gintray score sheet, {state.name}, game {game_no}"
               + (" (signed by both players)" if game.locked else " (not signed by the players)"))

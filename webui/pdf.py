@@ -16,8 +16,9 @@ from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
-from reportlab.lib.utils import ImageReader
 from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+from webui.signature_image import readable
 
 SIGNATURE_BOX = (80 * mm, 27 * mm)
 RECORD_NAME = "gintray-sheet-record.json"
@@ -37,10 +38,14 @@ def _signature_cell(png: bytes | None, name: str, over: str | None = None) -> li
     if png is None:
         return [Spacer(1, SIGNATURE_BOX[1]),
                 Paragraph(f"{text(name)}: <i>not signed</i>", style)]
-    reader = ImageReader(io.BytesIO(png))
-    w, h = reader.getSize()
+    picture = readable(png)
+    if picture is None:
+        return [Spacer(1, SIGNATURE_BOX[1]),
+                Paragraph(f"{text(name)}: <i>signed, but the stored signature picture cannot "
+                          "be drawn</i>", style)]
+    w, h = picture.width, picture.height
     scale = min(SIGNATURE_BOX[0] / w, SIGNATURE_BOX[1] / h)
-    cell: list[Any] = [Image(io.BytesIO(png), width=w * scale, height=h * scale),
+    cell: list[Any] = [Image(io.BytesIO(picture.png), width=w * scale, height=h * scale),
                        Paragraph(text(name), style)]
     if over:
         small = getSampleStyleSheet()["Code"]

@@ -10,12 +10,13 @@ import base64
 import binascii
 from typing import Any
 
+from webui import signature_image
 from webui.store import Command, CommandError, engine
 from webui.store.proposal import Kind, Outcome, Phase, Proposal
 from webui.store.state import PLAYERS, HandState, TableState, sheet_hash
 from webui.validate import whole_number
 
-MAX_SIGNATURE_BYTES = 300_000
+MAX_SIGNATURE_BYTES = signature_image.MAX_BYTES
 
 
 def _player(player: Any) -> str:
@@ -345,17 +346,21 @@ def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> C
 
 
 def decode_png(data_url: Any) -> bytes:
-    """The PNG bytes of a ``data:image/png;base64,...`` URL, checked."""
+    """The normalised PNG of a ``data:image/png;base64,...`` URL: decoded and checked by
+    ``webui.signature_image`` (bounded bytes and pixels, a real picture), re-encoded."""
     prefix = "data:image/png;base64,"
     if not isinstance(data_url, str) or not data_url.startswith(prefix):
         raise CommandError("bad_signature", "the signature must be a PNG data URL", 400)
+    if len(data_url) > 2 * MAX_SIGNATURE_BYTES:
+        raise CommandError("bad_signature", "the signature is too large", 400)
     try:
         png = base64.b64decode(data_url[len(prefix):], validate=True)
     except (binascii.Error, ValueError):
         raise CommandError("bad_signature", "the signature is not valid base64", 400) from None
-    if not png.startswith(b"\x89PNG\r\n\x1a\n") or len(png) > MAX_SIGNATURE_BYTES:
-        raise CommandError("bad_signature", "the signature is not a PNG of sensible size", 400)
-    return png
+    try:
+        return signature_image.normalise(png).png
+    except signature_image.BadSignature as exc:
+        raise CommandError("bad_signature", str(exc), 400) from None
 
 
 def reopen(game: Any, reason: Any) -> Command:

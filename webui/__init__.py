@@ -39,7 +39,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     dir), ``DEMO`` (create the demo table), ``CAMERA`` (camera source of the demo table, or
     without ``DEMO`` of the table named ``TABLE_NAME``, created on first start),
     ``START_CAMERAS`` (read each table's camera in a background thread; default True),
-    ``PUBLIC_URL`` (base address put in join QR codes), ``MAX_STREAMS_PER_DEVICE`` and
+    ``PUBLIC_URL`` (base address put in join links and QR codes, for a proxy), ``LAN_URL``
+    (the LAN base address when listening on the LAN: join links use it on a loopback screen),
+    ``MAX_STREAMS_PER_DEVICE`` and
     ``MAX_STREAMS`` (open live streams allowed per device and overall; more get 429),
     ``TIMEZONE`` (IANA name the pages show times in; default the machine's), plus any Flask
     setting.
@@ -57,6 +59,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         TABLE_NAME="Table 1",
         START_CAMERAS=True,
         PUBLIC_URL=None,
+        LAN_URL=None,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         PERMANENT_SESSION_LIFETIME=timedelta(days=30),

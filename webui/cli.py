@@ -34,6 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--database-url",
                         help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db "
                         "(default: SQLite in the data dir)")
+    parser.add_argument("--public-url", metavar="URL",
+                        help="the address tablets open when the app is behind a proxy, e.g. "
+                             "https://gin.example.org (put in the join link and its QR code; "
+                             "default: this machine's LAN address with --host 0.0.0.0)")
     parser.add_argument("--no-camera", action="store_true", help="do not start camera threads")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
     return parser
@@ -72,10 +76,17 @@ def serve_main(argv: list[str]) -> int:
     from waitress import serve
 
     from webui import create_app
+    from webui.addresses import lan_address, lan_url, public_url
     from webui.security import DIRECTOR_KEY
     from webui.store import DatabaseUnwritable
-    from webui.views import lan_address
 
+    public = None
+    if args.public_url:
+        try:
+            public = public_url(args.public_url)
+        except ValueError as exc:
+            print(f"gintray serve: cannot start: {exc}", file=sys.stderr)
+            return 2
     problem = data_dir_problem(Path(args.data_dir), args.create)
     if problem:
         print(f"gintray serve: cannot start: {problem}", file=sys.stderr)
@@ -83,6 +94,7 @@ def serve_main(argv: list[str]) -> int:
     config = {"DATA_DIR": args.data_dir, "DEMO": args.demo, "CAMERA": args.camera,
               "TABLE_NAME": args.table_name,
               "START_CAMERAS": not args.no_camera,
+              "PUBLIC_URL": public, "LAN_URL": lan_url(args.host, args.port),
               # live streams may hold at most this many of the threads: pages keep answering
               "MAX_STREAMS": max(1, args.threads - STREAM_FREE_THREADS)}
     if args.database_url:
@@ -100,20 +112,23 @@ def serve_main(argv: list[str]) -> int:
         return 1
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     print(f"gintray table app on http://{shown_host}:{args.port}/", flush=True)
-    lan = lan_address()
-    if args.host in ("0.0.0.0", "::", ""):
-        print(f"tablets on your network: http://{lan}:{args.port}/", flush=True)
+    tablets = public or app.config["LAN_URL"]
+    if tablets:
+        print(f"tablets on your network: {tablets}/ (the join links and QR codes use it)",
+              flush=True)
     else:
-        print(f"LAN address of this machine: http://{lan}:{args.port}/ (tablets reach it only "
-              f"when started with --host 0.0.0.0 or --host {lan})", flush=True)
+        print(f"LAN address of this machine: http://{lan_address()}:{args.port}/ (tablets "
+              "reach it only when started with --host 0.0.0.0 or --host <that address>)",
+              flush=True)
     if store.get_setting(DIRECTOR_KEY) is None:
         print(f"first run: set the director password at http://127.0.0.1:{args.port}"
               "/director/setup (on this machine)", flush=True)
     for table in store.tables():
         feed = app.extensions["gintray.cameras"].get(table.id)
         status = feed.status()["message"] if feed else "camera unavailable (none set)"
-        print(f"  table {table.id} {table.name!r}: http://{shown_host}:{args.port}/t/{table.id}"
-              f"/screen ({status})", flush=True)
+        print(f"  table {table.id} {table.name!r}: screen http://{shown_host}:{args.port}/t/"
+              f"{table.id}/screen, tablets join at {tablets or f'http://{shown_host}:{args.port}'}"
+              f"/t/{table.id}/join ({status})", flush=True)
     try:
         serve(app, host=args.host, port=args.port, threads=args.threads, ident="gintray",
               channel_timeout=120, clear_untrusted_proxy_headers=True)

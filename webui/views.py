@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import io
-import socket
 from typing import Any
+from urllib.parse import urlsplit
 
 import segno
 from flask import (
@@ -20,6 +20,7 @@ from flask import (
 )
 
 from webui import attempts, sheetview, words
+from webui.addresses import is_loopback_host, join_base
 from webui.security import (
     client_address,
     current_device,
@@ -200,6 +201,7 @@ def screen(table_id: int) -> Any:
                                "own computer or for the director")
     ctx = page_context(table_id)
     ctx["join_url"] = join_url(table_id, ctx["table"].pin)
+    ctx["join_unreachable"] = is_loopback_host(urlsplit(ctx["join_url"]).hostname or "")
     ctx["devices"] = store().devices(table_id, joined_only=True)
     ctx["seat_holders"] = store().seat_holders(table_id)
     return render_template("screen.html", **ctx)
@@ -217,18 +219,11 @@ def qr_svg(table_id: int) -> Response:
                     headers={"Cache-Control": "no-store"})
 
 
-def lan_address() -> str:
-    """This machine's address on the local network (falls back to 127.0.0.1)."""
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("192.0.2.1", 9))  # documentation address: nothing is sent
-            return s.getsockname()[0]
-    except OSError:
-        return "127.0.0.1"
-
-
 def join_url(table_id: int, pin: str) -> str:
-    base = current_app.config.get("PUBLIC_URL") or request.host_url.rstrip("/")
+    """The link (and QR code) a tablet joins with: an address tablets can reach
+    (``webui.addresses.join_base``)."""
+    base = join_base(current_app.config.get("PUBLIC_URL"), current_app.config.get("LAN_URL"),
+                     request.host_url)
     return f"{base}/t/{table_id}/join?pin={pin}"
 
 

@@ -87,7 +87,9 @@ def test_mjpeg_stream_sends_jpeg_frames(tmp_path):
     feed.start()
     try:
         client = app.test_client()
-        response = client.get("/api/t/1/camera.mjpg?max=3", buffered=False)
+        # the first picture is sent as soon as the camera gives one: a generous limit, since
+        # the stream answers at once and a slow CPU must not fail the test
+        response = client.get("/api/t/1/camera.mjpg?max=120", buffered=False)
         assert response.mimetype == "multipart/x-mixed-replace"
         part = next(iter(response.response))
         assert part.startswith(b"--frame\r\nContent-Type: image/jpeg")
@@ -225,8 +227,9 @@ def _camera_page_after_replay(tmp_path, monkeypatch, detector_factory=None) -> s
                        app.extensions["gintray.notifier"].publish)
     app.extensions["gintray.cameras"][1] = feed
     feed.start()
-    feed.thread.join(timeout=120)
+    feed.thread.join(timeout=600)
     assert feed.status()["state"] == "finished"
+    assert feed.checked.wait(timeout=600)  # the self-check runs beside the camera
     return Tablet(app).client.get("/t/1").get_data(as_text=True)
 
 
@@ -234,7 +237,9 @@ def _camera_page_after_replay(tmp_path, monkeypatch, detector_factory=None) -> s
 def test_table_screen_shows_the_card_readers_self_check(tmp_path, monkeypatch):
     page = _camera_page_after_replay(tmp_path, monkeypatch)
     assert 'id="self-check"' in page
-    assert "Card reader self-check passed on this CPU" in page
+    assert "Card reader self-check passed on this computer" in page
+    # the players' screen says how fast the table will feel, in their words
+    assert "A knock card shows about" in page and " ms" not in page and "onnx" not in page
 
 
 @pytest.mark.slow

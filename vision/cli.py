@@ -53,3 +53,11 @@ def eval_main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(synth_main(sys.argv[1:]))
+
+
+def doctor_main(argv: list[str]) -> int:
+    """`gintray doctor`: the detector checked on this CPU, and how fast a table will feel."""
+    from vision.inference import doctor
+    from vision.table.speed import measure_table_speed
+
+    return doctor.main(argv, measure_table_speed)

@@ -23,7 +23,8 @@ from vision.table.camera import open_camera
 from vision.table.events import FrameRead
 from vision.table.layout import load_layout
 from vision.table.picture import draw_detections
-from vision.table.reader import TableReader, look
+from vision.table.reader import Onlooker, TableReader
+from vision.table.speed import measure_table_speed
 from webui.camera_clerk import CameraClerk
 from webui.store import Store
 
@@ -59,7 +60,7 @@ def self_check(detector: Any, backend: str) -> dict[str, Any]:
     try:
         from vision.inference.doctor import check_detector
 
-        report = check_detector(detector, backend)
+        report = check_detector(detector, backend, measure_table_speed)
         verdict = {"passed": report.passed, "line": report.summary()}
     except Exception as exc:  # the check must never stop the camera
         verdict = {"passed": False, "line": f"Card reader self-check failed: {exc}"}
@@ -68,14 +69,14 @@ def self_check(detector: Any, backend: str) -> dict[str, Any]:
     return verdict
 
 
-def read_frame(reader: TableReader | None, detector: Any, frame: Any) -> FrameRead:
-    """One frame through the table reader (or, not calibrated, only the detector: the cards are
+def read_frame(reader: TableReader | Onlooker | None, frame: Any) -> FrameRead:
+    """One frame through the table reader (or, not calibrated, the onlooker: the cards are
     shown); a failure is logged and reads as nothing."""
     try:
-        if reader is not None:
+        if isinstance(reader, TableReader):
             return reader.feed(frame)
-        if detector is not None:
-            return look(detector, frame)
+        if reader is not None:
+            return reader.look(frame)
     except Exception as exc:
         log.warning("reader failed on frame %s: %s", frame.index, exc)
     return FrameRead(frame.index)
@@ -91,6 +92,7 @@ class TableCamera:
         self._status = {"state": "starting", "message": f"starting {source}"}
         # the detector's self-check on this CPU (``self_check``), once run
         self._self_check: dict[str, Any] | None = None
+        self.checked = threading.Event()  # set once the self-check's verdict is in
         self._jpeg: bytes | None = None
         self._raw: Any = None  # the latest frame as captured (for calibration)
         self._frame_cond = threading.Condition()
@@ -156,8 +158,11 @@ class TableCamera:
         except Exception as exc:
             self._set_status("unavailable", f"camera unavailable: {exc}")
             return
-        detector, reader, why = self._make_reader()
+        detector, table_reader, why = self._make_reader()
         self._set_status("running", "camera on" + (f"; {why}" if why else ", reading the table"))
+        reader: TableReader | Onlooker | None = table_reader
+        if reader is None and detector is not None:
+            reader = Onlooker(detector)
         try:
             while not self._stop.is_set():
                 frame = camera.read()
@@ -168,7 +173,9 @@ class TableCamera:
                         self._set_status("finished", "the recorded footage has ended")
                         return
                     continue
-                read = read_frame(reader, detector, frame)
+                if self._jpeg is None:  # the first picture never waits for the detector
+                    self._publish_frame(frame.image, FrameRead(frame.index))
+                read = read_frame(reader, frame)
                 self._publish_frame(frame.image, read)
                 for ev in read.events:
                     self._on_event(ev)
@@ -180,12 +187,20 @@ class TableCamera:
         try:
             if self._given_detector is None:
                 self._given_detector = card_detector.load_detector()
-                self._self_check = self_check(self._given_detector,
-                                              card_detector.default_backend())
+                # the self-check (a few reads) runs beside the camera, never before its first
+                # picture; the table screen shows its verdict when it is done
+                threading.Thread(target=self._check_detector, args=(self._given_detector,),
+                                 name=f"self-check-{self.table_id}", daemon=True).start()
             detector = self._given_detector
         except Exception as exc:
             return None, None, f"cards are not read (detector unavailable: {exc})"
         return (detector, *reader_for(detector, layout_path_for(self.source, self.layout_file)))
+
+    def _check_detector(self, detector: Any) -> None:
+        """The detector's self-check on this CPU, then the table screen is told."""
+        self._self_check = self_check(detector, card_detector.default_backend())
+        self.checked.set()
+        self.notify(self.table_id, 0)
 
     def _publish_frame(self, image: Any, read: FrameRead) -> None:
         """Keep the frame and its picture: the cards the reader used, outlined."""

@@ -41,8 +41,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     ``START_CAMERAS`` (read each table's camera in a background thread; default True),
     ``PUBLIC_URL`` (base address put in join links and QR codes, for a proxy), ``LAN_URL``
     (the LAN base address when listening on the LAN: join links use it on a loopback screen),
-    ``MAX_STREAMS_PER_DEVICE`` and
-    ``MAX_STREAMS`` (open live streams allowed per device and overall; more get 429),
+    ``MAX_STREAMS_PER_DEVICE``, ``MAX_STREAMS_PER_TABLE`` and ``MAX_STREAMS`` (open live
+    streams allowed per device, per table and overall; more get 429),
     ``TIMEZONE`` (IANA name the pages show times in; default the machine's), plus any Flask
     setting.
     """
@@ -67,6 +67,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
         JSON_SORT_KEYS=False,
         MAX_STREAMS_PER_DEVICE=3,
+        MAX_STREAMS_PER_TABLE=12,
         MAX_STREAMS=48,
     )
     app.config.update(cfg)
@@ -82,7 +83,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gintray.notifier"] = notifier
     app.extensions["gintray.cameras"] = {}
     app.extensions["gintray.streams"] = StreamSlots(app.config["MAX_STREAMS_PER_DEVICE"],
-                                                    app.config["MAX_STREAMS"])
+                                                    app.config["MAX_STREAMS"],
+                                                    app.config["MAX_STREAMS_PER_TABLE"])
 
     from webui import signing
 

@@ -21,7 +21,7 @@ from flask import (
     url_for,
 )
 
-from webui.live import StreamLimit, StreamSlots, sse_stream
+from webui.live import StreamKey, StreamLimit, StreamSlots, sse_stream
 from webui.security import (
     actor_for,
     client_address,
@@ -180,11 +180,13 @@ def reopen(table_id: int) -> Any:
                    "Game reopened (recorded).")
 
 
-def _stream_slot(table_id: int) -> tuple[StreamSlots, str]:
-    """A live-stream slot for this device (429 when it, or the server, has too many open)."""
+def _stream_slot(table_id: int) -> tuple[StreamSlots, StreamKey]:
+    """A live-stream slot for this device at this table (429 when the device, the table or
+    the server has too many open)."""
     slots: StreamSlots = current_app.extensions["gintray.streams"]
     device = current_device(table_id)
-    key = f"device:{device.id}" if device is not None else f"address:{client_address()}"
+    holder = f"device:{device.id}" if device is not None else f"address:{client_address()}"
+    key = StreamKey(table_id, holder)
     try:
         slots.acquire(key)
     except StreamLimit as exc:

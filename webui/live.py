@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -61,31 +62,48 @@ def sse_stream(notifier: Notifier, table_id: int, last_seq: Callable[[], int],
 
 
 class StreamLimit(Exception):
-    """Too many open live streams (per device or overall)."""
+    """Too many open live streams (per device, per table or overall)."""
+
+
+@dataclass(frozen=True)
+class StreamKey:
+    """Whose live stream of which table: ``holder`` is ``device:<id>`` for a joined tablet,
+    ``address:<ip>`` for the table's screen or the director."""
+
+    table_id: int
+    holder: str
 
 
 class StreamSlots:
-    """Open live streams (events, camera) counted per device and overall: each holds one of
-    the server's threads for up to ten minutes, so a device may hold ``per_device`` and all
-    together ``total``; the server's other threads keep answering pages."""
+    """Open live streams (events, camera) counted per device, per table and overall: each
+    holds one of the server's threads for up to ten minutes, so a device may hold
+    ``per_device``, one table's viewers ``per_table`` and all together ``total``; one table
+    (however many devices joined it) cannot take the slots of the others, and the server's
+    other threads keep answering pages."""
 
-    def __init__(self, per_device: int, total: int) -> None:
+    def __init__(self, per_device: int, total: int, per_table: int | None = None) -> None:
         self.per_device, self.total = per_device, total
-        self._open: dict[str, int] = {}
+        self.per_table = total if per_table is None else per_table
+        self._open: dict[StreamKey, int] = {}
         self._lock = threading.Lock()
 
-    def acquire(self, key: str) -> None:
+    def acquire(self, key: StreamKey) -> None:
         """Take a slot for ``key`` or raise ``StreamLimit`` (with the reason)."""
         with self._lock:
-            if self._open.get(key, 0) >= self.per_device:
+            device = sum(n for k, n in self._open.items() if k.holder == key.holder)
+            if device >= self.per_device:
                 raise StreamLimit(f"this device already has {self.per_device} live streams "
                                   "open; close a page first")
+            table = sum(n for k, n in self._open.items() if k.table_id == key.table_id)
+            if table >= self.per_table:
+                raise StreamLimit(f"this table already has {self.per_table} live streams open "
+                                  "(pages on its tablets and screen); close a page first")
             if sum(self._open.values()) >= self.total:
                 raise StreamLimit("the table's computer has too many live streams open; "
                                   "try again in a moment")
             self._open[key] = self._open.get(key, 0) + 1
 
-    def release(self, key: str) -> None:
+    def release(self, key: StreamKey) -> None:
         with self._lock:
             left = self._open.get(key, 0) - 1
             if left > 0:
@@ -93,11 +111,15 @@ class StreamSlots:
             else:
                 self._open.pop(key, None)
 
-    def open_count(self, key: str | None = None) -> int:
+    def open_count(self, key: StreamKey | None = None, table_id: int | None = None) -> int:
+        """Open streams: of ``key``, of table ``table_id``, or all."""
         with self._lock:
-            return self._open.get(key, 0) if key else sum(self._open.values())
+            if key is not None:
+                return self._open.get(key, 0)
+            return sum(n for k, n in self._open.items()
+                       if table_id is None or k.table_id == table_id)
 
-    def held(self, key: str, stream: Iterator[Any]) -> _HeldStream:
+    def held(self, key: StreamKey, stream: Iterator[Any]) -> _HeldStream:
         """``stream``, releasing ``key``'s slot when it ends or is closed (the client went
         away), even if it never started."""
         return _HeldStream(self, key, stream)
@@ -106,7 +128,7 @@ class StreamSlots:
 class _HeldStream:
     """An iterator over a live stream that gives its slot back exactly once."""
 
-    def __init__(self, slots: StreamSlots, key: str, stream: Iterator[Any]) -> None:
+    def __init__(self, slots: StreamSlots, key: StreamKey, stream: Iterator[Any]) -> None:
         self._slots, self._key, self._stream = slots, key, stream
         self._released = False
 

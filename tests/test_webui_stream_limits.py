@@ -1,0 +1,73 @@
+"""Issue 26 item 4: live streams are limited per table as well as per device and overall, so
+the viewers of one table (however many devices they bring) cannot starve the other tables."""
+
+from __future__ import annotations
+
+from webui_helpers import Tablet, make_app
+
+from webui.live import StreamKey, StreamLimit, StreamSlots
+from webui.store import Actor
+
+
+def viewer(app, address):
+    """A viewer on the table's own computer (any loopback address: no PIN needed)."""
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return client
+
+
+def test_one_table_cannot_take_every_stream_of_the_server(tmp_path):
+    app = make_app(tmp_path, MAX_STREAMS=48, MAX_STREAMS_PER_TABLE=12)
+    store = app.extensions["gintray.store"]
+    other = store.create_table("Table 2", {"name": "Table 2", "players": {"A": "Cy", "B": "Di"},
+                                           "rules": "tournament", "camera": None}, Actor("test"))
+    opened, refused = [], []
+    for n in range(16):  # sixteen devices watching table 1, each opening all it may
+        client = viewer(app, f"127.0.0.{n + 2}")
+        for _ in range(3):
+            r = client.get("/api/t/1/events?max=30", buffered=False)
+            (opened if r.status_code == 200 else refused).append(r)
+    assert len(opened) == 12
+    assert {r.status_code for r in refused} == {429}
+    message = refused[0].get_json()["error"]["message"]
+    assert refused[0].get_json()["error"]["code"] == "too_many_streams"
+    assert "this table already has 12 live streams open" in message
+    # the other table's tablets and screen still get theirs
+    tablet = Tablet(app, table_id=other, remote="192.168.1.20")
+    theirs = [tablet.client.get(f"/api/t/{other}/events?max=30", buffered=False)
+              for _ in range(3)]
+    assert [r.status_code for r in theirs] == [200, 200, 200]
+    screen = viewer(app, "127.0.0.1").get(f"/api/t/{other}/events?max=30", buffered=False)
+    assert screen.status_code == 200
+    slots = app.extensions["gintray.streams"]
+    assert slots.open_count(table_id=1) == 12 and slots.open_count(table_id=other) == 4
+    for response in [*opened, *theirs, screen]:
+        response.close()
+    assert slots.open_count() == 0
+
+
+def test_the_limits_in_order_device_table_server():
+    slots = StreamSlots(per_device=2, total=5, per_table=3)
+    a1, a2 = StreamKey(1, "device:1"), StreamKey(1, "device:2")
+    slots.acquire(a1)
+    slots.acquire(a1)
+    try:
+        slots.acquire(a1)
+        raise AssertionError("a third stream of one device")
+    except StreamLimit as exc:
+        assert "this device" in str(exc)
+    slots.acquire(a2)
+    try:
+        slots.acquire(a2)
+        raise AssertionError("a fourth stream of one table")
+    except StreamLimit as exc:
+        assert "this table" in str(exc)
+    slots.acquire(StreamKey(2, "device:3"))
+    slots.acquire(StreamKey(2, "device:4"))
+    try:
+        slots.acquire(StreamKey(3, "device:5"))
+        raise AssertionError("a sixth stream of the server")
+    except StreamLimit as exc:
+        assert "too many live streams" in str(exc)
+    slots.release(a1)
+    slots.acquire(StreamKey(3, "device:5"))

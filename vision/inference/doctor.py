@@ -195,7 +195,7 @@ def record_reference(detector, backend: str) -> Path:
 
 def advice_for(backend: str) -> tuple[str, ...]:
     """What a user can do when the check fails with `backend`."""
-    other = "opencv" if backend != "opencv" else "onnx"
+    other = "opencv" if backend == "onnx" else "onnx"  # onnx is the default; opencv its twin
     return (
         "Cards read on this machine cannot be trusted yet.",
         f"Try another backend: `gintray doctor --backend {other}`; if it passes, start the "

@@ -69,7 +69,7 @@ class NcnnCornerFinder:
             import ncnn
         except ImportError as exc:
             raise DetectorUnavailable(
-                "the ncnn backend needs the ncnn wheel (`pip install -e '.[ncnn]'`)"
+                "the ncnn backend needs the ncnn wheel (`pip install ncnn`, a gintray dependency)"
             ) from exc
         path = Path(path)
         self.files = (path, weights_file(path))

@@ -1,19 +1,28 @@
-"""Wrong PINs and director passwords, limited per address: a few are free, then each one
-more doubles the wait before the next attempt (capped: never a permanent lockout).
+"""Wrong PINs and director passwords, limited per address and overall: a few are free, then
+each one more doubles the wait before the next attempt (capped: never a permanent lockout).
 
-Counted per (scope, address), scope ``pin:<table id>`` or ``director``: a stranger guessing
-a table's PIN waits, while the players' own tablets (other addresses) still join. The counts
-live in the table app's database (``attempt_failures``), so a restart resets nothing. A right
-PIN or password clears the address's count.
+``begin`` counts an attempt before the PIN or password is checked, in one compare-and-set
+write, so a burst of parallel guesses gets exactly the free attempts checked, never more; a
+right one (``succeeded``) clears the address's count. Counted per (scope, address): scope
+``pin`` (every table of this app: a guesser does not get fresh tries at the next table) or
+``director``. Beside each address's count, one count of all non-loopback addresses together
+(address ``*``): past ``GLOBAL_FREE`` wrong attempts a day, any next attempt waits
+``GLOBAL_WAIT_S`` after the last one, so many addresses together guess slowly too, while a
+real player waits seconds, never minutes, and joined tablets and the table's own computer
+(loopback, where the PIN is on the screen anyway) are never slowed by it. A stranger guessing
+waits, while the players' own tablets (other addresses) still join. The counts live in the
+table app's database (``attempt_failures``), so a restart resets nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import case, delete
+from sqlalchemy import case, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
 
 from webui.store import Store
 from webui.store.db import AttemptFailure
@@ -22,6 +31,9 @@ FREE_ATTEMPTS = 5
 FIRST_WAIT_S = 30
 MAX_WAIT_S = 15 * 60
 FORGET_AFTER = timedelta(hours=24)
+EVERYONE = "*"  # the address of the count of all non-loopback addresses together
+GLOBAL_FREE = 30
+GLOBAL_WAIT_S = 10
 
 
 def now() -> datetime:
@@ -35,6 +47,7 @@ class Block:
 
     failures: int
     retry_after_s: int
+    everyone: bool = False  # the wait of all addresses together, not this one's own
 
 
 def wait_for(failures: int) -> timedelta:
@@ -83,8 +96,87 @@ def clear(store: Store, scope: str, address: str) -> None:
                                                   AttemptFailure.address == address[:64]))
 
 
+def block_words(block: Block, what: str) -> str:
+    """Why an attempt waits, e.g. "Too many wrong PINs from this device. Wait 30 seconds and
+    try again." (``what``: "PINs", "passwords")."""
+    who = "on this network" if block.everyone else "from this device"
+    return (f"Too many wrong {what} {who}. Wait {wait_words(block.retry_after_s)} and try "
+            "again.")
+
+
 def wait_words(seconds: int) -> str:
     """A wait in words: "30 seconds", "4 minutes"."""
     if seconds < 90:
         return f"{seconds} seconds"
     return f"{(seconds + 59) // 60} minutes"
+
+
+def global_wait(failures: int) -> timedelta:
+    """How long anyone (off this machine) waits after ``failures`` wrong attempts of all
+    addresses together: nothing at first, then a few seconds, never more."""
+    return timedelta(0) if failures < GLOBAL_FREE else timedelta(seconds=GLOBAL_WAIT_S)
+
+
+def begin(store: Store, scope: str, address: str, local: bool = False) -> Block | None:
+    """Count one attempt of ``address`` before its PIN or password is checked: None when it
+    may go ahead (it stays counted as wrong until ``succeeded``), else the ``Block`` it
+    waits under. ``local``: the table's own computer, outside the count of everyone."""
+    block = _reserve(store, scope, address, wait_for)
+    if block is not None or local:
+        return block
+    block = _reserve(store, scope, EVERYONE, global_wait)
+    if block is not None:
+        _refund(store, scope, address)  # this try was never checked
+    return block
+
+
+def succeeded(store: Store, scope: str, address: str, local: bool = False) -> None:
+    """The attempt ``begin`` counted was right: clear the address, give back everyone's."""
+    clear(store, scope, address)
+    if not local:
+        _refund(store, scope, EVERYONE)
+
+
+def _reserve(store: Store, scope: str, address: str,
+             wait: Callable[[int], timedelta]) -> Block | None:
+    """One more attempt on the (scope, address) count, unless it must wait: a read, then a
+    write that lands only if the count is still what was read (else read again)."""
+    key = (scope[:32], address[:64])
+    table = AttemptFailure.__table__
+    for _try in range(50):
+        at = now()
+        with store.Session() as s:
+            row = s.get(AttemptFailure, key)
+            seen = None if row is None else (row.failures, _aware(row.last_failed_at))
+        if seen is None:
+            try:
+                with store.engine.begin() as conn:
+                    conn.execute(table.insert().values(scope=key[0], address=key[1],
+                                                       failures=1, last_failed_at=at))
+                return None
+            except IntegrityError:
+                continue  # another request counted first: read again
+        failures, last = seen
+        if last < at - FORGET_AFTER:
+            failures = 0
+        left = (last + wait(failures) - at).total_seconds()
+        if left > 0:
+            return Block(failures, max(1, int(left + 0.999)), everyone=address == EVERYONE)
+        with store.engine.begin() as conn:
+            done = conn.execute(
+                update(table).where(table.c.scope == key[0], table.c.address == key[1],
+                                    table.c.failures == seen[0])
+                .values(failures=failures + 1, last_failed_at=at)).rowcount
+        if done == 1:
+            return None
+    return Block(0, 1)  # the count kept changing under a burst: try again in a second
+
+
+def _refund(store: Store, scope: str, address: str) -> None:
+    """Take one attempt off a count (one that was not a wrong guess)."""
+    table = AttemptFailure.__table__
+    with store.engine.begin() as conn:
+        conn.execute(update(table).where(table.c.scope == scope[:32],
+                                         table.c.address == address[:64],
+                                         table.c.failures > 0)
+                     .values(failures=table.c.failures - 1))

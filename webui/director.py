@@ -11,6 +11,7 @@ from webui.director_auth import login_page, setup_page
 from webui.security import (
     client_address,
     director_required,
+    is_local,
     logout_director,
     store,
 )
@@ -29,21 +30,21 @@ def setup() -> Any:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
-    """The director's login, with the same per-address back-off as the PIN (persisted)."""
-    address = client_address()
+    """The director's login, with the same back-off as the PIN (``webui.attempts``: each
+    attempt counted before the password is checked, per address and overall)."""
+    address, local = client_address(), is_local()
     if request.method == "POST":
-        block = attempts.blocked(store(), "director", address)
+        block = attempts.begin(store(), "director", address, local)
         if block is not None:
-            message = (f"Too many wrong passwords from this device. Wait "
-                       f"{attempts.wait_words(block.retry_after_s)} and try again.")
-            return render_template("director_login.html", error=message), 429
+            return render_template("director_login.html",
+                                   error=attempts.block_words(block, "passwords")), 429
     response = login_page(template="director_login.html", setup_endpoint="director.setup",
                           home_endpoint="director.dashboard")
     if request.method == "POST":
         status = response[1] if isinstance(response, tuple) else response.status_code
-        if status == 403:
-            attempts.record_failure(store(), "director", address)
-        elif status in (302, 303):
+        if status in (302, 303):
+            attempts.succeeded(store(), "director", address, local)
+        elif status != 403:  # no password was checked (none set yet): not a guess
             attempts.clear(store(), "director", address)
     return response
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import io
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,6 +27,7 @@ from webui.security import (
     current_device,
     forget_device,
     is_director,
+    is_local,
     may_act_for,
     may_see_screen,
     remember_device,
@@ -143,19 +145,16 @@ def join(table_id: int) -> Any:
         pin = (request.form.get("pin") or "").strip()
         seat = request.form.get("seat", "")
         label = (request.form.get("label") or "tablet").strip()[:40] or "tablet"
-        scope, address = f"pin:{table_id}", client_address()
-        block = attempts.blocked(store(), scope, address)
-        if block is not None:
-            error, status = (f"Too many wrong PINs from this device. Wait "
-                             f"{attempts.wait_words(block.retry_after_s)} and try again.", 429)
-        elif seat not in ("A", "B"):
+        scope, address, local = "pin", client_address(), is_local()
+        if seat not in ("A", "B"):
             error, status = ("Choose whose tablet this is: each player joins on their own "
                              "tablet.", 400)
-        elif pin != table.pin:
-            attempts.record_failure(store(), scope, address)
+        elif (block := attempts.begin(store(), scope, address, local)) is not None:
+            error, status = attempts.block_words(block, "PINs"), 429
+        elif not hmac.compare_digest(pin.encode(), table.pin.encode()):
             error, status = "Wrong PIN. Read it again from the table's screen.", 403
         else:
-            attempts.clear(store(), scope, address)
+            attempts.succeeded(store(), scope, address, local)
             joined = store().join_seat(table_id, label, seat, current_device(table_id),
                                        director=is_director())
             if isinstance(joined, SeatTaken):

@@ -12,7 +12,8 @@ namer turn (the same kernels as four turns) and without enlarging it (`max_upsca
 scale policy's enlarged finer pass would add eight 640 px passes, over half an hour; it is
 numpy and OpenCV resizing, which the ARM64 test covers): 335 s; the ARM64 test reads the check
 frame and a real dev photo at the default four turns and scale policy: 42 s before the policy
-enlarged small indices (both with other jobs on the machine).
+enlarged small indices (both with other jobs on the machine). The ncnn backend's ARM64 test reads
+the same two frames with the NCNN corner finder (float32; the ncnn aarch64 wheel): 202 s.
 """
 
 from __future__ import annotations
@@ -88,3 +89,15 @@ def test_raspberry_pi_5_arm64_reads_the_same_cards_as_this_machine():
     machine, emulated = _emulated(arm64([str(READ_FRAMES), *map(str, frames)]))
     assert machine == "aarch64"
     _assert_same(emulated, _native(frames))
+
+
+def test_raspberry_pi_5_arm64_reads_the_same_cards_with_the_ncnn_finder():
+    """The ncnn backend (NCNN corner finder, onnxruntime namer) on the Pi's core reads what it
+    reads here, with the ncnn aarch64 wheel that .ci/emulators installs."""
+    pytest.importorskip("ncnn", reason="the ncnn wheel is not installed here")
+    _needs(arm64_unavailable())
+    frames = _frames()
+    machine, emulated = _emulated(arm64([str(READ_FRAMES), "--backend", "ncnn",
+                                         *map(str, frames)]))
+    assert machine == "aarch64"
+    _assert_same(emulated, _native(frames, backend="ncnn"))

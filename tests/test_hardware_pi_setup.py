@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import configparser
+import getpass
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,6 +70,44 @@ def test_backend_reaches_the_service_environment():
     assert "Environment=GINTRAY_BACKEND=opencv\n" in opencv.stdout
 
 
+def test_auto_backend_is_installed_as_onnx_until_the_doctor_chooses():
+    assert "Environment=GINTRAY_BACKEND=onnx\n" in run_setup("--print-unit").stdout
+    ncnn = run_setup("--print-unit", "--backend", "ncnn")
+    assert "Environment=GINTRAY_BACKEND=ncnn\n" in ncnn.stdout
+
+
+def _venv_whose_doctor_says(tmp_path: Path, verdicts: dict[str, str]) -> Path:
+    """A venv whose `gintray doctor --backend B --json` prints verdicts[B] (a JSON line, or
+    nothing: cannot load) and whose python is this one."""
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "python").symlink_to(sys.executable)
+    cases = "".join(f"  {backend}) echo '{line}' ;;\n" for backend, line in verdicts.items())
+    doctor = bin_dir / "gintray"
+    doctor.write_text(f'#!/bin/sh\ncase "$3" in\n{cases}  *) exit 2 ;;\nesac\n')
+    doctor.chmod(0o755)
+    return bin_dir.parent
+
+
+@pytest.mark.parametrize("verdicts, chosen", [
+    ({"ncnn": '{"passed": true, "frame_ms": 90.5}', "onnx": '{"passed": true, "frame_ms": 170}',
+      "opencv": '{"passed": false, "frame_ms": 40}'}, "ncnn"),  # a misreading one never wins
+    ({"onnx": '{"passed": true, "frame_ms": 170}',
+      "opencv": '{"passed": true, "frame_ms": 650.25}'}, "onnx"),  # ncnn cannot load
+    ({"ncnn": '{"passed": false, "frame_ms": 1}'}, "onnx"),  # none passes: the default
+])
+def test_pick_backend_takes_the_fastest_that_passes_the_doctor(tmp_path, verdicts, chosen):
+    venv = _venv_whose_doctor_says(tmp_path, verdicts)
+    result = run_setup("--pick-backend", "--user", getpass.getuser(), venv=venv)
+    assert result.returncode == 0, result.stderr
+    assert f"chosen: {chosen} " in result.stdout or (
+        chosen == "onnx" and "no backend passes" in result.stdout
+    ), result.stdout
+    for backend in ("ncnn", "onnx", "opencv"):
+        line = f"   {backend}: passes"
+        assert (line in result.stdout) == ('"passed": true' in verdicts.get(backend, ""))
+
+
 def test_camera_source_is_escaped_for_sed_and_systemd():
     result = run_setup("--print-unit", "--camera", "replay:/srv/demo?fps=2&loop=1",
                        "--port", "8080")
@@ -85,7 +125,7 @@ def test_camera_source_is_escaped_for_sed_and_systemd():
     (["--camera", "usb:0; rm -rf /"], "characters a unit file cannot carry"),
     (["--user", "Bad User"], "not a valid user name"),
     (["--frobnicate"], "unknown option"),
-    (["--backend", "tensorflow"], "backend must be onnx or opencv"),
+    (["--backend", "tensorflow"], "backend must be auto, ncnn, onnx or opencv"),
     (["--camera"], "--camera needs a value"),
     (["--camera", "--port", "80"], "--camera needs a value"),
 ])

@@ -2,12 +2,16 @@
 # gintray on a Raspberry Pi 4/5 (Raspberry Pi OS Bookworm, 64-bit): system packages, a virtual
 # environment that can see Debian's picamera2, the app, and a systemd unit that starts it on boot.
 #
-#   sudo hardware/pi/setup.sh [--camera SOURCE] [--port N] [--user NAME] [--backend onnx|opencv]
+#   sudo hardware/pi/setup.sh [--camera SOURCE] [--port N] [--user NAME]
+#                             [--backend auto|ncnn|onnx|opencv]
 #   hardware/pi/setup.sh --print-unit     # show the unit it would install; changes nothing
+#   hardware/pi/setup.sh --pick-backend   # the doctor with each backend, the choice; changes nothing
 #
 # Safe to run again (after a `git pull`, or to change the camera, port or backend): every step
-# checks what is already there. The last step, `gintray doctor`, reads a bundled frame and says
-# whether the card reader reads right on this Pi. See hardware/README.md for the whole kit.
+# checks what is already there. `gintray doctor` reads a bundled frame and says whether the card
+# reader reads right on this Pi; with --backend auto (the default) it runs for each backend and
+# the service gets the fastest one that passes (GINTRAY_BACKEND in the unit; --print-unit shows
+# onnx for auto, the choice is made at install). See hardware/README.md for the whole kit.
 set -euo pipefail
 
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -16,10 +20,14 @@ UNIT_PATH="/etc/systemd/system/gintray.service"
 VENV="${GINTRAY_VENV:-/opt/gintray/venv}"
 CAMERA="${GINTRAY_CAMERA:-picamera:0}"
 PORT="${GINTRAY_PORT:-5000}"
-BACKEND="${GINTRAY_BACKEND:-onnx}"  # the detector backend (see vision/README.md)
+BACKEND="${GINTRAY_BACKEND:-auto}"  # the detector backend (see vision/README.md), or auto
+# auto: each of these is checked by `gintray doctor` and the fastest that passes is used (NCNN is
+# expected first on a Pi: hardware/pi/detector_formats.md); onnx if none passes
+AUTO_BACKENDS=(ncnn onnx opencv)
 # The service runs as the owner of the checkout (the app is installed editable from it).
 RUN_USER="${GINTRAY_USER:-$(stat -c %U "$SRC")}"
 PRINT_UNIT=0
+PICK_ONLY=0
 
 # Debian packages. python3-picamera2 (with libcamera's Python bindings) comes from the Raspberry Pi
 # archive and cannot be pip-installed usefully, hence the venv's --system-site-packages.
@@ -30,7 +38,7 @@ PRINT_UNIT=0
 APT_PACKAGES=(python3-venv python3-picamera2 libgl1 libglib2.0-0 avahi-daemon)
 
 usage() {
-  sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 die() {
@@ -52,6 +60,7 @@ parse_args() {
       --user) need_value "$@"; RUN_USER="$2"; shift 2 ;;
       --backend) need_value "$@"; BACKEND="$2"; shift 2 ;;
       --print-unit) PRINT_UNIT=1; shift ;;
+      --pick-backend) PICK_ONLY=1; shift ;;
       -h|--help) usage; exit 0 ;;
       *) die "unknown option '$1' (try --help)" ;;
     esac
@@ -62,8 +71,8 @@ parse_args() {
   [[ "$CAMERA" =~ ^[A-Za-z0-9:/._?=\&@%+-]+$ ]] \
     || die "camera source '$CAMERA' has characters a unit file cannot carry"
   [[ "$RUN_USER" =~ ^[a-z_][a-z0-9_-]*$ ]] || die "'$RUN_USER' is not a valid user name"
-  [[ "$BACKEND" == onnx || "$BACKEND" == opencv ]] \
-    || die "backend must be onnx or opencv, not '$BACKEND'"
+  [[ "$BACKEND" =~ ^(auto|ncnn|onnx|opencv)$ ]] \
+    || die "backend must be auto, ncnn, onnx or opencv, not '$BACKEND'"
   local path
   for path in "$SRC" "$VENV"; do
     [[ "$path" =~ ^/[A-Za-z0-9/._+-]*$ ]] \
@@ -76,8 +85,10 @@ render_unit() {
   # '&' is escaped for sed and '%' doubled, since systemd reads %x as a specifier.
   local camera="${CAMERA//%/%%}"
   camera="${camera//&/\\&}"
+  local backend="$BACKEND"
+  [ "$backend" != auto ] || backend=onnx  # auto is resolved by choose_backend before installing
   sed -e "s|@USER@|$RUN_USER|g" -e "s|@SRC@|$SRC|g" -e "s|@VENV@|$VENV|g" \
-      -e "s|@CAMERA@|$camera|g" -e "s|@PORT@|$PORT|g" -e "s|@BACKEND@|$BACKEND|g" \
+      -e "s|@CAMERA@|$camera|g" -e "s|@PORT@|$PORT|g" -e "s|@BACKEND@|$backend|g" \
       "$UNIT_TEMPLATE"
 }
 
@@ -113,7 +124,7 @@ make_venv() {
 }
 
 install_app() {
-  echo "== installing gintray from $SRC (no torch: the Pi runs the ONNX detector)"
+  echo "== installing gintray from $SRC (no torch: the Pi runs the NCNN or ONNX detector)"
   as_user "$VENV/bin/python" -m pip install --upgrade pip
   as_user "$VENV/bin/python" -m pip install -e "$SRC"
   # pip's numpy 2 shadows Debian's numpy 1.24, which python3-simplejpeg (imported by picamera2)
@@ -130,7 +141,8 @@ install_app() {
     echo "   (picamera2 not importable; fine for camera '$CAMERA')"
   fi
   local model
-  for model in gintray-corners.onnx gintray-namer.onnx; do
+  for model in gintray-corners.onnx gintray-corners.ncnn.param gintray-corners.ncnn.bin \
+               gintray-namer.onnx; do
     [ -f "$SRC/models/$model" ] \
       || echo "   WARNING: $SRC/models/$model is missing: the page runs, the camera cannot read cards"
   done
@@ -172,6 +184,43 @@ check_camera() {
   fi
 }
 
+doctor_ms() {
+  # Prints the check frame's read time (ms) when `gintray doctor --backend $1` passes; fails when
+  # it misreads or cannot load.
+  local report
+  report="$(as_user "$VENV/bin/gintray" doctor --backend "$1" --json 2>/dev/null | tail -n 1)" \
+    || return 1
+  as_user "$VENV/bin/python" -c '
+import json, sys
+report = json.loads(sys.argv[1])
+sys.exit(print(report["frame_ms"]) if report.get("passed") else 1)' "$report" 2>/dev/null
+}
+
+choose_backend() {
+  # --backend auto: the fastest backend whose doctor passes on this CPU goes into the unit.
+  [ "$BACKEND" = auto ] || return 0
+  echo "== choosing the detector backend: gintray doctor with each, the fastest that passes"
+  local best="" best_ms="" candidate ms
+  for candidate in "${AUTO_BACKENDS[@]}"; do
+    if ms="$(doctor_ms "$candidate")"; then
+      echo "   $candidate: passes, $ms ms a check frame"
+      if [ -z "$best" ] || awk -v a="$ms" -v b="$best_ms" 'BEGIN { exit !(a < b) }'; then
+        best="$candidate"
+        best_ms="$ms"
+      fi
+    else
+      echo "   $candidate: does not pass on this CPU (or cannot load)"
+    fi
+  done
+  if [ -n "$best" ]; then
+    BACKEND="$best"
+    echo "   chosen: $BACKEND (GINTRAY_BACKEND in $UNIT_PATH)"
+  else
+    BACKEND=onnx
+    echo "   WARNING: no backend passes; the service runs onnx (the doctor below says why)"
+  fi
+}
+
 run_doctor() {
   # Reads a bundled frame whose cards are known and compares it with the reference reading; the
   # app runs either way (scores can be entered by hand), but a failure is said loudly.
@@ -181,7 +230,7 @@ run_doctor() {
   fi
   echo
   echo "   WARNING: the card reader does not read right on this Pi with the $BACKEND backend."
-  echo "   The table page says so too. Try the other backend:"
+  echo "   The table page says so too. Try another backend:"
   echo "     sudo $SRC/hardware/pi/setup.sh --backend $([ "$BACKEND" = onnx ] && echo opencv || echo onnx)"
 }
 
@@ -209,6 +258,11 @@ main() {
     render_unit
     return
   fi
+  if [ "$PICK_ONLY" = 1 ]; then
+    BACKEND=auto
+    choose_backend
+    return
+  fi
   [ "$(id -u)" = 0 ] || die "run as root: sudo $0 $*"
   id "$RUN_USER" >/dev/null 2>&1 || die "user '$RUN_USER' does not exist (use --user NAME)"
   [ "$RUN_USER" != root ] || die "refusing to run the web app as root; pass --user NAME"
@@ -219,6 +273,7 @@ main() {
   make_venv
   install_app
   check_camera
+  choose_backend
   install_unit
   run_doctor
   print_access

@@ -21,6 +21,9 @@ from webui.views import table_or_404
 
 bp = Blueprint("exports", __name__, url_prefix="/t/<int:table_id>")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# the camera's snapshot files (letters, digits, - and _, .jpg): far shorter than any file
+# system's limit, so a longer name is simply not found
+SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9_-]{1,120}\.jpg")
 
 
 def csv_cell(value: Any) -> Any:
@@ -123,9 +126,13 @@ def pdf(table_id: int, game_no: int) -> Response:
 def snapshot(table_id: int, name: str) -> Response:
     """A camera picture saved with a proposal (cards read outlined)."""
     require_viewer(table_id)
-    if not re.fullmatch(r"[A-Za-z0-9_-]+\.jpg", name):
-        abort(404)
+    if not SNAPSHOT_NAME.fullmatch(name):
+        abort(404, description="no such picture")
     path = Path(current_app.config["DATA_DIR"]) / "snapshots" / str(table_id) / name
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError:  # a name the file system refuses (too long for it, say)
+        found = False
+    if not found:
         abort(404, description="no such picture")
     return send_file(path, mimetype="image/jpeg")

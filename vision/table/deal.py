@@ -51,9 +51,12 @@ class DealWatcher:
         else:
             self._cleared_streak = 0
 
-    def see_slot(self, slot: Sequence[SeenCard]) -> None:
-        """Remember the cards in the up-card slot in this frame."""
-        self._slot_history.append({c.card: c.confidence for c in slot})
+    def see_slot(self, slot: Sequence[SeenCard], settled: bool = False) -> None:
+        """Remember the cards in the up-card slot in this frame (``settled``: the change gate
+        saw the slot's picture hold since it was read: it counts for every frame it needs)."""
+        reading = {c.card: c.confidence for c in slot}
+        for _ in range(self.stable_frames if settled else 1):
+            self._slot_history.append(reading)
 
     def watch(self, votes: Mapping[str, VoteResult], index: int) -> HandDealt | None:
         """The deal, when this frame completes one (then `up_card` is the knock card)."""

@@ -54,6 +54,11 @@ class Change(Enum):
         """Whether the detector reads the region in this frame."""
         return self in (Change.FIRST, Change.SETTLED)
 
+    @property
+    def settles(self) -> bool:
+        """Whether the region's new reading comes from a picture that held for two frames."""
+        return self in (Change.CONFIRMED, Change.SETTLED)
+
 
 @dataclass(frozen=True)
 class Signature:
@@ -68,6 +73,11 @@ class Signature:
         """The signature of a BGR (or grey) frame: one area-averaging resize, a few ms at 4K."""
         h, w = image.shape[:2]
         scale = min(1.0, SIGNATURE_SIDE / max(h, w))
+        # a big frame is first thinned to every k-th pixel (k*k fewer to average), leaving
+        # at least 3x3 pixels averaged into each signature pixel (noise: see the docstring)
+        step = max(1, int(1 / (3 * scale)))
+        if step > 1:
+            image = image[::step, ::step]
         small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))),
                            interpolation=cv2.INTER_AREA)
         if small.ndim == 3:

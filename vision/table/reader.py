@@ -134,6 +134,7 @@ class TableReader:
         self._region_boxes: list[Region] = []
         self._located: np.ndarray | None = None  # the signature of the frame last located
         self.last_read: list[str] = []  # the regions the detector read in the last frame
+        self._settled: frozenset[str] = frozenset()  # regions whose new reading just held
         self._reset_hand()
 
     def _reset_hand(self) -> None:
@@ -171,7 +172,7 @@ class TableReader:
             detections = Detections.of(self.detector.detect(image))
         else:
             detections = self._read_regions(image, signature)
-        events = self.feed_detections(detections, index, self._placed)
+        events = self.feed_detections(detections, index, self._placed, self._settled)
         return FrameRead(index, detections, tuple(events))
 
     def _should_locate(self, signature: Signature | None) -> bool:
@@ -198,17 +199,23 @@ class TableReader:
             self._region_boxes = boxes  # (markers found a pixel off are the same layout)
         read = self.regions.read(image, self._region_boxes, self._placed.region_of, signature)
         self.last_read = read.read
+        self._settled = read.settled
         return read.detections
 
     def feed_detections(self, detections: Detections | Iterable[Detection],
                         index: int | None = None,
-                        layout: TableLayout | None = None) -> list[Event]:
-        """Advance the state with one frame's detections (the layout already placed)."""
+                        layout: TableLayout | None = None,
+                        settled: frozenset[str] = frozenset()) -> list[Event]:
+        """Advance the state with one frame's detections (the layout already placed).
+
+        ``settled``: the regions whose new reading the change gate just saw hold (it counts
+        for the whole vote window: the frames after it would only repeat it).
+        """
         self._frames_seen += 1
         index = self._frames_seen - 1 if index is None else index
         cards, _ = cards_from_detections(detections, self.min_confidence)
         regions = split_by_region(cards, layout or self.layout)
-        votes = {p: self.voters[p].add(regions[p]) for p in self.players}
+        votes = {p: self.voters[p].add(regions[p], p in settled) for p in self.players}
         self.deal.see_table(regions, votes)
         events: list[Event] = []
         if self.phase == "spreading":
@@ -217,7 +224,7 @@ class TableReader:
             else:
                 events += self.knock.watch_spreads(regions, votes, self.deal.up_card,
                                                    self.deal.up_card_confidence)
-        self.deal.see_slot(regions[UP_CARD])
+        self.deal.see_slot(regions[UP_CARD], UP_CARD in settled)
         if self.phase == "waiting_for_deal":
             dealt = self.deal.watch(votes, index)
             if dealt is not None:

@@ -103,6 +103,11 @@ class RegionsRead:
     def read(self) -> list[str]:
         return [name for name, change in self.changes.items() if change.reads]
 
+    @property
+    def settled(self) -> frozenset[str]:
+        """The regions whose new reading the gate just saw hold (`Change.settles`)."""
+        return frozenset(name for name, change in self.changes.items() if change.settles)
+
 
 @dataclass
 class RegionReader:

@@ -59,9 +59,18 @@ class RegionVoter:
         self._doubt = {}
         self._positions = {}
 
-    def add(self, cards: Sequence[SeenCard]) -> VoteResult:
-        """Add one frame's cards for this region and return the vote over the window."""
-        self._frames.append(list(cards))
+    def add(self, cards: Sequence[SeenCard], settled: bool = False) -> VoteResult:
+        """Add one frame's cards for this region and return the vote over the window.
+
+        ``settled``: the change gate saw this region's picture hold since it was read (a
+        confirmation, not a new read: `vision.table.gate`); the reading then fills the window,
+        since every later frame would only repeat it until the picture changes again.
+        """
+        if settled:
+            self._frames.clear()
+            self._frames.extend(list(cards) for _ in range(self.window))
+        else:
+            self._frames.append(list(cards))
         while len(self._frames) > self.window:
             self._frames.popleft()
         result = self.vote()

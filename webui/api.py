@@ -79,11 +79,12 @@ def _back(table_id: int) -> Any:
     return redirect(target), 303
 
 
-def _answer(table_id: int, command: Command, success: str) -> Any:
+def _answer(table_id: int, command: Command, success: str, kind: str) -> Any:
+    """Run ``command`` (whose first event is of ``kind``) for this device and answer."""
     table_or_404(table_id)
     actor = actor_for(table_id)
     try:
-        outcome = store().execute(table_id, command, actor, request_id())
+        outcome = store().execute(table_id, command, actor, request_id(), kind)
     except CommandError as exc:
         if wants_json():
             return jsonify(exc.to_json()), exc.status
@@ -109,7 +110,7 @@ def get_state(table_id: int) -> Any:
 def knock_card(table_id: int) -> Any:
     b = g.body
     return _answer(table_id, commands.set_knock_card(b.get("game"), b.get("hand"), b.get("card")),
-                   "Knock card recorded.")
+                   "Knock card recorded.", "knock_card_set")
 
 
 @bp.post("/proposal")
@@ -127,7 +128,7 @@ def proposal(table_id: int) -> Any:
     director = is_director() and bool(b.get("director"))
     return _answer(table_id, commands.propose(b.get("game"), b.get("hand"), parsed,
                                               director=director),
-                   "Result proposed: both players confirm it.")
+                   "Result proposed: both players confirm it.", "proposal_set")
 
 
 def _require_player_tablet(table_id: int, player: Any) -> None:
@@ -144,7 +145,7 @@ def confirm(table_id: int) -> Any:
     player = b.get("player")
     _require_player_tablet(table_id, player)
     return _answer(table_id, commands.confirm(b.get("game"), b.get("hand"), player,
-                                              b.get("revision")), "Confirmed.")
+                                              b.get("revision")), "Confirmed.", "confirmed")
 
 
 @bp.post("/undo")
@@ -154,7 +155,7 @@ def undo(table_id: int) -> Any:
     actor_for(table_id)
     events = store().events(table_id)
     return _answer(table_id, commands.undo(b.get("target_seq"), events, seats_of(table_id)),
-                   "Undone.")
+                   "Undone.", "undo")
 
 
 @bp.post("/sign")
@@ -163,12 +164,13 @@ def sign(table_id: int) -> Any:
     player = b.get("player")
     _require_player_tablet(table_id, player)
     return _answer(table_id, commands.sign(b.get("game"), player, b.get("png"), b.get("sheet")),
-                   "Signed.")
+                   "Signed.", "signed")
 
 
 @bp.post("/next-game")
 def next_game(table_id: int) -> Any:
-    return _answer(table_id, commands.next_game(g.body.get("dealer")), "Next game started.")
+    return _answer(table_id, commands.next_game(g.body.get("dealer")), "Next game started.",
+                   "game_started")
 
 
 @bp.post("/reopen")
@@ -177,7 +179,7 @@ def reopen(table_id: int) -> Any:
         abort(403, description="only the director can reopen a signed game")
     b = g.body
     return _answer(table_id, commands.reopen(b.get("game"), b.get("reason")),
-                   "Game reopened (recorded).")
+                   "Game reopened (recorded).", "reopened")
 
 
 def _stream_slot(table_id: int) -> tuple[StreamSlots, StreamKey]:

@@ -50,8 +50,8 @@ class Store:
         return self.log.state(table_id)
 
     def execute(self, table_id: int, command: Command, actor: Actor,
-                request_id: str | None = None) -> Outcome:
-        return self.log.execute(table_id, command, actor, request_id)
+                request_id: str | None = None, kind: str | None = None) -> Outcome:
+        return self.log.execute(table_id, command, actor, request_id, kind)
 
     # tables ---------------------------------------------------------------------------------
     def create_table(self, name: str, settings: dict[str, Any], actor: Actor) -> int:

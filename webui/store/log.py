@@ -103,11 +103,15 @@ class EventLog:
             return folded
 
     def execute(self, table_id: int, command: Command, actor: Actor,
-                request_id: str | None = None) -> Outcome:
-        """Run ``command`` against the fresh state and append its events atomically."""
+                request_id: str | None = None, kind: str | None = None) -> Outcome:
+        """Run ``command`` against the fresh state and append its events atomically.
+
+        ``request_id``: a retry of a request that landed answers its events (``duplicate``);
+        ``kind``: the kind of event the command appends first, so an id reused for another
+        kind of request is refused (409) rather than answered as a duplicate."""
         for _attempt in range(20):
             if request_id:
-                done = self._by_request(table_id, request_id)
+                done = self._by_request(table_id, request_id, actor, kind)
                 if done:
                     return Outcome(done, duplicate=True)
             with self._lock:
@@ -129,11 +133,14 @@ class EventLog:
             return Outcome(rows)
         raise CommandError("busy", "the table is busy, try again", 503)
 
-    def _by_request(self, table_id: int, request_id: str) -> list[EventRow]:
+    def _by_request(self, table_id: int, request_id: str, actor: Actor,
+                    kind: str | None) -> list[EventRow]:
         """The events an earlier request with this exact id appended to this table.
 
         A command's events are consecutive (seq n, n+1, ...) and tagged ``id#0``, ``id#1``...
-        An id already used at another table is refused (409), showing nothing of it.
+        An id already used at another table, by another device (or actor), or for another
+        kind of request is refused (409), showing nothing of it: only the very request
+        retried is answered as done.
         """
         with self.Session() as s:
             first = s.scalar(select(EventRow).where(EventRow.request_id == f"{request_id}#0"))
@@ -142,6 +149,11 @@ class EventLog:
             if first.table_id != table_id:
                 raise CommandError("request_id_taken", "this request_id was used for another "
                                    "table; send the request with a new one", 409)
+            if (first.device_id != actor.device_id or first.actor != actor.name
+                    or (kind is not None and first.kind != kind)):
+                raise CommandError("request_id_reused", "this request_id was used for another "
+                                   "request (another device, or another kind of change); "
+                                   "nothing was done: send the request with a new one", 409)
             q = (select(EventRow)
                  .where(EventRow.table_id == table_id, EventRow.seq >= first.seq)
                  .order_by(EventRow.seq).limit(MAX_EVENTS_PER_COMMAND))

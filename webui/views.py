@@ -167,8 +167,15 @@ def join(table_id: int) -> Any:
                 return redirect(url_for("views.table_page", table_id=table_id))
     # on the table's own computer the PIN is on its screen anyway: fill it in
     suggested = request.args.get("pin", "") or (table.pin if may_see_screen() else "")
-    return render_template("join.html", table=table, state=state, error=error,
-                           pin=suggested), status
+    return no_store(render_template("join.html", table=table, state=state, error=error,
+                                    pin=suggested), status)
+
+
+def no_store(html: str, status: int = 200) -> Response:
+    """A page that may show the table's PIN: never kept by the browser or a proxy (a PIN
+    left in a shared tablet's cache or history would let the next person in)."""
+    return Response(html, status, mimetype="text/html",
+                    headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
 
 
 def seat_taken_words(name: str, holder: Device) -> str:
@@ -203,7 +210,7 @@ def screen(table_id: int) -> Any:
     ctx["join_unreachable"] = is_loopback_host(urlsplit(ctx["join_url"]).hostname or "")
     ctx["devices"] = store().devices(table_id, joined_only=True)
     ctx["seat_holders"] = store().seat_holders(table_id)
-    return render_template("screen.html", **ctx)
+    return no_store(render_template("screen.html", **ctx))
 
 
 @bp.get("/t/<int:table_id>/qr.svg")

@@ -16,9 +16,12 @@ from webui.security import (
     store,
 )
 from webui.store import Actor, CommandError, commands, engine
+from webui.validate import plain_text
 from webui.views import table_or_404
 
 bp = Blueprint("director", __name__, url_prefix="/director")
+NAME_MAX = 40  # a player's name (a table's name: TABLE_NAME_MAX); longer is refused, not cut
+TABLE_NAME_MAX = 60
 
 
 @bp.route("/setup", methods=["GET", "POST"])
@@ -66,8 +69,8 @@ def dashboard() -> Any:
 
 def _settings_from_form() -> dict[str, Any]:
     form = request.form
-    players = {"A": form.get("player_A", "").strip()[:40] or "Player A",
-               "B": form.get("player_B", "").strip()[:40] or "Player B"}
+    players = {"A": plain_text(form.get("player_A"), "player_A", NAME_MAX, "Player A"),
+               "B": plain_text(form.get("player_B"), "player_B", NAME_MAX, "Player B")}
     rules = form.get("rules", "tournament")
     if rules not in engine.preset_names():
         abort(400, description=f"unknown rule set {rules!r}")
@@ -75,7 +78,8 @@ def _settings_from_form() -> dict[str, Any]:
         rules = {"preset": rules, "hollywood": True}
     camera = form.get("camera", "").strip() or None
     layout = form.get("layout", "").strip() or None
-    return {"name": form.get("name", "").strip()[:60] or "Table", "players": players,
+    return {"name": plain_text(form.get("name"), "name", TABLE_NAME_MAX, "Table"),
+            "players": players,
             "rules": rules, "camera": camera, "layout": layout}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from typing import Any
 
 from webui.store import CommandError
@@ -41,6 +42,25 @@ def whole_number(value: Any, field: str, low: int = 0, high: int = MAX_WHOLE) ->
         raise CommandError(f"bad_{field}", f"{field} must be from {low} to {high} "
                            f"(got {number})", 400)
     return number
+
+
+def plain_text(value: Any, field: str, max_len: int, default: str = "") -> str:
+    """``value`` as one line of text a person typed (a name, a tablet's label, a note):
+    trimmed; ``default`` when missing or blank. Refused with 400, never cut or cleaned
+    silently: anything but text, control characters (NUL, CR, line feeds, tabs...) and more
+    than ``max_len`` characters."""
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise CommandError(f"bad_{field}", f"{field} must be text (got {_shown(value)})", 400)
+    text = value.strip()
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in text) or "\u2028" in text:
+        raise CommandError(f"bad_{field}", f"{field} must be one line of text, without control "
+                           "characters", 400)
+    if len(text) > max_len:
+        raise CommandError(f"bad_{field}", f"{field} is {len(text)} characters long; at most "
+                           f"{max_len}", 400)
+    return text or default
 
 
 def _shown(value: Any) -> str:

@@ -34,9 +34,11 @@ from webui.security import (
     require_viewer,
     store,
 )
+from webui.store import CommandError
 from webui.store.db import Device
 from webui.store.seats import SeatTaken
 from webui.store.state import TableState
+from webui.validate import plain_text
 
 bp = Blueprint("views", __name__)
 NO_CAMERA = "camera unavailable (no camera is set for this table, or no demo footage found)"
@@ -144,9 +146,11 @@ def join(table_id: int) -> Any:
     if request.method == "POST":
         pin = (request.form.get("pin") or "").strip()
         seat = request.form.get("seat", "")
-        label = (request.form.get("label") or "tablet").strip()[:40] or "tablet"
+        label, label_error = tablet_label(request.form.get("label"))
         scope, address, local = "pin", client_address(), is_local()
-        if seat not in ("A", "B"):
+        if label_error is not None:
+            error, status = label_error, 400
+        elif seat not in ("A", "B"):
             error, status = ("Choose whose tablet this is: each player joins on their own "
                              "tablet.", 400)
         elif (block := attempts.begin(store(), scope, address, local)) is not None:
@@ -169,6 +173,14 @@ def join(table_id: int) -> Any:
     suggested = request.args.get("pin", "") or (table.pin if may_see_screen() else "")
     return no_store(render_template("join.html", table=table, state=state, error=error,
                                     pin=suggested), status)
+
+
+def tablet_label(value: Any) -> tuple[str, str | None]:
+    """The name a tablet joins with ("tablet" when left blank), or why it is refused."""
+    try:
+        return plain_text(value, "label", 40, "tablet"), None
+    except CommandError as exc:
+        return "tablet", f"Name of this tablet: {exc.message}."
 
 
 def no_store(html: str, status: int = 200) -> Response:

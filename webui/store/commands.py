@@ -14,7 +14,7 @@ from webui import signature_image
 from webui.store import Command, CommandError, engine
 from webui.store.proposal import Kind, Outcome, Phase, Proposal
 from webui.store.state import PLAYERS, HandState, TableState, sheet_hash
-from webui.validate import whole_number
+from webui.validate import plain_text, whole_number
 
 MAX_SIGNATURE_BYTES = signature_image.MAX_BYTES
 
@@ -119,7 +119,7 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
             raise CommandError("no_winner", "say who won the hand", 400)
         winner = _player(body.get("winner"))
         points = whole_number(body.get("points"), "points", 0, 1000)
-        note = str(body.get("note", ""))[:200]
+        note = plain_text(body.get("note"), "note", 200)
         return Proposal(Kind.MANUAL, result={"winner": winner, "points": points,
                                              "outcome": Outcome.MANUAL.value, "note": note})
     if kind != "score":

@@ -1,7 +1,9 @@
 """The score sheet as a PDF page (reportlab): the tournament score card plus both signatures.
 
 Page content is left uncompressed so the figures can be read from the file itself; the PDF is
-then signed (``signing.sign_pdf``), which makes any change to them detectable.
+then signed (``signing.sign_pdf``): the signature covers every byte of the file except its
+own value (the ``/Contents`` string, whose unused zero padding no PDF signature covers), so
+any change to the sheet, the pictures or the attached record is detectable.
 """
 
 from __future__ import annotations
@@ -176,7 +178,9 @@ def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, byt
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     story.append(Paragraph(
         f"Exported {stamp} by gintray from table event {last_seq}. This file carries a digital "
-        "signature of the installation that recorded the game: any change to it is detectable.",
+        "signature of the installation that recorded the game. It covers every byte of this "
+        "file except the signature value itself: any change to the sheet, the signatures "
+        "drawn or the attached sheet record is detectable.",
         styles["Italic"]))
     doc.build(story)
     if "record" not in view:

@@ -7,7 +7,9 @@ of the table reader goes to its ``CameraClerk`` (``webui.camera_clerk``), which 
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -22,7 +24,7 @@ from vision.inference.tiling import configured
 from vision.table.camera import open_camera
 from vision.table.events import FrameRead
 from vision.table.layout import load_layout
-from vision.table.picture import draw_detections
+from vision.table.picture import draw_detections, prepare
 from vision.table.reader import Onlooker, TableReader
 from vision.table.speed import measure_table_speed
 from webui.camera_clerk import CameraClerk
@@ -158,6 +160,7 @@ class TableCamera:
         except Exception as exc:
             self._set_status("unavailable", f"camera unavailable: {exc}")
             return
+        prepare()  # the picture's drawing library, before the first card is seen
         detector, table_reader, why = self._make_reader()
         self._set_status("running", "camera on" + (f"; {why}" if why else ", reading the table"))
         reader: TableReader | Onlooker | None = table_reader
@@ -197,7 +200,10 @@ class TableCamera:
         return (detector, *reader_for(detector, layout_path_for(self.source, self.layout_file)))
 
     def _check_detector(self, detector: Any) -> None:
-        """The detector's self-check on this CPU, then the table screen is told."""
+        """The detector's self-check on this CPU, then the table screen is told. It runs at
+        the lowest CPU priority (this thread only, Linux): the camera's reads come first."""
+        with contextlib.suppress(AttributeError, OSError):  # not Linux: same priority
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         self._self_check = self_check(detector, card_detector.default_backend())
         self.checked.set()
         self.notify(self.table_id, 0)

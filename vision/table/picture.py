@@ -7,6 +7,12 @@ import numpy as np
 from vision.inference.detection import Detections
 
 
+def prepare() -> None:
+    """Load the drawing library now (about 0.7 s), not at the first card a camera sees (the
+    deal: the knock card would wait for it)."""
+    import supervision  # noqa: F401
+
+
 def draw_detections(image: np.ndarray, detections: Detections) -> np.ndarray:
     """The frame with each detected card corner boxed and labelled (supervision annotators);
     the boxes are in the frame's pixels (`FrameRead.detections`)."""

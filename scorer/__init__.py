@@ -14,7 +14,15 @@ from scorer.errors import (
     ScorerError,
 )
 from scorer.hand import Alternative, HandResult, Layoff, score_hand, spread_sizes
-from scorer.melds import DiscardOption, MeldAnalysis, best_melds, is_meld, min_deadwood
+from scorer.melds import (
+    Arrangement,
+    DiscardOption,
+    MeldAnalysis,
+    arrange,
+    best_melds,
+    is_meld,
+    min_deadwood,
+)
 from scorer.rules import PRESETS, RuleSet, Shutout, knock_limit_for, rules_from_spec
 from scorer.sheet import (
     BoardResult,
@@ -33,6 +41,7 @@ __all__ = [
     "PRESETS",
     "SUITS",
     "Alternative",
+    "Arrangement",
     "BoardResult",
     "Card",
     "CardError",
@@ -49,6 +58,7 @@ __all__ = [
     "ScorerError",
     "Sheet",
     "Shutout",
+    "arrange",
     "best_melds",
     "hand_winner",
     "is_meld",

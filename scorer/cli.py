@@ -31,6 +31,7 @@ _SCORE_KEYS = {
     "knocker",
     "hands",
     "melds",
+    "layout",
     "accept_improper_knock",
     "declared",
 }
@@ -205,6 +206,9 @@ def score_from_document(doc: Any) -> HandResult:
     melds = doc.get("melds")
     if melds is not None and not isinstance(melds, dict):
         raise InputError("melds must be an object {player: [[card, ...], ...]}", "bad_field")
+    layout = doc.get("layout")
+    if layout is not None and not isinstance(layout, dict):
+        raise InputError("layout must be an object {player: [[card, ...], ...]}", "bad_field")
     return score_hand(
         doc.get("rules", "tournament"),
         up_card=doc.get("up_card"),
@@ -213,6 +217,7 @@ def score_from_document(doc: Any) -> HandResult:
         melds=melds,
         accept_improper_knock=accept,
         declared_gin=declared == "gin",
+        layout=layout,
     )
 
 

@@ -42,7 +42,10 @@ from scorer.layoffs import Defence, best_defence
 from scorer.melds import (
     ALL_MELDS,
     arrangements_within,
+    laid_melds,
+    layout_agreement,
     meld_cards,
+    merge_runs,
     min_deadwood_mask,
     optimal_arrangements,
 )
@@ -85,9 +88,11 @@ class Alternative:
     outcome: str
     winner: str | None
     points: int
+    #: the knocker's melds exactly as laid on the table (``score_hand``'s ``layout``)
+    as_laid: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "melds": [codes(m) for m in self.melds],
             "layoffs": [lay.to_json() for lay in self.layoffs],
             "deadwood": dict(self.deadwood),
@@ -95,6 +100,9 @@ class Alternative:
             "winner": self.winner,
             "points": self.points,
         }
+        if self.as_laid:
+            out["as_laid"] = True
+        return out
 
 
 @dataclass(frozen=True)
@@ -274,7 +282,8 @@ def _knocker_spreads(hand: int, size: int, limit: int) -> list[tuple[int, ...]]:
 
 
 def _defend(
-    knocker_melds: Sequence[int], hand: int, size: int, fixed: tuple[int, ...] | None
+    knocker_melds: Sequence[int], hand: int, size: int, fixed: tuple[int, ...] | None,
+    layout: Sequence[int] = (),
 ) -> _Side:
     """Defender's best count; with extra cards, the extras that leave the lowest count."""
     missing = max(0, HAND_SIZE - size)
@@ -286,7 +295,7 @@ def _defend(
         fixed = None  # the melds given leave no card to be the extra one: choose freely
         free = hand
     if size <= HAND_SIZE:
-        defence = best_defence(knocker_melds, hand, fixed)
+        defence = best_defence(knocker_melds, hand, fixed, layout)
         return _Side(
             count=defence.deadwood + MISSING_CARD_PENALTY * missing,
             melds=defence.melds,
@@ -300,7 +309,7 @@ def _defend(
     # then taken from the cards outside the given melds).
     for extras in combinations(mask_to_cards(free), size - HAND_SIZE):
         extra_mask = cards_to_mask(extras)
-        defence = best_defence(knocker_melds, hand & ~extra_mask, fixed)
+        defence = best_defence(knocker_melds, hand & ~extra_mask, fixed, layout)
         count = defence.deadwood + mask_value(extra_mask)
         if best is None or count < best.count:
             best = _Side(
@@ -375,36 +384,59 @@ MAX_ALTERNATIVES = 3
 
 
 def _alternatives(
-    scored: list[tuple[tuple[int, int, int, int], _Side, _Side, _Score]],
+    scored: list[tuple[tuple[int, ...], _Side, _Side, _Score]],
     knocker: str,
     defender: str,
-    is_gin: bool,
     factor: int,
+    as_laid: tuple[_Side, _Side, _Score] | None = None,
 ) -> list[Alternative]:
     """The best spread of each other result (at most three).
 
-    The least-deadwood spread comes first, as that is how most players lay their cards; then
-    the others, best for the knocker first.
+    The spread as laid on the table comes first when it scores differently (``as_laid``);
+    then the least-deadwood spread, as that is how most players lay their cards; then the
+    others, best for the knocker first.
     """
     least = min(row[1].count for row in scored)
-    rows = sorted(scored[1:], key=lambda row: row[1].count != least)  # stable
+    rows = [(False, k, d, sc) for _, k, d, sc in
+            sorted(scored[1:], key=lambda row: row[1].count != least)]  # stable
+    if as_laid is not None:
+        rows.insert(0, (True, *as_laid))
     seen = {scored[0][3]}
     out: list[Alternative] = []
-    for _, k_side, d_side, score in rows:
+    for laid, k_side, d_side, score in rows:
         if score in seen or len(out) == MAX_ALTERNATIVES:
             continue
         seen.add(score)
         out.append(
             Alternative(
                 melds=[meld_cards(m) for m in k_side.melds],
-                layoffs=[] if is_gin else _layoffs(k_side, d_side),
+                layoffs=[] if score.outcome in ("gin", "big_gin") else _layoffs(k_side, d_side),
                 deadwood={knocker: k_side.count, defender: d_side.count},
                 outcome=score.outcome,
                 winner=score.winner,
                 points=score.points * factor,
+                as_laid=laid,
             )
         )
     return out
+
+
+def _parse_layout(player: str, groups: Any, hand: int) -> tuple[int, ...]:
+    """How a player's cards lie on the table (groups of cards), as card masks."""
+    if isinstance(groups, str) or not isinstance(groups, Iterable):
+        raise InputError(f"layout of {shown(player)} must be a list of card lists", "bad_layout")
+    masks = []
+    for group in groups:
+        if isinstance(group, str) or not isinstance(group, Iterable):
+            raise InputError(f"layout of {shown(player)}: each group must be a list of card "
+                             "codes", "bad_layout")
+        mask = cards_to_mask(parse_cards(group))
+        if mask & ~hand:
+            stray = codes(mask_to_cards(mask & ~hand))
+            raise InputError(f"layout of {shown(player)} has cards not in the hand: "
+                             f"{', '.join(stray)}", "bad_layout")
+        masks.append(mask)
+    return tuple(masks)
 
 
 def score_hand(
@@ -416,6 +448,7 @@ def score_hand(
     melds: Mapping[str, Any] | None = None,
     accept_improper_knock: bool = False,
     declared_gin: bool = False,
+    layout: Mapping[str, Any] | None = None,
 ) -> HandResult:
     """Score one hand that ended in a knock or gin by ``knocker``.
 
@@ -426,6 +459,12 @@ def score_hand(
     ``accept_improper_knock`` (the opponent accepts it: 000 rule 9). ``declared_gin``: the
     knocker announced gin; if the hand is not a gin it is improper (000 rule 9: "If his hand is
     not a gin ... he must play an open hand"), code ``not_gin``.
+
+    ``layout`` says how each player's cards lie on the table (groups of cards, e.g. a camera's
+    reading): unlike ``melds`` it declares nothing. It only chooses among spreads of the same
+    result and deadwood (the one sharing the most pairs of cards with the laid groups), so the
+    result is never worse than the cards allow. When the knocker's laid groups are melds that
+    score differently, that spread is the first of the ``alternatives`` (``as_laid``).
     """
     rules = rules_from_spec(rules)
     up = None if up_card is None else parse_card_field(up_card)
@@ -439,9 +478,11 @@ def score_hand(
         )
     defender = next(p for p in parsed if p != knocker)
     melds = dict(melds or {})
-    for player in melds:
+    for player in [*melds, *(layout or {})]:
         if player not in parsed:
             raise InputError(f"melds given for unknown player {shown(player)}", "unknown_player")
+    laid = {p: _parse_layout(p, groups, cards_to_mask(parsed[p]))
+            for p, groups in (layout or {}).items()}
 
     k_cards, d_cards = parsed[knocker], parsed[defender]
     k_hand, d_hand = cards_to_mask(k_cards), cards_to_mask(d_cards)
@@ -508,14 +549,26 @@ def score_hand(
         d_fixed = _parse_melds(defender, melds[defender], d_hand, knocker=False)
 
     # The defender's best answer to each spread the knocker may lay; keep the knocker's best.
-    scored: list[tuple[tuple[int, int, int, int], _Side, _Side, _Score]] = []
+    # The layout chooses only among spreads of equal result and deadwood.
+    k_laid, d_laid = laid.get(knocker, ()), laid.get(defender, ())
+    scored: list[tuple[tuple[int, ...], _Side, _Side, _Score]] = []
     for k_side in options:
-        d_side = _defend(() if is_gin else k_side.melds, d_hand, d_size, d_fixed)
+        d_side = _defend(() if is_gin else k_side.melds, d_hand, d_size, d_fixed, d_laid)
         score = _score(rules, k_side.count, d_side.count, is_gin, is_big_gin, knocker, defender)
         layoffs = len(d_side.defence.layoffs) if d_side.defence and not is_gin else 0
-        key = (score.net_for(knocker), -k_side.count, d_side.count, -layoffs)
+        key = (score.net_for(knocker), -k_side.count, d_side.count,
+               layout_agreement(k_side.melds, k_laid), -layoffs)
         scored.append((key, k_side, d_side, score))
     scored.sort(key=lambda row: row[0], reverse=True)  # stable: ties keep the listed order
+    as_laid = None
+    laid_spread = laid_melds(k_hand, k_laid) if k_laid and knocker not in melds else None
+    if laid_spread is not None and set(merge_runs(laid_spread)) != set(scored[0][1].melds):
+        laid_side = _side_from_melds(laid_spread, k_hand, k_size)
+        if laid_side.count <= limit:  # a spread over the knock card is no knock to offer
+            gin = is_gin and laid_side.count == 0
+            laid_def = _defend(() if gin else laid_spread, d_hand, d_size, d_fixed, d_laid)
+            as_laid = (laid_side, laid_def, _score(rules, laid_side.count, laid_def.count, gin,
+                                                   is_big_gin and gin, knocker, defender))
     _, k_side, d_side, score = scored[0]
     k_count, d_count = k_side.count, d_side.count
 
@@ -531,7 +584,7 @@ def score_hand(
     doubled = bool(rules.spade_double and up is not None and up.suit == "S")
     if doubled:
         points *= 2
-    alternatives = _alternatives(scored, knocker, defender, is_gin, 2 if doubled else 1)
+    alternatives = _alternatives(scored, knocker, defender, 2 if doubled else 1, as_laid)
 
     k_melds_cards = [meld_cards(m) for m in k_side.melds]
     layoffs = [] if is_gin else _layoffs(k_side, d_side)

@@ -17,6 +17,7 @@ from scorer.melds import (
     DeadwoodSearch,
     candidate_melds,
     is_run_mask,
+    layout_agreement,
     optimal_arrangements,
     union_of,
 )
@@ -132,12 +133,15 @@ def _subsets(mask: int):
 
 
 def best_defence(
-    knocker_melds: Sequence[int], hand: int, fixed_melds: Sequence[int] | None = None
+    knocker_melds: Sequence[int], hand: int, fixed_melds: Sequence[int] | None = None,
+    layout: Sequence[int] = (),
 ) -> Defence:
     """The defender's lowest count against these knocker melds (no layoffs: pass no melds).
 
     ``fixed_melds``: the defender's melds as laid down (then only the other cards may be laid
-    off); by default the engine chooses the defender's melds and layoffs together.
+    off); by default the engine chooses the defender's melds and layoffs together, and among
+    his arrangements of least deadwood the one sharing the most pairs of cards with the groups
+    of ``layout`` (how his cards lie on the table: card masks).
     """
     targets = _Targets(knocker_melds)
     if fixed_melds is not None:
@@ -168,7 +172,7 @@ def best_defence(
     count, _, laid = best
     rest = hand & ~laid
     _, arrangements = optimal_arrangements(rest)
-    own = arrangements[0]
+    own = max(arrangements, key=lambda a: layout_agreement(a, layout))  # first of equals
     return Defence(count, own, tuple(targets.assign(laid)), rest & ~union_of(own))
 
 

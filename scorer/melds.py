@@ -28,8 +28,10 @@ from scorer.cards import (
     hand_mask,
     mask_to_cards,
     mask_value,
+    parse_cards,
     sort_cards,
 )
+from scorer.errors import InputError
 
 SUIT_MASK = 0x1FFF
 _CARD_BIT = attrgetter("_bit")
@@ -411,6 +413,77 @@ def _analyse_mask(hand: int) -> MeldAnalysis:
     )
 
 
+def layout_agreement(arrangement: Iterable[int], layout: Iterable[int]) -> int:
+    """How much of a layout an arrangement keeps: the pairs of cards that lie in one group on
+    the table (``layout``: card masks) and share a meld of the arrangement."""
+    total = 0
+    groups = tuple(layout)
+    for meld in arrangement:
+        for group in groups:
+            n = (meld & group).bit_count()
+            total += n * (n - 1) // 2
+    return total
+
+
+def laid_melds(hand: int, layout: Iterable[int]) -> tuple[int, ...] | None:
+    """The groups of a layout as melds, when every group is a meld of the hand and no card is in
+    two of them; else None (the layout is then only a preference, see ``arrange``)."""
+    used = 0
+    melds = []
+    for group in layout:
+        if group not in ALL_MELDS or group & ~hand or group & used:
+            return None
+        used |= group
+        melds.append(group)
+    return tuple(melds)
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """Cards arranged into melds and deadwood; ``as_laid``: the groups are the ones laid on the
+    table (unchanged), else the engine moved cards to leave less deadwood."""
+
+    melds: list[list[Card]]
+    deadwood_cards: list[Card]
+    deadwood: int
+    as_laid: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"melds": [codes(m) for m in self.melds],
+                "deadwood_cards": codes(self.deadwood_cards), "deadwood": self.deadwood,
+                "as_laid": self.as_laid}
+
+
+def arrange(cards: Iterable[Card | str],
+            laid: Iterable[Iterable[Card | str]] = ()) -> Arrangement:
+    """The least-deadwood arrangement of ``cards`` that keeps the most of how they were laid.
+
+    The engine owns deadwood: the layout (``laid``: groups of cards lying together, e.g. a
+    camera's reading) only chooses among the arrangements of least deadwood. Laid groups that
+    are melds and leave the least deadwood are kept exactly as laid (card order included);
+    otherwise the optimal arrangement sharing the most pairs of cards with the laid groups wins
+    (a loose fifth card of a laid four-card run joins the run; a loose fourth of a set joins
+    the set). Cards of a laid group must be among ``cards`` (``InputError`` otherwise).
+    """
+    hand_cards = parse_cards(cards)
+    hand = sum(c.bit for c in hand_cards)
+    groups = [parse_cards(g) for g in laid]
+    masks = [sum(c.bit for c in g) for g in groups]
+    for group, mask in zip(groups, masks, strict=True):
+        if mask & ~hand or mask.bit_count() != len(group):
+            raise InputError(f"laid group [{' '.join(codes(group))}] has cards that are not "
+                             "among the cards arranged (or a card twice)", "bad_layout")
+    deadwood, arrangements = optimal_arrangements(hand)
+    kept = laid_melds(hand, masks)
+    if kept is not None and mask_value(hand & ~union_of(kept)) == deadwood:
+        melded = union_of(kept)
+        return Arrangement([list(g) for g in groups], sort_cards(mask_to_cards(hand & ~melded)),
+                           deadwood, as_laid=True)
+    best = max(arrangements, key=lambda a: layout_agreement(a, masks))  # first of equals
+    return Arrangement(_as_cards(best), sort_cards(mask_to_cards(hand & ~union_of(best))),
+                       deadwood, as_laid=False)
+
+
 def best_melds(cards: Iterable[Card | str]) -> MeldAnalysis:
     """Minimum deadwood, one best meld arrangement and every optimal arrangement of a hand.
 
@@ -424,11 +497,15 @@ def best_melds(cards: Iterable[Card | str]) -> MeldAnalysis:
 __all__ = [
     "ALL_MELDS",
     "DECK",
+    "Arrangement",
     "DiscardOption",
     "MeldAnalysis",
+    "arrange",
     "best_melds",
     "candidate_melds",
     "is_meld",
+    "laid_melds",
+    "layout_agreement",
     "meld_cards",
     "merge_runs",
     "min_deadwood",

@@ -10,8 +10,9 @@ A frame is right only when all of these hold:
 - the cards read are exactly the true cards (none missed, none extra, none twice);
 - every group the reader fixes is a meld;
 - no false meld problem (``invalid_meld``) is reported;
-- the deadwood the proposal carries is the true cards' deadwood: the groups as laid when the
-  reader hands them to the engine, else the engine's best arrangement (``arranged_by_engine``).
+- the deadwood the read carries is the true cards' deadwood: the value of its loose cards, as
+  ``gintray read --json`` gives them (issue 29: no flag is trusted, so a run's fifth card left
+  loose beside a four-card run counts as the 9 points it would cost).
 
 Voting: consecutive photos of one scene with the same true cards (a spread photographed several
 times, seconds apart) are also fed, in time order, to the live reader's vote
@@ -75,14 +76,12 @@ class FrameScore:
 
 
 def proposal_deadwood(spread: SpreadRead) -> int | None:
-    """The deadwood the proposal will carry (None when the cards cannot be scored)."""
+    """The deadwood the read carries: its loose cards' value (None when a card is read twice)."""
     try:
-        every = parse_cards(spread.cards)
+        parse_cards(spread.cards)
         loose = parse_cards(spread.loose)
     except ValueError:
         return None
-    if getattr(spread, "arranged_by_engine", False) or not spread.groups:
-        return min_deadwood(every)
     return sum(card.value for card in loose)
 
 
@@ -151,7 +150,7 @@ def vote_scene(reads: list[TableRead]) -> TableRead:
     grouping = group_cards(result.cards)
     spread = SpreadRead(player="table", groups=grouping.groups, loose=grouping.loose,
                         confidence=result.confidence,
-                        arranged_by_engine=getattr(grouping, "arranged_by_engine", False))
+                        arranged_by_engine=grouping.arranged_by_engine, laid=grouping.laid)
     return TableRead(up_card=None, spreads={"table": spread}, problems=grouping.problems,
                      confidence=result.confidence)
 

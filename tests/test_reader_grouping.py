@@ -91,11 +91,11 @@ def test_a_fan_with_an_extra_card_splits_into_meld_and_deadwood():
 
 def test_a_group_that_is_no_meld_is_left_to_the_engine_not_fixed():
     """Issue 17: three cards laid together that are no meld are not a group (and no false
-    invalid_meld problem); the rules engine arranges them."""
+    invalid_meld problem)."""
     cards, _ = cards_from_detections(fan(["5H", "6C", "9D"], 0, 0))
     grouping = group_cards(cards)
     assert grouping.groups == [] and sorted(grouping.loose) == ["5H", "6C", "9D"]
-    assert grouping.problems == [] and grouping.arranged_by_engine
+    assert grouping.problems == []
 
 
 def _groups_are_melds(grouping) -> bool:
@@ -105,12 +105,10 @@ def _groups_are_melds(grouping) -> bool:
 
 
 def _arranged_deadwood(grouping) -> int:
-    """The deadwood the proposal will carry: as grouped, or the engine's best arrangement."""
-    from scorer import min_deadwood, parse_cards
+    """The deadwood of the reading as it stands: its loose cards (issue 29: no flag to trust;
+    the groups and loose cards read are the arrangement proposed)."""
+    from scorer import parse_cards
 
-    every = [c for g in grouping.groups for c in g] + grouping.loose
-    if grouping.arranged_by_engine:
-        return min_deadwood(every)
     return sum(card.value for card in parse_cards(grouping.loose))
 
 
@@ -131,17 +129,55 @@ def _arranged_deadwood(grouping) -> int:
         ("shuffled fan", fan(["KC", "9C", "JC", "TC", "QC"], 0, 0), 0),
         # a real deadwood card beside a clear meld stays deadwood
         ("meld and deadwood", fan(["5H", "6H", "7H"], 0, 0) + laid_card("KC", 400, 0), 10),
+        # issue 29: a run laid as four with its fifth card apart, below or on top
+        ("run of 4 + loose 5th below", fan(["JC", "QC", "TC", "KC"], 0, 0)
+         + laid_card("9C", 400, 0), 0),
+        ("run of 4 + loose 5th on top", fan(["9C", "TC", "JC", "QC"], 0, 0)
+         + laid_card("KC", 400, 40), 0),
+        # a set of three stacked, its fourth card apart
+        ("set of 3 + loose 4th", stack(["8S", "8H", "8D"], 0, 0) + laid_card("8C", 300, 0), 0),
+        # a run of three with a card apart at each end
+        ("run of 3 + a card apart at each end", laid_card("4D", 0, 0)
+         + fan(["5D", "6D", "7D"], 200, 0) + laid_card("8D", 500, 0), 0),
+        # a card apart that bridges two laid runs of one suit
+        ("bridge between two runs", fan(["3S", "4S", "5S"], 0, 0) + laid_card("6S", 250, 0)
+         + fan(["7S", "8S", "9S"], 450, 0), 0),
+        # a fourth card apart that fits a set and a run: either way no deadwood
+        ("card fits set or run", stack(["7S", "7D", "7C"], 0, 0) + fan(["8H", "9H", "TH"], 300, 0)
+         + laid_card("7H", 600, 0), 0),
     ],
 )
 def test_laid_out_melds_of_every_shape_never_become_wrong_melds_or_deadwood(name, dets, deadwood):
     """Issue 17: rows, two rows, gaps, crossing, stacks by rank and shuffled fans. Every group the
     reader fixes is a meld, there is no false invalid_meld problem, and the deadwood the proposal
-    carries is the cards' true deadwood (the engine arranges what the layout does not show)."""
+    carries is the cards' true deadwood (the engine arranges what the layout does not show).
+    Issue 29: a card that extends a meld the reader fixed is never left as deadwood."""
     cards, _ = cards_from_detections(dets)
     grouping = group_cards(cards)
     assert _groups_are_melds(grouping), (name, grouping)
     assert grouping.problems == [], name
     assert _arranged_deadwood(grouping) == deadwood, (name, grouping)
+    every = sorted(c.card for c in cards)
+    assert sorted([c for g in grouping.groups for c in g] + grouping.loose) == every, name
+    if grouping.arranged_by_engine:  # the groups as laid are kept beside the arrangement
+        assert all(set(g) <= set(every) for g in grouping.laid), name
+
+
+def test_a_run_laid_as_four_with_its_fifth_apart_is_one_run_and_the_layout_is_kept():
+    """Issue 29, the case seen on real photos: J Q 10 K of clubs fanned, the 9 apart. The
+    proposal is the five-card run, and the groups as laid are kept beside it."""
+    from vision.table.events import SpreadRead, TableRead
+
+    cards, _ = cards_from_detections(fan(["JC", "QC", "TC", "KC"], 0, 0) + laid_card("9C", 400, 0))
+    grouping = group_cards(cards)
+    assert [sorted(g) for g in grouping.groups] == [["9C", "JC", "KC", "QC", "TC"]]
+    assert grouping.loose == [] and grouping.arranged_by_engine
+    assert grouping.laid == [["JC", "QC", "TC", "KC"]]
+    spread = SpreadRead("A", grouping.groups, grouping.loose, 0.9,
+                        arranged_by_engine=True, laid=grouping.laid)
+    read = TableRead(None, {"A": spread}, [], 0.9)
+    assert read.layout() == {"A": [["JC", "QC", "TC", "KC"]]}
+    assert spread.to_json()["laid"] == [["JC", "QC", "TC", "KC"]]
 
 
 def test_a_clear_fan_of_melds_is_kept_as_laid():
@@ -253,9 +289,6 @@ def test_real_phone_photos_of_melds_never_give_a_wrong_meld_or_wrong_deadwood():
         if sorted(spread.cards) != sorted(frame.cards):
             continue
         exact += 1
-        if spread.arranged_by_engine:
-            deadwood = min_deadwood(spread.cards)
-        else:
-            deadwood = sum(c.value for c in parse_cards(spread.loose))
+        deadwood = sum(c.value for c in parse_cards(spread.loose))  # as read, no flag trusted
         assert deadwood == min_deadwood(list(frame.cards)), (frame.image.name, spread)
     assert exact >= len(frames) * 0.8  # the detector reads most of them whole (24/27 measured)

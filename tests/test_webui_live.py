@@ -271,7 +271,7 @@ def _fake_read(cards_a, cards_b, melds_a, up_card="9H"):
     return SimpleNamespace(
         spreads={"A": spread, "B": spread}, knocker="A", up_card=up_card, problems=[],
         confidence=0.9, cards=cards, hands=lambda: {"A": list(cards_a), "B": list(cards_b)},
-        melds=lambda: {"A": [list(g) for g in melds_a]})
+        layout=lambda: {"A": [list(g) for g in melds_a]})
 
 
 def test_an_unchanged_camera_reread_keeps_confirmations_and_a_change_is_told(tmp_path):

@@ -40,7 +40,7 @@ from webui.views import table_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api/t/<int:table_id>")
 
-FORM_GROUPED = ("cards", "melds")
+FORM_GROUPED = ("cards", "melds", "layout")
 MAX_STREAM_S = 600  # a live stream (events, camera) ends after this; the page reconnects
 
 

@@ -62,13 +62,14 @@ class CameraClerk:
             log.warning("table %s: a spread read without a knocker was ignored", self.table_id)
             return
         hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
-        melds = {knocker: [reader_cards(g) for g in read.melds().get(knocker, [])]}
+        layout = {p: [reader_cards(g) for g in groups]
+                  for p, groups in read.layout().items() if groups}
         up_card = reader_card(read.up_card) if read.up_card else None
-        proposal = Proposal(
-            Kind.SCORE, knocker=knocker, cards=hands, melds=melds,
+        proposal = Proposal(  # the layout only chooses among spreads that score the same
+            Kind.SCORE, knocker=knocker, cards=hands, layout=layout or None,
             problems=tuple(Problem.parse(p) for p in read.problems),
             confidence=round(read.confidence, 3),
-            arranged_by_engine=bool(spreads[knocker].arranged_by_engine),
+            arranged_by_engine=any(s.arranged_by_engine for s in spreads.values()),
             snapshot=self.save_snapshot(), doubts=doubtful_cards(read, hands))
 
         def run(st: Any) -> list[Any]:

@@ -28,11 +28,12 @@ class HandDealt:
 
 @dataclass(frozen=True)
 class SpreadRead:
-    """One player's cards as laid down: melds as grouped on the table, loose cards (deadwood).
+    """One player's cards read into melds (``groups``) and deadwood (``loose``).
 
     ``layoffs`` are the cards this player (the defender) placed on the knocker's melds.
-    ``arranged_by_engine``: the layout did not clearly show the melds, so the rules engine
-    arranges the cards (the groups are shown, not handed to the engine as laid down).
+    ``arranged_by_engine``: the groups as laid on the table (``laid``) left more deadwood than
+    the cards need (a run's fifth card apart, a run in two rows), so ``groups`` and ``loose``
+    are the rules engine's least-deadwood arrangement closest to them.
     """
 
     player: str
@@ -41,7 +42,13 @@ class SpreadRead:
     confidence: float
     layoffs: list[str] = field(default_factory=list)
     arranged_by_engine: bool = False
+    laid: list[list[str]] = field(default_factory=list)
     kind: str = field(default="spread_read", init=False)
+
+    @property
+    def layout(self) -> list[list[str]]:
+        """The melds as they lie on the table (what the engine's ``layout`` takes)."""
+        return [list(g) for g in (self.laid if self.arranged_by_engine else self.groups)]
 
     @property
     def cards(self) -> list[str]:
@@ -52,6 +59,7 @@ class SpreadRead:
         return {"kind": self.kind, "player": self.player, "groups": [list(g) for g in self.groups],
                 "loose": list(self.loose), "layoffs": list(self.layoffs),
                 "arranged_by_engine": self.arranged_by_engine,
+                **({"laid": [list(g) for g in self.laid]} if self.arranged_by_engine else {}),
                 "confidence": round(self.confidence, 3)}
 
 
@@ -98,11 +106,10 @@ class TableRead:
         """Each player's ten (or eleven) cards, layoffs counted with the defender who owned them."""
         return {player: spread.cards for player, spread in self.spreads.items()}
 
-    def melds(self) -> dict[str, list[list[str]]]:
-        """Each player's melds as laid down, for the engine: none where the layout left the
-        arrangement to the engine (it then finds the knocker's best spread)."""
-        return {player: [] if spread.arranged_by_engine else [list(g) for g in spread.groups]
-                for player, spread in self.spreads.items()}
+    def layout(self) -> dict[str, list[list[str]]]:
+        """Each player's melds as they lie on the table, for the engine's ``layout``: it only
+        chooses among arrangements that score the same (``scorer.score_hand``)."""
+        return {player: spread.layout for player, spread in self.spreads.items()}
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "up_card": self.up_card, "knocker": self.knocker,

@@ -9,11 +9,12 @@ canonical card codes), whatever produced them: the detector, labelled frames, or
   stack by rank shows its indices a short step apart; separate melds lie a card's width apart),
   and reads each cluster of three or more as a group; smaller clusters are loose cards.
   A cluster that is not a meld is split along its fan into melds and loose cards when it can be.
-  The layout is trusted only where it clearly shows melds: a cluster that is no meld and cannot
-  be split, or groups that leave more deadwood than the cards need (a run laid in two rows, a
-  card a little apart from its meld), hand the arrangement to the rules engine
-  (``arranged_by_engine``): the reader never fixes a group that is not a meld and never turns a
-  spread it could not follow into deadwood. Meld validity comes from the rules engine.
+  The groups as laid only choose among the arrangements of least deadwood
+  (``scorer.arrange``: the rules engine owns deadwood and meld validity): where they leave
+  more deadwood than the cards need (a run laid in two rows, a run's fifth card or a set's
+  fourth a little apart, a shuffled fan), the engine's arrangement closest to them is read
+  instead (``arranged_by_engine``, the groups as laid kept in ``laid``). The reader never fixes
+  a group that is not a meld and never turns a spread it could not follow into deadwood.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from scorer import ScorerError, is_meld, min_deadwood, parse_cards
+from scorer import ScorerError, arrange, is_meld, parse_cards
 from vision.inference.corner_pairing import SAME_CARD_REACH, index_unit
 from vision.inference.detection import Detection, Detections
 
@@ -55,14 +56,16 @@ class SeenCard:
 
 @dataclass
 class Grouping:
-    """A player's cards as laid down: groups (ordered along the fan, each one a meld), loose
-    cards, problems, and whether the layout was too unclear to fix the melds
-    (``arranged_by_engine``: the rules engine arranges the cards, the groups are only shown)."""
+    """A player's cards read into melds (``groups``, each one a meld, in fan order where kept
+    as laid) and deadwood (``loose``), with problems. ``arranged_by_engine``: the groups as laid
+    (``laid``) left more deadwood than the cards need, so ``groups`` and ``loose`` are the
+    rules engine's least-deadwood arrangement closest to them."""
 
     groups: list[list[str]] = field(default_factory=list)
     loose: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     arranged_by_engine: bool = False
+    laid: list[list[str]] = field(default_factory=list)
 
 
 def _box_center(box: Sequence[float]) -> np.ndarray:
@@ -210,39 +213,35 @@ def split_fan(codes: Sequence[str]) -> tuple[list[list[str]], list[str]] | None:
     return result[1], result[2]
 
 
-def group_cards(cards: Sequence[SeenCard], unit: float | None = None) -> Grouping:
-    """Group one player's cards into melds as laid down, loose cards, and problems."""
-    result = Grouping()
+def laid_groups(cards: Sequence[SeenCard],
+                unit: float | None = None) -> tuple[list[list[str]], list[str]]:
+    """One player's cards as they lie: (melds laid together, in fan order; the other cards)."""
+    groups: list[list[str]] = []
+    loose: list[str] = []
     for cluster in clusters_of(cards, unit):
         codes = [c.card for c in cluster]
         if len(codes) < 3:
-            result.loose.extend(codes)
-            continue
-        if _is_meld(codes):
-            result.groups.append(codes)
-            continue
-        split = split_fan(codes)
-        if split is None:  # laid together but no meld: the layout says nothing reliable
-            result.loose.extend(codes)
-            result.arranged_by_engine = True
-            continue
-        melds, loose = split
-        result.groups.extend(melds)
-        result.loose.extend(loose)
-    if not result.arranged_by_engine and not _layout_is_optimal(result):
-        result.arranged_by_engine = True
-    return result
+            loose.extend(codes)
+        elif _is_meld(codes):
+            groups.append(codes)
+        elif (split := split_fan(codes)) is None:  # laid together, no meld: no group
+            loose.extend(codes)
+        else:
+            groups.extend(split[0])
+            loose.extend(split[1])
+    return groups, loose
 
 
-def _layout_is_optimal(grouping: Grouping) -> bool:
-    """True if the groups leave no more deadwood than the best arrangement of the same cards.
-
-    A camera sees a meld split over two rows, or a card a little apart from its meld, as loose
-    cards; counting them as deadwood would turn a misread layout into points.
-    """
+def group_cards(cards: Sequence[SeenCard], unit: float | None = None) -> Grouping:
+    """One player's cards read into melds and deadwood: as laid down where that leaves the
+    least deadwood, else the engine's least-deadwood arrangement closest to the layout."""
+    laid, loose = laid_groups(cards, unit)
     try:
-        loose = parse_cards(grouping.loose)
-        every = parse_cards([c for g in grouping.groups for c in g] + list(grouping.loose))
-    except ScorerError:  # a code seen twice: reported as duplicate_card, nothing to arrange
-        return True
-    return sum(card.value for card in loose) == min_deadwood(every)
+        best = arrange([c for g in laid for c in g] + loose, laid)
+    except ScorerError:  # a code seen twice: reported as duplicate_card, kept as laid
+        return Grouping(laid, loose)
+    if best.as_laid:
+        return Grouping(laid, loose)
+    return Grouping(groups=[[c.code for c in m] for m in best.melds],
+                    loose=[c.code for c in best.deadwood_cards],
+                    arranged_by_engine=True, laid=laid)

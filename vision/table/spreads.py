@@ -70,7 +70,7 @@ def _spread(player: str, cards: Sequence[SeenCard], confidence: float,
     grouping = group_cards(cards, unit)
     spread = SpreadRead(player=player, groups=grouping.groups, loose=grouping.loose,
                         confidence=confidence, layoffs=list(layoffs),
-                        arranged_by_engine=grouping.arranged_by_engine)
+                        arranged_by_engine=grouping.arranged_by_engine, laid=grouping.laid)
     doubts = [f"doubtful_card: {c.card} may be {c.alternative}" for c in cards if c.alternative]
     return spread, [f"{p} (player {player})" for p in [*grouping.problems, *doubts]]
 

@@ -60,7 +60,8 @@ def _scored(state: TableState, up_card: str | None, proposal: dict[str, Any]) ->
     try:
         out["result"] = engine.score(state.rules, up_card=up_card, knocker=proposal["knocker"],
                                      hands=proposal["cards"], melds=proposal.get("melds"),
-                                     accept_improper_knock=bool(proposal.get("improper_accepted")))
+                                     accept_improper_knock=bool(proposal.get("improper_accepted")),
+                                     layout=proposal.get("layout"))
     except engine.ScorerError as exc:
         out["error"] = {"code": exc.code, "message": exc.message}
     return out
@@ -129,10 +130,13 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
     knocker = _player(body.get("knocker"))
     cards: dict[str, list[str]] = {}
     melds: dict[str, list[list[str]]] = {}
+    layout: dict[str, list[list[str]]] = {}
     raw_cards = body.get("cards") or {}
     raw_melds = body.get("melds") or {}
-    if not isinstance(raw_cards, dict) or not isinstance(raw_melds, dict):
-        raise CommandError("bad_cards", "cards and melds map each player (A, B) to cards", 400)
+    raw_layout = body.get("layout") or {}
+    if not all(isinstance(raw, dict) for raw in (raw_cards, raw_melds, raw_layout)):
+        raise CommandError("bad_cards", "cards, melds and layout map each player (A, B) to "
+                           "cards", 400)
     for p in PLAYERS:
         groups = _groups(raw_melds.get(p, []), f"melds of {p}")
         loose = _card_list(raw_cards.get(p, []), f"cards of {p}")
@@ -140,15 +144,21 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
         try:
             cards[p] = engine.normalise_cards(flat)
             melds[p] = [engine.normalise_cards(g) for g in groups]
+            laid = [engine.normalise_cards(g)
+                    for g in _groups(raw_layout.get(p, []), f"layout of {p}")]
         except engine.ScorerError as exc:
             raise CommandError(exc.code, f"player {p}: {exc.message}", 400) from None
+        if laid and not {c for g in laid for c in g} <= set(cards[p]):
+            continue  # cards corrected since the camera saw them lie: no layout for them
+        layout[p] = laid
     overlap = set(cards["A"]) & set(cards["B"])
     if overlap:
         raise CommandError("duplicate_card", f"{', '.join(sorted(overlap))} appears in both "
                            "hands", 400)
     improper = body.get("improper_accepted") not in (None, "", False, "0", "false")
     return Proposal(Kind.SCORE, knocker=knocker, cards=cards, improper_accepted=improper,
-                    melds={knocker: melds[knocker]} if melds.get(knocker) else None)
+                    melds={knocker: melds[knocker]} if melds.get(knocker) else None,
+                    layout={p: g for p, g in layout.items() if g} or None)
 
 
 def propose(game: Any, hand: Any, proposal: Proposal | dict[str, Any], source: str = "manual",

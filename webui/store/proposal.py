@@ -185,14 +185,18 @@ class Proposal:
     """A proposed result of a hand, before the engine scores it.
 
     ``cards``: each player's cards (melded ones included); ``melds``: the knocker's melds as
-    laid down (None: the engine arranges them). The camera adds what it noticed: ``problems``,
-    ``confidence``, ``arranged_by_engine``, ``doubts`` and the ``snapshot`` picture's name.
+    declared (checked as laid; None: the engine arranges them); ``layout``: each player's melds
+    as the camera saw them lie on the table, which only chooses among arrangements that score
+    the same (the engine's ``layout``: never worse than the cards allow). The camera adds what
+    it noticed: ``problems``, ``confidence``, ``arranged_by_engine``, ``doubts`` and the
+    ``snapshot`` picture's name.
     """
 
     kind: Kind
     knocker: str | None = None
     cards: dict[str, list[str]] | None = None
     melds: dict[str, list[list[str]]] | None = None
+    layout: dict[str, list[list[str]]] | None = None
     improper_accepted: bool = False
     #: a result entered by hand: {"winner", "points", "outcome": "manual", "note"}
     result: dict[str, Any] | None = None
@@ -215,6 +219,8 @@ class Proposal:
             out["improper_accepted"] = True
         if self.melds is not None:
             out["melds"] = {p: [list(g) for g in gs] for p, gs in self.melds.items()}
+        if self.layout:
+            out["layout"] = {p: [list(g) for g in gs] for p, gs in self.layout.items()}
         return out
 
     def reading_json(self) -> dict[str, Any]:
@@ -242,7 +248,8 @@ class Proposal:
         problems = data.get("problems")
         return cls(
             kind=kind, knocker=data.get("knocker"), cards=data.get("cards"),
-            melds=data.get("melds"), improper_accepted=bool(data.get("improper_accepted")),
+            melds=data.get("melds"), layout=data.get("layout"),
+            improper_accepted=bool(data.get("improper_accepted")),
             result=data.get("result") if kind is Kind.MANUAL else None,
             problems=(None if problems is None else
                       tuple(Problem.parse(p) for p in problems if isinstance(p, str))),
@@ -254,17 +261,21 @@ class Proposal:
     # the tablet ----------------------------------------------------------------------------
     def form_fields(self, swap: Doubt | None = None) -> dict[str, str]:
         """The hand's cards as the correction form writes them (melds_X: groups split by
-        "|", cards_X: the cards in no meld), with ``swap.card`` read as ``swap.alternative``."""
+        "|", cards_X: the cards in no meld, layout_X: the groups seen on the table), with
+        ``swap.card`` read as ``swap.alternative``."""
         def read(code: str) -> str:
             return swap.alternative if swap is not None and code == swap.card else code
 
         out: dict[str, str] = {}
-        cards, melds = self.cards or {}, self.melds or {}
+        cards, melds, layout = self.cards or {}, self.melds or {}, self.layout or {}
         for p in PLAYERS:
             groups = melds.get(p, [])
             melded = {c for g in groups for c in g}
             out[f"melds_{p}"] = " | ".join(" ".join(read(c) for c in g) for g in groups)
             out[f"cards_{p}"] = " ".join(read(c) for c in cards.get(p, []) if c not in melded)
+            if layout.get(p):
+                out[f"layout_{p}"] = " | ".join(" ".join(read(c) for c in g)
+                                                for g in layout[p])
         return out
 
     def swaps(self) -> list[Swap]:

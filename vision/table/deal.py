@@ -37,6 +37,7 @@ class DealWatcher:
         self.up_card: str | None = None
         self.up_card_confidence = 1.0
         self._slot_history: deque[dict[str, float]] = deque(maxlen=self.window)
+        self._alternatives: dict[str, str] = {}  # a slot card's latest runner-up reading
 
     def see_table(self, regions: Mapping[str, Sequence[SeenCard]],
                   votes: Mapping[str, VoteResult]) -> None:
@@ -55,6 +56,7 @@ class DealWatcher:
         """Remember the cards in the up-card slot in this frame (``settled``: the change gate
         saw the slot's picture hold since it was read: it counts for every frame it needs)."""
         reading = {c.card: c.confidence for c in slot}
+        self._alternatives.update((c.card, c.alternative) for c in slot if c.alternative)
         for _ in range(self.stable_frames if settled else 1):
             self._slot_history.append(reading)
 
@@ -78,4 +80,5 @@ class DealWatcher:
         self._seen_cleared = False
         self.up_card_confidence = float(np.mean(seen[single])) * len(seen[single]) / len(
             self._slot_history)
-        return HandDealt(up_card=single, confidence=self.up_card_confidence, frame_index=index)
+        return HandDealt(up_card=single, confidence=self.up_card_confidence, frame_index=index,
+                         alternative=self._alternatives.get(single))

@@ -14,16 +14,21 @@ from vision.inference.detection import Detections
 
 @dataclass(frozen=True)
 class HandDealt:
-    """A fresh deal was seen: ``up_card`` lies alone in the tray's up-card slot (the knock card)."""
+    """A fresh deal was seen: ``up_card`` lies alone in the tray's up-card slot (the knock card).
+    ``alternative``: the card the detector's runner-up reading says it may be instead."""
 
     up_card: str
     confidence: float = 1.0
     frame_index: int | None = None
+    alternative: str | None = None
     kind: str = field(default="hand_dealt", init=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "up_card": self.up_card, "confidence": round(self.confidence, 3),
-                "frame_index": self.frame_index}
+        out = {"kind": self.kind, "up_card": self.up_card,
+               "confidence": round(self.confidence, 3), "frame_index": self.frame_index}
+        if self.alternative:
+            out["alternative"] = self.alternative
+        return out
 
 
 @dataclass(frozen=True)

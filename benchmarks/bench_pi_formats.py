@@ -11,6 +11,15 @@ the same raw output on the same input, then times one forward pass of each on th
 doing weighs on both alike. Only the network is timed: letterbox, NMS and tiling are the same
 whichever format runs. Prints a markdown table with the ratio, beside the published
 Raspberry Pi 5 figures for YOLO11n at 640 (Ultralytics' Raspberry Pi guide).
+
+    .venv/bin/python benchmarks/bench_pi_formats.py --shipped [--threads 1] [--runs 30]
+
+times the run-time corner finders on the shipped files instead (no export, no pnnx needed):
+`OnnxCornerFinder` on models/gintray-corners.onnx against `NcnnCornerFinder` on
+models/gintray-corners.ncnn.param/.bin, one `find()` pass each in turn on the same two inputs
+(demo frame 30 at the webcam work size, 640x360 -> 640x384, and a 640x640 tile of a dev photo),
+after checking that both find the same boxes. It reports this process's CPU seconds a pass
+(`time.process_time`, which other processes' load does not inflate) beside the wall time.
 """
 
 from __future__ import annotations
@@ -132,15 +141,84 @@ def time_side_by_side(nets: list, x: np.ndarray, runs: int, warmup: int) -> dict
     return times
 
 
+def shipped_inputs() -> dict[str, np.ndarray]:
+    """The finder's two kinds of input: a webcam frame at work size and a 640x640 tile."""
+    import cv2
+
+    frame = cv2.imread(str(REPO / "vision" / "demo" / "hand" / "frame_030.jpg"))
+    inputs = {"frame 640x360": cv2.resize(frame, (640, 360), interpolation=cv2.INTER_AREA)}
+    dev = sorted((REPO.parent / "shared" / "data" / "real-cards" / "dev" / "images").glob("*.jpg"))
+    tile = cv2.imread(str(dev[1])) if len(dev) > 1 else None
+    if tile is None:
+        tile = cv2.resize(frame, (1138, 640), interpolation=cv2.INTER_LINEAR)
+    inputs["tile 640x640"] = np.ascontiguousarray(tile[:640, :640])
+    return inputs
+
+
+def time_finders(finders: dict, image: np.ndarray, runs: int, warmup: int) -> dict:
+    """{name: (CPU seconds, wall seconds) a find() pass}, finders run in turn on `image`."""
+    for _ in range(warmup):
+        for finder in finders.values():
+            finder.find(image)
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in finders}
+    names = list(finders)
+    for i in range(runs):
+        for name in names if i % 2 == 0 else reversed(names):  # no finder always goes first
+            cpu, wall = time.process_time(), time.perf_counter()
+            finders[name].find(image)
+            times[name].append((time.process_time() - cpu, time.perf_counter() - wall))
+    return times
+
+
+def shipped(args: argparse.Namespace) -> int:
+    """Time the shipped ONNX and NCNN corner finders side by side and print the table."""
+    os.environ["GINTRAY_THREADS"] = str(args.threads)
+    sys.path.insert(0, str(REPO))
+    from vision.inference.cpu import cpu_info
+    from vision.inference.detector import DEFAULT_CORNERS_ONNX, OnnxCornerFinder
+    from vision.inference.ncnn_finder import DEFAULT_CORNERS_NCNN, NcnnCornerFinder
+
+    finders = {"ONNX": OnnxCornerFinder(DEFAULT_CORNERS_ONNX),
+               "NCNN": NcnnCornerFinder(DEFAULT_CORNERS_NCNN)}
+    print(f"CPU: {cpu_info().describe()}")
+    print(f"{args.threads} thread(s), {args.runs} interleaved passes per input, load average "
+          f"{os.getloadavg()[0]:.2f} at start")
+    print()
+    print("| input | finder | CPU s a pass (median) | p90 | wall s a pass (median) | "
+          "NCNN / ONNX (CPU) | boxes |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for label, image in shipped_inputs().items():
+        found = {name: f.find(image) for name, f in finders.items()}
+        boxes = {name: len(b) for name, (b, _) in found.items()}
+        if boxes["ONNX"] != boxes["NCNN"]:
+            print(f"bench_pi_formats: {label}: {boxes} boxes differ", file=sys.stderr)
+            return 1
+        gap = float(np.max(np.abs(found["ONNX"][0] - found["NCNN"][0]), initial=0.0))
+        times = time_finders(finders, image, args.runs, args.warmup)
+        cpu = {name: statistics.median(c for c, _ in t) for name, t in times.items()}
+        for name, t in times.items():
+            p90 = statistics.quantiles([c for c, _ in t], n=10)[-1]
+            wall = statistics.median(w for _, w in t)
+            print(f"| {label} | {name} | {cpu[name]:.4f} | {p90:.4f} | {wall:.4f} | "
+                  f"{cpu[name] / cpu['ONNX']:.2f} | {boxes[name]} (within {gap:.2g} px) |")
+    print()
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Export, check agreement, time, and print the table."""
+    """Export, check agreement, time, and print the table (or `--shipped`: see the docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
     parser.add_argument("--imgsz", type=int, default=640)
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--shipped", action="store_true",
+                        help="time the run-time finders on the shipped ONNX and NCNN files")
     args = parser.parse_args(argv)
+    if args.shipped:
+        return shipped(args)
     if not args.weights.is_file():
         print(f"bench_pi_formats: no weights at {args.weights}", file=sys.stderr)
         return 2

@@ -21,6 +21,7 @@ from scorer.melds import (
     arrange,
     best_melds,
     is_meld,
+    melding_cards,
     min_deadwood,
 )
 from scorer.rules import PRESETS, RuleSet, Shutout, knock_limit_for, rules_from_spec
@@ -64,6 +65,7 @@ __all__ = [
     "is_meld",
     "knock_limit_for",
     "match_status",
+    "melding_cards",
     "min_deadwood",
     "next_dealer",
     "parse_card",

@@ -484,6 +484,25 @@ def arrange(cards: Iterable[Card | str],
                        deadwood, as_laid=False)
 
 
+def melding_cards(cards: Iterable[Card | str], taken: Iterable[Card | str] = (),
+                  limit: int = 6) -> list[Card]:
+    """The cards that would meld with ``cards`` (a run's next card, a set's third or fourth):
+    those whose adding lowers the deadwood below ``cards``' own plus the card's value, lowest
+    deadwood after first, at most ``limit``. ``taken``: cards known elsewhere (never offered).
+    A hand short of a card most likely misses one of these."""
+    hand = hand_mask(cards)
+    blocked = hand | hand_mask(taken)
+    base = min_deadwood_mask(hand)
+    found = []
+    for card in DECK:
+        if card.bit & blocked:
+            continue
+        after = min_deadwood_mask(hand | card.bit)
+        if after < base + card.value:
+            found.append((after, card.rank, SUITS.index(card.suit), card))
+    return [card for *_, card in sorted(found)[:limit]]
+
+
 def best_melds(cards: Iterable[Card | str]) -> MeldAnalysis:
     """Minimum deadwood, one best meld arrangement and every optimal arrangement of a hand.
 
@@ -507,6 +526,7 @@ __all__ = [
     "laid_melds",
     "layout_agreement",
     "meld_cards",
+    "melding_cards",
     "merge_runs",
     "min_deadwood",
     "min_deadwood_mask",

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from webui.store import Actor, CommandError, Store, commands, engine
-from webui.store.proposal import Doubt, Kind, Problem, Proposal, reader_card, reader_cards
+from webui.store.proposal import (
+    Doubt,
+    Kind,
+    Missing,
+    Problem,
+    Proposal,
+    reader_card,
+    reader_cards,
+)
 
 log = logging.getLogger(__name__)
 CAMERA = Actor("camera")
@@ -34,13 +42,14 @@ class CameraClerk:
         """Record one reader event; other kinds are not the clerk's."""
         kind = getattr(ev, "kind", "")
         if kind == "hand_dealt":
-            self.dealt(ev.up_card)
+            self.dealt(ev.up_card, getattr(ev, "alternative", None))
         elif kind == "table_read" and not self.later_deal:
             self.propose(ev)
 
-    def dealt(self, up_card: str) -> None:
+    def dealt(self, up_card: str, alternative: str | None = None) -> None:
         """A fresh deal: it is this hand's knock card, unless the players are still on an
-        earlier hand (then its readings wait: they must not overwrite that hand)."""
+        earlier hand (then its readings wait: they must not overwrite that hand).
+        ``alternative``: the detector's runner-up reading, kept for a one-tap swap."""
         hand = self.store.state(self.table_id).current_hand()
         if hand is None or (hand.up_card is not None and hand.up_card != up_card):
             self.later_deal = True
@@ -48,8 +57,9 @@ class CameraClerk:
                      self.table_id, up_card)
             return
         self.later_deal = False
+        alternative = reader_card(alternative) if alternative else None
         self.command(lambda st: commands.set_knock_card(
-            _cur(st)[0], _cur(st)[1], up_card, source="camera")(st))
+            _cur(st)[0], _cur(st)[1], up_card, source="camera", alternative=alternative)(st))
 
     def propose(self, read: Any) -> None:
         """A reading of both spreads as a ``Proposal`` (built here, the camera's one door into
@@ -70,7 +80,8 @@ class CameraClerk:
             problems=tuple(Problem.parse(p) for p in read.problems),
             confidence=round(read.confidence, 3),
             arranged_by_engine=any(s.arranged_by_engine for s in spreads.values()),
-            snapshot=self.save_snapshot(), doubts=doubtful_cards(read, hands))
+            snapshot=self.save_snapshot(), doubts=doubtful_cards(read, hands),
+            missing=missing_cards(hands, knocker, up_card))
 
         def run(st: Any) -> list[Any]:
             hand = st.current_hand()
@@ -123,6 +134,24 @@ def doubtful_cards(read: Any, hands: dict[str, list[str]]) -> tuple[Doubt, ...]:
         for card in cards
         if card in alternatives and alternatives[card] not in on_table
     )
+
+
+def missing_cards(hands: dict[str, list[str]], knocker: str,
+                  up_card: str | None) -> tuple[Missing, ...]:
+    """For each player short of cards, the few cards that would meld with those seen (the
+    engine's ``melding_cards``; never a card on the table or the knock card): one-tap answers
+    to the card-count question."""
+    taken = [c for cards in hands.values() for c in cards] + ([up_card] if up_card else [])
+    out = []
+    for player, cards in sorted(hands.items()):
+        if not cards or len(cards) >= min(engine.spread_sizes(player == knocker)):
+            continue
+        try:
+            found = engine.melding_cards(cards, taken)
+        except engine.ScorerError:  # a card read twice: the question stands alone
+            continue
+        out += [Missing(player, card) for card in found]
+    return tuple(out)
 
 
 def card_count_question(hands: dict[str, list[str]], knocker: str,

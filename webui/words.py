@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from webui.store import engine
-from webui.store.proposal import Outcome, Problem, replace_cards, swaps
+from webui.store.proposal import Outcome, Problem, answers, replace_cards, swaps
 
 
 def card_words(code: str) -> str:
@@ -212,6 +212,7 @@ def register(app: Any) -> None:
     zone = app.config.get("TIMEZONE")
     app.jinja_env.filters["problem_sentences"] = problem_sentences
     app.jinja_env.filters["swaps"] = swaps
+    app.jinja_env.filters["answers"] = answers
     app.jinja_env.filters["knocker_verb"] = knocker_verb
     app.jinja_env.filters["penalty_sentence"] = penalty_sentence
     app.jinja_env.filters["rules_words"] = rules_words

@@ -100,7 +100,8 @@ def cards_from_detections(
             centers = np.array([_box_center(b) for b in boxes])
             cards.append(SeenCard(code, boxes, max(sightings[i][1] for i in members),
                                   tuple(float(v) for v in centers.mean(axis=0)),
-                                  alternative=sightings[members[0]][2]))  # the surest corner's
+                                  alternative=next((sightings[i][2] for i in members
+                                                    if sightings[i][2]), None)))  # surest first
         if len(clusters) > 1:
             problems.append(f"duplicate_card: {code} is seen {len(clusters)} times")
     return cards, problems

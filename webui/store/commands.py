@@ -67,8 +67,10 @@ def _scored(state: TableState, up_card: str | None, proposal: dict[str, Any]) ->
     return out
 
 
-def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual") -> Command:
-    """Record (or correct) the hand's knock card; the camera records it only once per hand."""
+def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual",
+                   alternative: str | None = None) -> Command:
+    """Record (or correct) the hand's knock card; the camera records it only once per hand,
+    with the card its runner-up reading says it may be (``alternative``: a one-tap swap)."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         current = _open_hand(state, game, hand)
@@ -79,6 +81,8 @@ def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual") -> C
             return []
         payload: dict[str, Any] = {"game": current.game, "hand": current.number, "card": code,
                                    "source": source}
+        if alternative and source == "camera" and alternative != code:
+            payload["alternative"] = _card(alternative)
         if current.proposal is not None:
             rescored = _scored(state, code, current.proposal)
             changes = [f"knock card {code} (was {current.up_card or 'none'})",

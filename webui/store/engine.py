@@ -20,8 +20,9 @@ from scorer import (
 PLAYERS = ("A", "B")
 
 __all__ = ["PLAYERS", "ScorerError", "card_json", "dealer_after", "game_sheet", "hand_winner",
-           "knock_card_info", "match", "normalise_cards", "plays_match", "preset_names",
-           "rules_json", "same_rules", "score", "sheet", "sheet_hand", "spread_sizes", "team_hand"]
+           "knock_card_info", "match", "melding_cards", "normalise_cards", "plays_match",
+           "preset_names", "rules_json", "same_rules", "score", "sheet", "sheet_hand",
+           "spread_sizes", "team_hand"]
 
 
 def preset_names() -> list[str]:
@@ -70,6 +71,11 @@ def card_json(code: str) -> dict[str, Any]:
 def normalise_cards(codes: list[str]) -> list[str]:
     """Canonical codes of ``codes`` (rejects malformed and duplicate cards with ScorerError)."""
     return [c.code for c in scorer.parse_cards(codes)]
+
+
+def melding_cards(cards: list[str], taken: list[str]) -> list[str]:
+    """The few cards that would meld with ``cards`` (never one of ``taken``), as codes."""
+    return [c.code for c in scorer.melding_cards(cards, taken)]
 
 
 def knock_card_info(spec: Any, up_card: str | None) -> dict[str, Any]:

@@ -172,6 +172,31 @@ class Doubt:
 
 
 @dataclass(frozen=True)
+class Missing:
+    """A card a player's short hand may be missing (one that would meld with the cards
+    seen), offered as a one-tap answer to the camera's card-count question."""
+
+    player: str
+    card: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"player": self.player, "card": self.card}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Missing:
+        return cls(str(data["player"]), str(data["card"]))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The one-tap answer that ``missing.card`` is the player's missing card: the form fields
+    that propose the hand again with it added."""
+
+    missing: Missing
+    fields: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Swap:
     """The one-tap correction of a doubt: the form fields that propose the hand again with
     ``doubt.card`` read as ``doubt.alternative`` (melds_A, cards_A, melds_B, cards_B)."""
@@ -205,6 +230,7 @@ class Proposal:
     arranged_by_engine: bool = False
     snapshot: str | None = None
     doubts: tuple[Doubt, ...] = ()
+    missing: tuple[Missing, ...] = ()
 
     # JSON ----------------------------------------------------------------------------------
     def core_json(self) -> dict[str, Any]:
@@ -236,6 +262,8 @@ class Proposal:
             out["snapshot"] = self.snapshot
         if self.doubts:
             out["doubts"] = [d.to_json() for d in self.doubts]
+        if self.missing:
+            out["missing"] = [m.to_json() for m in self.missing]
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -256,13 +284,15 @@ class Proposal:
             confidence=data.get("confidence"),
             arranged_by_engine=bool(data.get("arranged_by_engine")),
             snapshot=data.get("snapshot"),
-            doubts=tuple(Doubt.from_json(d) for d in data.get("doubts") or []))
+            doubts=tuple(Doubt.from_json(d) for d in data.get("doubts") or []),
+            missing=tuple(Missing.from_json(m) for m in data.get("missing") or []))
 
     # the tablet ----------------------------------------------------------------------------
-    def form_fields(self, swap: Doubt | None = None) -> dict[str, str]:
+    def form_fields(self, swap: Doubt | None = None,
+                    add: Missing | None = None) -> dict[str, str]:
         """The hand's cards as the correction form writes them (melds_X: groups split by
         "|", cards_X: the cards in no meld, layout_X: the groups seen on the table), with
-        ``swap.card`` read as ``swap.alternative``."""
+        ``swap.card`` read as ``swap.alternative`` and ``add.card`` added to its player's."""
         def read(code: str) -> str:
             return swap.alternative if swap is not None and code == swap.card else code
 
@@ -272,7 +302,10 @@ class Proposal:
             groups = melds.get(p, [])
             melded = {c for g in groups for c in g}
             out[f"melds_{p}"] = " | ".join(" ".join(read(c) for c in g) for g in groups)
-            out[f"cards_{p}"] = " ".join(read(c) for c in cards.get(p, []) if c not in melded)
+            loose = [read(c) for c in cards.get(p, []) if c not in melded]
+            if add is not None and add.player == p:
+                loose.append(add.card)
+            out[f"cards_{p}"] = " ".join(loose)
             if layout.get(p):
                 out[f"layout_{p}"] = " | ".join(" ".join(read(c) for c in g)
                                                 for g in layout[p])
@@ -284,12 +317,25 @@ class Proposal:
             return []
         return [Swap(d, self.form_fields(d)) for d in self.doubts]
 
+    def answers(self) -> list[Answer]:
+        """One one-tap answer per card a short hand may be missing."""
+        if self.kind is not Kind.SCORE:
+            return []
+        return [Answer(m, self.form_fields(add=m)) for m in self.missing]
+
 
 def swaps(proposal: dict[str, Any] | None) -> list[Swap]:
     """The one-tap corrections of a stored proposal (a template filter)."""
     if not proposal:
         return []
     return Proposal.from_json(proposal).swaps()
+
+
+def answers(proposal: dict[str, Any] | None) -> list[Answer]:
+    """The one-tap answers to a stored proposal's card-count question (a template filter)."""
+    if not proposal:
+        return []
+    return Proposal.from_json(proposal).answers()
 
 
 def problems_of(proposal: dict[str, Any] | None) -> list[Problem]:

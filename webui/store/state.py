@@ -26,6 +26,8 @@ class HandState:
     dealer: str
     up_card: str | None = None
     up_source: str | None = None
+    #: the camera's runner-up reading of the knock card (a one-tap swap), while it stands
+    up_alternative: str | None = None
     proposal: dict[str, Any] | None = None
     revision: int = 0  # seq of the last event that changed what players confirm
     confirmations: dict[str, int] = field(default_factory=dict)
@@ -71,7 +73,8 @@ class HandState:
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "number": self.number, "dealer": self.dealer,
-                "up_card": self.up_card, "up_source": self.up_source, "proposal": self.proposal,
+                "up_card": self.up_card, "up_source": self.up_source,
+                "up_alternative": self.up_alternative, "proposal": self.proposal,
                 "revision": self.revision, "confirmed_by": self.confirmed_by,
                 "director_confirmed": self.director_confirmed, "confirmed": self.confirmed}
 
@@ -377,6 +380,7 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
         hand = state.hand(p["game"], p["hand"], create=True)
         if hand is not None:
             hand.up_card, hand.up_source = p["card"], p.get("source", "manual")
+            hand.up_alternative = p.get("alternative")
             hand.revision = seq
             hand.seqs.append(seq)
             if hand.proposal is not None and p.get("rescored") is not None:

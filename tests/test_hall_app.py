@@ -152,7 +152,8 @@ def test_draw_on_the_page(hall):
     r = client.post("/draw/seat", data={"csrf_token": client.csrf})
     assert r.status_code == 303
     seated = {t["name"]: t["players"] for t in event(client)["tables"]}
-    assert seated == {f"Table {p['table']}": {"A": p["A"], "B": p["B"]} for p in draw["pairs"]}
+    assert seated == {f"Round 1 Table {p['table']}": {"A": p["A"], "B": p["B"]}
+                      for p in draw["pairs"]}
 
 
 def test_partnership_match_nets_both_boards_into_250_point_games(hall):

@@ -83,7 +83,8 @@ def test_seating_a_draw_twice_opens_its_tables_once(hall):
         t.start()
     for t in threads:
         t.join()
-    assert sorted(t.name for t in store.tables()) == ["Table 1", "Table 2", "Table 3"]
+    assert sorted(t.name for t in store.tables()) == ["Round 1 Table 1", "Round 1 Table 2",
+                                                     "Round 1 Table 3"]
     r = client.post("/draw/seat", data={"csrf_token": client.csrf}, follow_redirects=True)
     assert "already open" in r.get_data(as_text=True)
     assert len(store.tables()) == 3

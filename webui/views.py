@@ -22,6 +22,7 @@ from flask import (
 
 from webui import attempts, sheetview, words
 from webui.addresses import is_loopback_host, join_base
+from webui.seating import finished, next_seated, seating_of, syncs_to_hall
 from webui.security import (
     client_address,
     current_device,
@@ -218,6 +219,11 @@ def screen(table_id: int) -> Any:
         abort(403, description="the table screen (with its PIN) opens only on the table's "
                                "own computer or for the director")
     ctx = page_context(table_id)
+    ctx["seating"] = seating_of(store(), table_id)
+    ctx["next_seated"] = next_seated(store(), table_id)
+    if ctx["next_seated"] and finished(ctx["state"]):  # the hall seated the next round here
+        return redirect(url_for("views.screen", table_id=ctx["next_seated"][0]))
+    ctx["await_next"] = syncs_to_hall(store()) and finished(ctx["state"])
     ctx["join_url"] = join_url(table_id, ctx["table"].pin)
     ctx["join_unreachable"] = is_loopback_host(urlsplit(ctx["join_url"]).hostname or "")
     ctx["devices"] = store().devices(table_id, joined_only=True)

@@ -49,6 +49,7 @@ class RoundClock:
     started_at: datetime
     started_by: str
     table_ids: tuple[int, ...] = ()
+    seated: bool = False  # table_ids are the round's seated tables (even none yet)
 
     @property
     def ends_at(self) -> datetime:
@@ -111,10 +112,12 @@ class RoundStatus:
     clock: RoundClock
     playing: list[tuple[int, str]]
     tables: int
+    waiting: tuple[str, ...] = ()
 
     def to_json(self, at: datetime) -> dict[str, Any]:
         return {**self.clock.to_json(at), "playing": [
-            {"table": t, "name": n} for t, n in self.playing], "table_count": self.tables}
+            {"table": t, "name": n} for t, n in self.playing], "table_count": self.tables,
+            "waiting": list(self.waiting)}
 
 
 @dataclass(frozen=True)
@@ -132,14 +135,16 @@ def round_tables(clock: RoundClock, table_ids: Sequence[int],
     for a round that names none (one not seated from a pairing) every table but ``others``
     (the tables seated for other rounds)."""
     mine = set(clock.table_ids)
-    return [t for t in table_ids if (t in mine if mine else t not in others)]
+    return [t for t in table_ids if (t in mine if mine or clock.seated else t not in others)]
 
 
 def round_status(clock: RoundClock, tables: Sequence[TablePlay],
-                 others: Collection[int] = frozenset()) -> RoundStatus:
+                 others: Collection[int] = frozenset(),
+                 waiting: Sequence[str] = ()) -> RoundStatus:
     """Which of ``clock``'s tables (``round_tables``) are still playing, from every table of
-    the event."""
+    the event; ``waiting``: the round's tables pushed to a table app whose sync has not
+    brought them up yet (they count as playing)."""
     mine = set(round_tables(clock, [t.table_id for t in tables], others))
     chosen = [t for t in tables if t.table_id in mine]
     return RoundStatus(clock, [(t.table_id, t.name) for t in chosen if t.playing],
-                       len(chosen))
+                       len(chosen) + len(waiting), tuple(waiting))

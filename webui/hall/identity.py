@@ -31,9 +31,9 @@ from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from webui.hall.schema import OriginState
+from webui.seating import ORIGIN_KEY  # the table app reads it too
 from webui.store import Store
 
-ORIGIN_KEY = "hall_origin"
 HOME_KEY = "hall_home"
 SYNC_KEY = "hall_sync"
 NEXT_KEY = "hall_sync_next"

@@ -9,18 +9,18 @@ from __future__ import annotations
 import csv
 import enum
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from webui.hall import knockout, merges, roster
+from webui.hall import knockout, merges, stations
 from webui.hall.event import csv_cell, match_result
 from webui.hall.knockout import KnockoutRound, Slot
-from webui.hall.schema import HallBracket, HallPairing, HallRound
+from webui.hall.schema import HallBracket, HallPairing, HallRound, HallTableSeating
 from webui.hall.swiss import Entrant, Pair, SwissRound, swiss_round
-from webui.store import Actor, Store
+from webui.store import Store
 
 
 class PairingSystem(enum.Enum):
@@ -59,6 +59,7 @@ class Planned:
     approved_by: str | None
     table_ids: tuple[int, ...]
     bracket: KnockoutRound | None = None
+    tables_by_number: dict[int, int] | None = None
 
     @property
     def rematches(self) -> int:
@@ -98,10 +99,26 @@ def _planned(row: HallPairing, bracket: HallBracket | None) -> Planned:
 
 
 def _read(s: Session, rows: list[HallPairing]) -> list[Planned]:
-    """Pairings as stored, with the brackets of the knockout ones."""
+    """Pairings as stored, with the brackets of the knockout ones and the tables seated for
+    them (``stations``: a station's table once its sync brought it up)."""
+    ids = [r.id for r in rows]
     brackets = {b.pairing_id: b for b in s.scalars(select(HallBracket).where(
-        HallBracket.pairing_id.in_([r.id for r in rows])))} if rows else {}
-    return [_planned(r, brackets.get(r.id)) for r in rows]
+        HallBracket.pairing_id.in_(ids)))} if rows else {}
+    seated: dict[int, list[HallTableSeating]] = {}
+    for seat in s.scalars(select(HallTableSeating).where(
+            HallTableSeating.pairing_id.in_(ids), HallTableSeating.status == "seated")
+            .order_by(HallTableSeating.table)) if rows else ():
+        seated.setdefault(seat.pairing_id or 0, []).append(seat)
+    out = []
+    for r in rows:
+        planned = _planned(r, brackets.get(r.id))
+        if r.id in seated:  # seated through stations: the tables known so far
+            planned = replace(planned, table_ids=tuple(
+                x.table_id for x in seated[r.id] if x.table_id is not None),
+                tables_by_number={x.table: x.table_id for x in seated[r.id]
+                                  if x.table_id is not None})
+        out.append(planned)
+    return out
 
 
 def latest(store: Store) -> Planned | None:
@@ -171,7 +188,13 @@ def propose_knockout(store: Store, rows: list[dict[str, Any]], by: str,
 def _winners(store: Store, planned: Planned) -> dict[int, int]:
     """The player id of each finished match's winner of an opened round, by table number."""
     out: dict[int, int] = {}
-    for pair, table_id in zip(planned.pairs, planned.table_ids, strict=False):
+    by_number = planned.tables_by_number
+    if by_number is None:  # opened before seatings were kept: in the pairs' order
+        by_number = dict(zip((p.table for p in planned.pairs), planned.table_ids, strict=False))
+    for pair in planned.pairs:
+        table_id = by_number.get(pair.table)
+        if table_id is None:
+            continue
         match = match_result(store.state(table_id))
         if match["complete"] and match["winner"] in ("A", "B"):
             out[pair.table] = (pair.a if match["winner"] == "A" else pair.b).player_id
@@ -218,17 +241,13 @@ def approve(store: Store, pairing_id: int, by: str, rules: Any) -> Planned:
                                     if row and row.approved_by else ""))
         row = s.get(HallPairing, pairing_id)
         planned = _read(s, [row])[0]
-        opened: list[int] = []
-        for pair in planned.pairs:
-            name = f"Round {planned.round} Table {pair.table}"
-            table_id = store.create_table(name, {
-                "name": name, "players": {"A": pair.a.name, "B": pair.b.name},
-                "rules": rules, "camera": None}, Actor("director"))
-            roster.seat_players(s, table_id, {"A": pair.a.player_id, "B": pair.b.player_id})
-            opened.append(table_id)
-        row.table_ids = opened
-        s.commit()
-        return _read(s, [row])[0]
+    stations.seat_round(store, planned.round, [
+        (p.table, stations.SeatedPlayer(p.a.player_id, p.a.name),
+         stations.SeatedPlayer(p.b.player_id, p.b.name)) for p in planned.pairs],
+        rules, pairing_id)
+    found = get(store, pairing_id)
+    assert found is not None
+    return found
 
 
 CSV_COLUMNS = ["round", "table", "seat A", "seat A id", "seat A rank", "seat B", "seat B id",

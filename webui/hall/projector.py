@@ -10,6 +10,7 @@ from typing import Any
 
 from webui.hall import clock as clock_mod
 from webui.hall import pairing as pairing_mod
+from webui.hall import stations
 from webui.hall.event import Standings, match_result
 from webui.store import Store
 
@@ -78,14 +79,18 @@ def build(store: Store, ranked: Standings, at: datetime) -> ProjectorView:
     approved = pairing_mod.approved(store)
     every = [t.id for t in store.tables()]
     tables = []
-    ids = every if current is None else clock_mod.round_tables(
-        current, every, pairing_mod.other_rounds_tables(approved, current.number))
+    scope = None if current is None else stations.round_scope(
+        store, current, pairing_mod.other_rounds_tables(approved, current.number))
+    ids = every if scope is None else clock_mod.round_tables(scope.clock, every, scope.others)
     for table_id in ids:
         state = store.state(table_id)
         won = match_result(state)["games_won"]
         tables.append(ShownTable(state.name, state.players["A"], state.players["B"],
                                  won["A"], won["B"],
                                  clock_mod.table_playing(state)))
+    for seat in scope.waiting if scope else ():  # not at its table app yet: about to start
+        tables.append(ShownTable(seat.seating.table_name, seat.a.name, seat.b.name, 0, 0,
+                                 True))
     this_round = next((p for p in approved if current and p.round == current.number), None)
     shown_clock = None
     if current is not None:

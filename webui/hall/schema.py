@@ -246,6 +246,38 @@ class Adjustment(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class HallStation(HallBase):
+    """A table app that syncs to the event (one table database, its ``origin``), numbered in
+    the order it first synced: the hall seats round tables at stations by this number."""
+
+    __tablename__ = "hall_stations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, unique=True)
+    origin: Mapped[str] = mapped_column(String(40), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class HallTableSeating(HallBase):
+    """One table of a seated round (from the draw or an approved pairing): its number, both
+    players (``{"A": {"id", "name"}, "B": ...}``), the station (table app) it is pushed to, or
+    none for a table the hall opened on the event database; ``table_id`` is the event
+    database's table once known (a station's: when its sync opened and uploaded it).
+    ``status``: ``seated`` or ``withdrawn`` (the director undid it before play)."""
+
+    __tablename__ = "hall_table_seatings"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token: Mapped[str] = mapped_column(String(40), unique=True)
+    round: Mapped[int] = mapped_column(Integer, index=True)
+    table: Mapped[int] = mapped_column(Integer)
+    pairing_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+    station: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    players: Mapped[dict[str, Any]] = mapped_column(JSON)
+    rules: Mapped[Any] = mapped_column(JSON)
+    table_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    status: Mapped[str] = mapped_column(String(12), default="seated")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 def ensure_schema(engine: Engine) -> None:
     """Create the hall's tables if they are missing (safe to call from many processes)."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError

@@ -28,6 +28,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
+from webui.hall import stations
 from webui.hall.actions import at_revision
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
 from webui.hall.health import as_utc, record_sync, record_sync_error
@@ -46,6 +47,7 @@ from webui.hall.schema import (
     TableLink,
     ensure_schema,
 )
+from webui.seating import open_seated_table
 from webui.store import Actor, CommandError, Store, commands
 from webui.store.db import EventRow, TableRow, commit_first, database_url
 
@@ -220,6 +222,19 @@ def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
             commit_first(s)  # False: answered by a concurrent sync of the same table
 
 
+def open_seatings(local: Store, central: Store, station: int) -> dict[int, str]:
+    """Open at the table app the round tables the hall seated at this ``station`` (once each,
+    with the players' names: ``webui.seating``); returns their seatings' tokens by local
+    table id, for the tables the event database does not know yet."""
+    out: dict[int, str] = {}
+    for pushed in stations.pending(central, station):
+        tables = local.tables()
+        like = local.state(tables[-1].id) if tables else None
+        local_id = open_seated_table(local, pushed.seat.seating, pushed.rules, like, DIRECTOR)
+        out[local_id] = pushed.seat.token
+    return out
+
+
 def sync_once(local: Store, central: Store) -> SyncReport:
     """One pass over every table of the local database: director requests down, events up.
     A copied or diverged table database is refused first (``IdentityRefused``)."""
@@ -233,9 +248,13 @@ def sync_once(local: Store, central: Store) -> SyncReport:
             s.add(SyncRefusal(origin=origin, home=home_of(local)[:200], message=str(exc)))
             s.commit()
         raise
+    station = stations.register(central, origin)
+    seated = open_seatings(local, central, station)
     report = SyncReport()
     for table in local.tables():
         central_id = link_table(central, origin, table)
+        if table.id in seated:
+            stations.placed(central, seated[table.id], central_id)
         apply_requests(local, table.id, central, central_id, report)
         local_seq = local.last_seq(table.id)
         try:

@@ -32,6 +32,7 @@ from webui.hall import (
     merges,
     projector,
     roster,
+    stations,
     tiebreaks,
 )
 from webui.hall import clock as clock_mod
@@ -288,9 +289,11 @@ def _round_json(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
     clock = clock_mod.current_round(store())
     if clock is None:
         return None
-    others = pairing_mod.other_rounds_tables(pairing_mod.approved(store()), clock.number)
+    scope = stations.round_scope(store(), clock, pairing_mod.other_rounds_tables(
+        pairing_mod.approved(store()), clock.number))
     plays = [clock_mod.TablePlay(t["id"], t["name"], t["playing"]) for t in tables]
-    return clock_mod.round_status(clock, plays, others).to_json(clock_mod.now())
+    return clock_mod.round_status(scope.clock, plays, scope.others,
+                                  scope.waiting_words).to_json(clock_mod.now())
 
 
 @bp.get("/")
@@ -542,20 +545,42 @@ def seat_draw() -> Any:
                   f"{f' (tables {tables})' if tables else ''}.", "error")
             return _back_to()
         made: list[int] = []
-        for pair in latest.pairs:
-            if pair.get("bye"):
-                continue
-            name = f"Table {pair['table']}"
-            made.append(store().create_table(
-                name, {"name": name, "players": {"A": pair["A"], "B": pair["B"]},
-                       "rules": rules, "camera": None}, Actor("director")))
+        pushed: list[int] = []
+        if latest.kind == "partnership":
+            made = _open_board_tables(latest.pairs, rules)
+        else:  # round 1: pushed to the table apps that sync, the rest opened here
+            seated = stations.seat_round(store(), 1, [
+                (int(p["table"]), _seated(p["A"]), _seated(p["B"]))
+                for p in latest.pairs if not p.get("bye")], event_mod.event_rules(store()))
+            made = [x.table_id for x in seated if x.table_id is not None]
+            pushed = [x.table for x in seated if x.station is not None]
         claim.table_ids = made
         s.commit()
+    sent = (f"; tables {', '.join(str(t) for t in pushed)} sent to their table apps"
+            if pushed else "")
     audit.record(store(), director_name(), AuditAction.SEAT,
-                 f"tables {', '.join(str(t) for t in made)} opened for the draw "
-                 f"(seed {latest.seed})")
-    flash(f"{len(made)} table(s) opened for the draw of {latest.created_at:%H:%M}.")
+                 f"tables {', '.join(str(t) for t in made) or 'none'} opened for the draw "
+                 f"(seed {latest.seed}){sent}")
+    flash(f"{len(made)} table(s) opened for the draw of {latest.created_at:%H:%M}{sent}.")
     return _back_to()
+
+
+def _seated(name: str) -> stations.SeatedPlayer:
+    """A drawn entrant as a seated player (registered with an id when new)."""
+    return stations.SeatedPlayer(roster.player_id(store(), name), name)
+
+
+def _open_board_tables(pairs: list[dict[str, Any]], rules: str) -> list[int]:
+    """The boards of a partnership draw, opened on the event database."""
+    made = []
+    for pair in pairs:
+        if pair.get("bye"):
+            continue
+        name = f"Table {pair['table']}"
+        made.append(store().create_table(
+            name, {"name": name, "players": {"A": pair["A"], "B": pair["B"]},
+                   "rules": rules, "camera": None}, Actor("director")))
+    return made
 
 
 def director_name() -> str:

@@ -144,6 +144,17 @@ def play_hand(store: Store, table_id: int, winner: str = "A", gin: bool = False,
     return game, number
 
 
+def win_match(store: Store, table_id: int, winner: str) -> None:
+    """``winner`` gins nine hands (three games of three); both players sign every game."""
+    from webui_helpers import PNG_DATA_URL
+
+    for _ in range(9):
+        play_hand(store, table_id, winner, gin=True)
+    last = store.state(table_id).game
+    for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):
+        store.execute(table_id, commands.sign(last.number, player, PNG_DATA_URL), actor)
+
+
 def confirmed_hands(store: Store, table_id: int) -> list[tuple[int, int, str, int]]:
     """(game, hand, winner, points) of every confirmed hand of a table."""
     state = store.state(table_id)

@@ -10,12 +10,12 @@ from typing import Any
 
 import hall_helpers
 from flask import Flask
-from hall_helpers import PLAYER_A, PLAYER_B, play_hand
-from webui_helpers import PNG_DATA_URL, _shared_identity
+from hall_helpers import win_match
+from webui_helpers import _shared_identity
 
 from webui import create_app
 from webui.hall.sync import sync_once
-from webui.store import Store, commands
+from webui.store import Store
 
 pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 
@@ -29,15 +29,6 @@ def table_app(data_dir: Path) -> Flask:
 
 def local_of(app: Flask) -> Store:
     return app.extensions["gintray.store"]
-
-
-def win_match(store: Store, table_id: int, winner: str) -> None:
-    """``winner`` gins nine hands (three games of three), both players sign every game."""
-    for _ in range(9):
-        play_hand(store, table_id, winner, gin=True)
-    last = store.state(table_id).game
-    for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):
-        store.execute(table_id, commands.sign(last.number, player, PNG_DATA_URL), actor)
 
 
 def post(client: Any, path: str, **data: Any) -> Any:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webui import sheetview
-from webui.hall import adjustments, merges, roster, tiebreaks
+from webui.hall import adjustments, awards, merges, roster, tiebreaks
 from webui.hall.clock import table_playing
 from webui.hall.health import as_utc
 from webui.hall.players import PlayerNames, player_key
@@ -130,6 +130,7 @@ class Standing:
     points_for: int = 0
     points_against: int = 0
     adjustment: int = 0
+    byes: int = 0
     tables: list[int] = field(default_factory=list)
 
     @property
@@ -191,7 +192,10 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
     meetings: set[frozenset[int]] = set()
     wins: list[MatchWin] = []
     states = {}
+    forfeited = awards.forfeited_tables(store)  # counted by their awards, not their hands
     for table_id in table_ids:
+        if table_id in forfeited:
+            continue
         state = store.state(table_id)
         if same_rules(state.rules, rules):
             states[table_id] = state
@@ -233,6 +237,7 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
                 if g["complete"]:
                     st.points_for += g["finals"][seat]
                     st.points_against += g["finals"][other]
+    _count_awards(store, rows, merged, own_names)
     for pid, points in adjustments.totals(store).items():
         counted = merges.counted_as(merged, pid)
         if counted in rows:
@@ -240,6 +245,26 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
     ranked = tiebreaks.rank(rows.values(), order, wins)
     return Standings([{"rank": i + 1, **s.to_json()} for i, s in enumerate(ranked)], left_out,
                      meetings, wins, tuple(order))
+
+
+def _count_awards(store: Store, rows: dict[int, Standing], merged: dict[int, int],
+                  own_names: dict[int, str]) -> None:
+    """Byes (as the event's bye rule says) and forfeits into the standings ``rows``; a
+    player with only a bye still gets a row, so the next round pairs them."""
+    rule = awards.bye_rule(store)
+    names: dict[int, str] | None = None
+    for award in awards.awards(store):
+        pid = merges.counted_as(merged, award.player_id)
+        st = rows.get(pid)
+        if st is None:
+            names = names if names is not None else roster.player_names(store)
+            first = own_names.get(pid) or names.get(pid, f"player {pid}")
+            st = rows[pid] = Standing(player_key(first), PlayerNames(player_key(first)), pid)
+            st.spellings.add(first)
+        played, won = award.counts(rule)
+        st.matches += played
+        st.matches_won += won
+        st.byes += award.kind is awards.AwardKind.BYE
 
 
 def standings(store: Store, table_ids: list[int], rules: Any = DEFAULT_EVENT_RULES

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from webui.hall import knockout, merges, stations
+from webui.hall import awards, knockout, merges, stations
 from webui.hall.event import csv_cell, match_result
 from webui.hall.knockout import KnockoutRound, Slot
 from webui.hall.schema import HallBracket, HallPairing, HallRound, HallTableSeating
@@ -166,7 +166,8 @@ def propose(store: Store, rows: list[dict[str, Any]], meetings: set[frozenset[in
     """Pair the next round (Swiss) from the standings ``rows`` and who met whom; kept as the
     proposal (an older proposal not yet approved is replaced)."""
     merged = merges.merged_ids(store)
-    byes = [merges.counted_as(merged, p.bye.player_id) for p in approved(store) if p.bye]
+    byes = [merges.counted_as(merged, pid) for pid in awards.had_bye(store)]
+    byes += [merges.counted_as(merged, p.bye.player_id) for p in approved(store) if p.bye]
     result: SwissRound = swiss_round(entrants_from(rows), meetings, byes)
     return _keep(store, result.pairs, result.bye, None, by)
 
@@ -245,6 +246,9 @@ def approve(store: Store, pairing_id: int, by: str, rules: Any) -> Planned:
         (p.table, stations.SeatedPlayer(p.a.player_id, p.a.name),
          stations.SeatedPlayer(p.b.player_id, p.b.name)) for p in planned.pairs],
         rules, pairing_id)
+    if planned.bracket is None and planned.bye is not None:  # a knockout's byes advance only
+        awards.give(store, awards.Award(planned.round, planned.bye.player_id,
+                                        awards.AwardKind.BYE), by)
     found = get(store, pairing_id)
     assert found is not None
     return found

@@ -278,6 +278,21 @@ class HallTableSeating(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class HallAward(HallBase):
+    """A match result the hall gives without a game (``awards``): a bye, or a forfeit won or
+    lost at a table (``table_id``) where a player did not show; one per player and round."""
+
+    __tablename__ = "hall_awards"
+    __table_args__ = (UniqueConstraint("round", "player_id", name="uq_hall_award"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[int] = mapped_column(Integer, index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    table_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    director: Mapped[str] = mapped_column(String(80), default="director")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 def ensure_schema(engine: Engine) -> None:
     """Create the hall's tables if they are missing (safe to call from many processes)."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError

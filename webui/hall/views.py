@@ -28,6 +28,7 @@ from webui.director_auth import login_page, setup_page
 from webui.hall import (
     adjustments,
     audit,
+    awards,
     directors,
     merges,
     projector,
@@ -244,6 +245,8 @@ def event_json() -> dict[str, Any]:
         "ranked_by": ranked.ranked_by,
         "tiebreaks": [t.value for t in ranked.order],
         "tiebreak_choices": [(t.value, t.label) for t in tiebreaks.TieBreak],
+        "bye_rule": awards.bye_rule(store()).value,
+        "bye_rules": [(r.value, r.label) for r in awards.ByeRule],
         "standings_left_out": [t.to_json() for t in ranked.left_out],
         "partnerships": [partnership_view(store(), p) for p in partnerships],
         "draw": ({"id": draw.id, "kind": draw.kind, "seed": draw.seed, "entrants": draw.entrants,
@@ -554,6 +557,10 @@ def seat_draw() -> Any:
                 for p in latest.pairs if not p.get("bye")], event_mod.event_rules(store()))
             made = [x.table_id for x in seated if x.table_id is not None]
             pushed = [x.table for x in seated if x.station is not None]
+            for p in latest.pairs:
+                if p.get("bye"):
+                    awards.give(store(), awards.Award(1, _seated(p["A"]).player_id,
+                                                      awards.AwardKind.BYE), director_name())
         claim.table_ids = made
         s.commit()
     sent = (f"; tables {', '.join(str(t) for t in pushed)} sent to their table apps"
@@ -714,6 +721,19 @@ def set_event_rules() -> Any:
         f"The event plays {rules} rules: only tables on them count in the standings.",
         "standings",
     )
+
+
+@bp.post("/bye-rule")
+@director_required
+def set_bye_rule() -> Any:
+    """How a bye counts in the standings (a match won, played, or nothing)."""
+    try:
+        rule = awards.ByeRule(request.form.get("rule", ""))
+    except ValueError:
+        return _refused("Say how a bye counts.", "standings")
+    awards.set_bye_rule(store(), rule)
+    return _done(AuditAction.RULES, f"a bye counts as {rule.label}",
+                 f"A bye counts as {rule.label}.", "standings")
 
 
 @bp.post("/tiebreaks")

@@ -3,12 +3,15 @@
 # environment that can see Debian's picamera2, the app, and a systemd unit that starts it on boot.
 #
 #   sudo hardware/pi/setup.sh [--camera SOURCE] [--port N] [--user NAME]
-#                             [--backend auto|ncnn|onnx|opencv]
+#                             [--backend auto|ncnn|onnx|opencv] [--skip-os-check]
 #   hardware/pi/setup.sh --print-unit     # show the unit it would install; changes nothing
 #   hardware/pi/setup.sh --pick-backend   # the doctor with each backend, the choice; changes nothing
 #
 # Safe to run again (after a `git pull`, or to change the camera, port or backend): every step
-# checks what is already there. `gintray doctor` reads a bundled frame and says whether the card
+# checks what is already there, and a second run downloads and changes nothing. Before changing
+# anything it stops with a plain reason when the system is not Raspberry Pi OS Bookworm 64-bit
+# (--skip-os-check tries anyway), when it is not run as root, and, when something must be
+# downloaded, when the network or the free space is missing. `gintray doctor` reads a bundled frame and says whether the card
 # reader reads right on this Pi; with --backend auto (the default) it runs for each backend and
 # the service gets the fastest one that passes (GINTRAY_BACKEND in the unit; --print-unit shows
 # onnx for auto, the choice is made at install). See hardware/README.md for the whole kit.
@@ -28,6 +31,15 @@ AUTO_BACKENDS=(ncnn onnx opencv)
 RUN_USER="${GINTRAY_USER:-$(stat -c %U "$SRC")}"
 PRINT_UNIT=0
 PICK_ONLY=0
+SKIP_OS_CHECK=0
+OS_RELEASE="${GINTRAY_OS_RELEASE:-/etc/os-release}"  # another file only in tests
+# Free space a first install needs (MB) where the venv goes and where apt and pip download:
+# the emulated install's footprint with a margin (hardware/README.md, "Install time and size").
+NEED_MB=1500
+# The app's wheels come from PyPI (aarch64 wheels only: nothing is built from source).
+PYPI_HOST=pypi.org
+# What the installed venv was made from; a second run with the same stamp skips pip entirely.
+STAMP_FILE=".gintray-install"
 
 # Debian packages. python3-picamera2 (with libcamera's Python bindings) comes from the Raspberry Pi
 # archive and cannot be pip-installed usefully, hence the venv's --system-site-packages.
@@ -61,6 +73,7 @@ parse_args() {
       --backend) need_value "$@"; BACKEND="$2"; shift 2 ;;
       --print-unit) PRINT_UNIT=1; shift ;;
       --pick-backend) PICK_ONLY=1; shift ;;
+      --skip-os-check) SKIP_OS_CHECK=1; shift ;;
       -h|--help) usage; exit 0 ;;
       *) die "unknown option '$1' (try --help)" ;;
     esac
@@ -92,21 +105,112 @@ render_unit() {
       "$UNIT_TEMPLATE"
 }
 
-install_packages() {
-  local missing=()
+check_os() {
+  # Raspberry Pi OS (64-bit) Bookworm is Debian bookworm for arm64 plus the Raspberry Pi archive.
+  local id="" like="" codename="" pretty="" arch
+  if [ -r "$OS_RELEASE" ]; then
+    # shellcheck disable=SC1090  # os-release is shell variable assignments by definition
+    id="$(. "$OS_RELEASE"; echo "${ID:-}")"
+    # shellcheck disable=SC1090
+    like="$(. "$OS_RELEASE"; echo "${ID_LIKE:-}")"
+    # shellcheck disable=SC1090
+    codename="$(. "$OS_RELEASE"; echo "${VERSION_CODENAME:-}")"
+    # shellcheck disable=SC1090
+    pretty="$(. "$OS_RELEASE"; echo "${PRETTY_NAME:-}")"
+  fi
+  arch="$(dpkg --print-architecture 2>/dev/null || uname -m)"
+  local wrong=""
+  if [[ " $id $like " != *" debian "* ]] || ! command -v apt-get >/dev/null 2>&1; then
+    wrong="this is ${pretty:-$(uname -sm)}, not Raspberry Pi OS (a Debian with apt-get)"
+  elif [ "$arch" != arm64 ]; then
+    case "$arch" in
+      armhf|armel) wrong="this is the 32-bit Raspberry Pi OS ($arch): onnxruntime and ncnn have no 32-bit wheels; flash Raspberry Pi OS Lite (64-bit)" ;;
+      *) wrong="this computer is $arch, not a 64-bit Raspberry Pi (arm64)" ;;
+    esac
+  elif [ "$codename" != bookworm ]; then
+    wrong="this is ${pretty:-Debian $codename}; the kit is made and checked for Raspberry Pi OS Bookworm (64-bit)"
+  fi
+  [ -n "$wrong" ] || return 0
+  if [ "$SKIP_OS_CHECK" = 1 ]; then
+    echo "   note: $wrong; going on (--skip-os-check)"
+    return 0
+  fi
+  die "wrong system: $wrong. Nothing was changed. (--skip-os-check tries anyway.)"
+}
+
+missing_packages() {
   local pkg
   for pkg in "${APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
-      || missing+=("$pkg")
+      || echo "$pkg"
   done
+}
+
+app_stamp() {
+  # What the app install depends on: the project's dependency list, where the checkout is, and
+  # the pip options below. A change (a `git pull` with new dependencies) installs again.
+  { sha256sum "$SRC/pyproject.toml" | cut -d' ' -f1; echo "$SRC only-binary"; } | sha256sum \
+    | cut -d' ' -f1
+}
+
+app_installed() {
+  [ -x "$VENV/bin/gintray" ] && [ "$(cat "$VENV/$STAMP_FILE" 2>/dev/null)" = "$(app_stamp)" ]
+}
+
+free_mb() {
+  # Free space (MB) on the file system that holds $1 (or its nearest existing parent).
+  local dir="$1"
+  while [ ! -e "$dir" ]; do dir="$(dirname "$dir")"; done
+  df -Pk "$dir" | awk 'NR == 2 { print int($4 / 1024) }'
+}
+
+check_space() {
+  local dir free
+  for dir in "$(dirname "$VENV")" /var/cache/apt; do
+    free="$(free_mb "$dir")"
+    if [ -n "$free" ] && [ "$free" -lt "$NEED_MB" ]; then
+      die "not enough free space: ${free} MB free for $dir, the install needs about ${NEED_MB} MB. Free some (sudo apt-get clean; old files), or use a bigger SD card (16 GB or more), then run this again. Nothing was changed."
+    fi
+  done
+}
+
+reachable() {
+  # A TCP connection to $1:$2 within 10 s (name resolution included).
+  # shellcheck disable=SC2016  # $0 and $1 are the inner shell's arguments
+  timeout 10 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null
+}
+
+check_network() {
+  reachable "$PYPI_HOST" 443 \
+    || die "no network: cannot reach $PYPI_HOST (the app's packages come from there). Connect the Pi to the internet (the Wi-Fi set in Raspberry Pi Imager, or a network cable; check with: ping -c 1 $PYPI_HOST), then run this again. Nothing was changed."
+}
+
+preflight() {
+  # Everything that can stop the install is checked before anything changes.
+  check_os
+  local todo=()
+  [ -z "$(missing_packages)" ] || todo+=(packages)
+  app_installed || todo+=(app)
+  if [ ${#todo[@]} -gt 0 ]; then
+    check_space
+    check_network
+  fi
+}
+
+install_packages() {
+  local missing=()
+  mapfile -t missing < <(missing_packages)
   if [ ${#missing[@]} -eq 0 ]; then
     echo "== system packages already installed"
     return
   fi
   echo "== installing ${missing[*]}"
-  apt-get update
+  # --error-on=any: a package list that did not download is an error, not a warning
+  apt-get update --error-on=any \
+    || die "apt-get update failed (see above): the package archive cannot be reached or read. Check the network and the date (date -s if the clock is far off), then run this again."
   # --no-install-recommends keeps picamera2's desktop preview (Qt, OpenGL) off a Lite image.
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" \
+    || die "apt-get could not install ${missing[*]} (see above). On anything but Raspberry Pi OS, python3-picamera2 does not exist (it comes from archive.raspberrypi.com)."
 }
 
 make_venv() {
@@ -120,18 +224,32 @@ make_venv() {
     mkdir -p "$(dirname "$VENV")"
     python3 -m venv --system-site-packages "$VENV"
   fi
-  chown -R "$RUN_USER": "$VENV"
+  if [ -n "$(find "$VENV" ! -user "$RUN_USER" -print -quit)" ]; then
+    chown -R "$RUN_USER": "$VENV"
+  fi
+}
+
+pip_install() {
+  # Wheels only (aarch64 wheels exist for every dependency; a build from source on a Pi takes
+  # hours and needs compilers): the checkout itself is the one local build.
+  as_user "$VENV/bin/python" -m pip install --only-binary=:all: "$@" \
+    || die "pip could not install $* (see above): no network, no space, or no wheel for this Pi. Run this again when fixed; finished steps are kept."
 }
 
 install_app() {
-  echo "== installing gintray from $SRC (no torch: the Pi runs the NCNN or ONNX detector)"
-  as_user "$VENV/bin/python" -m pip install --upgrade pip
-  as_user "$VENV/bin/python" -m pip install -e "$SRC"
-  # pip's numpy 2 shadows Debian's numpy 1.24, which python3-simplejpeg (imported by picamera2)
-  # is built against; a simplejpeg wheel from PyPI matches the venv's numpy
-  # (https://github.com/raspberrypi/picamera2/issues/1211).
-  if as_user "$VENV/bin/python" -c 'import numpy, sys; sys.exit(int(numpy.__version__.split(".")[0]) < 2)'; then
-    as_user "$VENV/bin/python" -m pip install --upgrade simplejpeg
+  if app_installed; then
+    echo "== gintray already installed in $VENV (same dependencies; nothing to download)"
+  else
+    echo "== installing gintray from $SRC (no torch: the Pi runs the NCNN or ONNX detector)"
+    pip_install --upgrade pip
+    pip_install -e "$SRC"
+    # pip's numpy 2 shadows Debian's numpy 1.24, which python3-simplejpeg (imported by
+    # picamera2) is built against; a simplejpeg wheel from PyPI matches the venv's numpy
+    # (https://github.com/raspberrypi/picamera2/issues/1211).
+    if as_user "$VENV/bin/python" -c 'import numpy, sys; sys.exit(int(numpy.__version__.split(".")[0]) < 2)'; then
+      pip_install --upgrade simplejpeg
+    fi
+    app_stamp | as_user tee "$VENV/$STAMP_FILE" >/dev/null
   fi
   if ! as_user "$VENV/bin/python" -c 'import picamera2' 2>/dev/null; then
     if [[ "$CAMERA" == picamera:* ]]; then
@@ -140,12 +258,38 @@ install_app() {
     fi
     echo "   (picamera2 not importable; fine for camera '$CAMERA')"
   fi
-  local model
-  for model in gintray-corners.onnx gintray-corners.ncnn.param gintray-corners.ncnn.bin \
-               gintray-namer.onnx; do
-    [ -f "$SRC/models/$model" ] \
-      || echo "   WARNING: $SRC/models/$model is missing: the page runs, the camera cannot read cards"
-  done
+  check_models
+}
+
+check_models() {
+  # The run-time model files against the sha256 recorded with the doctor's reference readings
+  # (vision/demo/doctor_reference.json): a missing, truncated or Git LFS pointer file is named.
+  echo "== model files (sha256 against vision/demo/doctor_reference.json)"
+  python3 - "$SRC" <<'PY' || echo "   WARNING: the page runs, but the camera cannot read cards right until the model files are fixed (git checkout models/ or clone again)"
+import hashlib, json, pathlib, sys
+src = pathlib.Path(sys.argv[1])
+expected = {}
+for backend in json.loads((src / "vision/demo/doctor_reference.json").read_text())["backends"].values():
+    expected.update(backend["models"])
+bad = 0
+for name, digest in sorted(expected.items()):
+    path = src / "models" / name
+    if not path.is_file():
+        print(f"   {name}: MISSING")
+        bad += 1
+        continue
+    data = path.read_bytes()
+    got = hashlib.sha256(data).hexdigest()[:16]
+    if got == digest:
+        print(f"   {name}: ok ({len(data) / 1e6:.1f} MB, sha256 {got})")
+    elif data.startswith(b"version https://git-lfs"):
+        print(f"   {name}: a Git LFS pointer, not the model (run: git lfs pull)")
+        bad += 1
+    else:
+        print(f"   {name}: DAMAGED or not the shipped file (sha256 {got}, expected {digest})")
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
 }
 
 as_user() {
@@ -181,6 +325,19 @@ check_camera() {
   if command -v rpicam-hello >/dev/null 2>&1; then
     echo "== cameras seen by libcamera:"
     rpicam-hello --list-cameras 2>&1 | sed 's/^/   /' || true
+  fi
+  [[ "$CAMERA" == picamera:* ]] || return 0
+  local count
+  count="$(as_user "$VENV/bin/python" -c 'from picamera2 import Picamera2; print(len(Picamera2.global_camera_info()))' 2>/dev/null)" \
+    || count="?"
+  if [ "$count" = 0 ]; then
+    echo "== NO CAMERA ATTACHED: libcamera sees no camera. Switch the Pi off, connect the camera"
+    echo "   cable (Pi 5: the 22-pin end at the CAM/DISP port, contacts facing the right way), boot"
+    echo "   and run this again. The page runs meanwhile and says the camera is unavailable."
+  elif [ "$count" = "?" ]; then
+    echo "== could not ask picamera2 for the cameras (see: $VENV/bin/python -c 'import picamera2')"
+  else
+    echo "== $count camera(s) attached (libcamera)"
   fi
 }
 
@@ -263,12 +420,13 @@ main() {
     choose_backend
     return
   fi
-  [ "$(id -u)" = 0 ] || die "run as root: sudo $0 $*"
+  [ "$(id -u)" = 0 ] || die "run as root: sudo $0 $*  (nothing was changed)"
   id "$RUN_USER" >/dev/null 2>&1 || die "user '$RUN_USER' does not exist (use --user NAME)"
   [ "$RUN_USER" != root ] || die "refusing to run the web app as root; pass --user NAME"
   if ! grep -qi 'raspberry pi' /proc/device-tree/model 2>/dev/null; then
     echo "   note: this does not look like a Raspberry Pi; continuing anyway"
   fi
+  preflight
   install_packages
   make_venv
   install_app

@@ -33,6 +33,11 @@ class AuditAction(enum.Enum):
     TIEBREAKS = "tiebreaks"
     MERGE = "merge"
     UNMERGE = "unmerge"
+    ENTRY = "entry"
+    WITHDRAW = "withdraw"
+    FORFEIT = "forfeit"
+    UNDO = "undo"
+    SWAP = "swap"
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,15 @@ class DrawError(ValueError):
 
 def clean_entrants(names: list[str]) -> list[str]:
     """Entrant names stripped; blank lines dropped; repeats and fewer than two refused."""
+    out = clean_names(names)
+    if len(out) < 2:
+        raise DrawError("a draw needs at least two entrants")
+    return out
+
+
+def clean_names(names: list[str]) -> list[str]:
+    """Names stripped (one space for any run of whitespace); blank lines dropped; a name
+    given twice (``player_key``) or longer than 60 characters refused."""
     out = [" ".join(n.split()) for n in names if n and n.strip()]
     seen: set[str] = set()
     for name in out:
@@ -25,8 +34,6 @@ def clean_entrants(names: list[str]) -> list[str]:
         seen.add(key)
         if len(name) > 60:
             raise DrawError(f"name too long: {name[:20]!r}...")
-    if len(out) < 2:
-        raise DrawError("a draw needs at least two entrants")
     return out
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webui import sheetview
-from webui.hall import adjustments, awards, merges, roster, tiebreaks
+from webui.hall import adjustments, awards, entries, merges, roster, stations, tiebreaks
 from webui.hall.clock import table_playing
 from webui.hall.health import as_utc
 from webui.hall.players import PlayerNames, player_key
@@ -131,6 +131,7 @@ class Standing:
     points_against: int = 0
     adjustment: int = 0
     byes: int = 0
+    withdrawn: bool = False
     tables: list[int] = field(default_factory=list)
 
     @property
@@ -193,10 +194,14 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
     wins: list[MatchWin] = []
     states = {}
     forfeited = awards.forfeited_tables(store)  # counted by their awards, not their hands
+    undone = stations.withdrawn_tables(store)
     for table_id in table_ids:
         if table_id in forfeited:
             continue
         state = store.state(table_id)
+        if table_id in undone:
+            left_out.append(LeftOut(table_id, state.name, "its pairing was undone"))
+            continue
         if same_rules(state.rules, rules):
             states[table_id] = state
         else:
@@ -238,6 +243,7 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
                     st.points_for += g["finals"][seat]
                     st.points_against += g["finals"][other]
     _count_awards(store, rows, merged, own_names)
+    _count_entries(store, rows, merged, own_names)
     for pid, points in adjustments.totals(store).items():
         counted = merges.counted_as(merged, pid)
         if counted in rows:
@@ -252,19 +258,40 @@ def _count_awards(store: Store, rows: dict[int, Standing], merged: dict[int, int
     """Byes (as the event's bye rule says) and forfeits into the standings ``rows``; a
     player with only a bye still gets a row, so the next round pairs them."""
     rule = awards.bye_rule(store)
-    names: dict[int, str] | None = None
+    names = _Names(store, own_names)
     for award in awards.awards(store):
-        pid = merges.counted_as(merged, award.player_id)
-        st = rows.get(pid)
-        if st is None:
-            names = names if names is not None else roster.player_names(store)
-            first = own_names.get(pid) or names.get(pid, f"player {pid}")
-            st = rows[pid] = Standing(player_key(first), PlayerNames(player_key(first)), pid)
-            st.spellings.add(first)
+        st = names.row(rows, merges.counted_as(merged, award.player_id))
         played, won = award.counts(rule)
         st.matches += played
         st.matches_won += won
         st.byes += award.kind is awards.AwardKind.BYE
+
+
+def _count_entries(store: Store, rows: dict[int, Standing], merged: dict[int, int],
+                   own_names: dict[int, str]) -> None:
+    """Every entered player gets a row (a late entry is paired before playing anywhere);
+    withdrawn players are marked (their results stand; they are not paired)."""
+    names = _Names(store, own_names)
+    for entry in entries.entries(store):
+        st = names.row(rows, merges.counted_as(merged, entry.player_id))
+        st.withdrawn = st.withdrawn or not entry.active
+
+
+class _Names:
+    """Rows for players known by id only (a bye, an entry), named as registered."""
+
+    def __init__(self, store: Store, own_names: dict[int, str]) -> None:
+        self.store, self.own, self.names = store, own_names, None
+
+    def row(self, rows: dict[int, Standing], pid: int) -> Standing:
+        st = rows.get(pid)
+        if st is None:
+            if self.names is None:
+                self.names = roster.player_names(self.store)
+            first = self.own.get(pid) or self.names.get(pid, f"player {pid}")
+            st = rows[pid] = Standing(player_key(first), PlayerNames(player_key(first)), pid)
+            st.spellings.add(first)
+        return st
 
 
 def standings(store: Store, table_ids: list[int], rules: Any = DEFAULT_EVENT_RULES

@@ -157,8 +157,10 @@ def next_round(store: Store) -> int:
 
 
 def entrants_from(rows: list[dict[str, Any]]) -> list[Entrant]:
-    """The standings rows (``event.event_standings(...).rows``) as Swiss entrants."""
-    return [Entrant(r["player_id"], r["name"], r["rank"], r["matches_won"]) for r in rows]
+    """The standings rows (``event.event_standings(...).rows``) as entrants to pair (withdrawn
+    players left out)."""
+    return [Entrant(r["player_id"], r["name"], r["rank"], r["matches_won"]) for r in rows
+            if not r.get("withdrawn")]
 
 
 def propose(store: Store, rows: list[dict[str, Any]], meetings: set[frozenset[int]],
@@ -249,6 +251,78 @@ def approve(store: Store, pairing_id: int, by: str, rules: Any) -> Planned:
     if planned.bracket is None and planned.bye is not None:  # a knockout's byes advance only
         awards.give(store, awards.Award(planned.round, planned.bye.player_id,
                                         awards.AwardKind.BYE), by)
+    found = get(store, pairing_id)
+    assert found is not None
+    return found
+
+
+def undo(store: Store, pairing_id: int) -> Planned:
+    """Undo an approved pairing before its round plays: refused once the round is on the
+    clock or a hand is recorded at one of its tables. Its seatings are withdrawn (a station
+    that has not synced yet never opens them), its bye is taken back, and the round can be
+    paired again."""
+    planned = get(store, pairing_id)
+    if planned is None or planned.status != "approved":
+        raise PairingRefused("only an approved pairing can be undone")
+    with store.Session() as s:
+        clocked = s.scalar(select(HallRound.number).where(HallRound.number == planned.round))
+    if clocked is not None:
+        raise PairingRefused(f"round {planned.round} is on the clock already: play started")
+    played = [t for t in planned.table_ids
+              if any(g.hands for g in store.state(t).games)]
+    if played:
+        raise PairingRefused(f"hands are recorded at table(s) "
+                             f"{', '.join(str(t) for t in played)}: play started")
+    with store.Session() as s:
+        done = s.execute(update(HallPairing).where(
+            HallPairing.id == pairing_id, HallPairing.status == "approved")
+            .values(status="undone")).rowcount == 1
+        s.commit()
+    if not done:
+        raise PairingRefused("this pairing was just undone by another director")
+    stations.withdraw_pairing(store, pairing_id)
+    awards.take_back(store, planned.round, [b.player_id for b in planned.byes])
+    found = get(store, pairing_id)
+    assert found is not None
+    return found
+
+
+def swap(store: Store, pairing_id: int, first: int, second: int,
+         meetings: set[frozenset[int]]) -> Planned:
+    """Swap two players (ids) of a proposed pairing: seats, or a seat and the bye; rematches
+    are marked again from ``meetings``."""
+    with store.Session() as s:
+        row = s.get(HallPairing, pairing_id)
+        if row is None or row.status != "proposed":
+            raise PairingRefused("only a proposed pairing can be changed")
+        if s.scalar(select(HallBracket.id).where(HallBracket.pairing_id == pairing_id)):
+            raise PairingRefused("a knockout bracket is seeded: swap players in a Swiss round")
+        slots = [(i, seat) for i in range(len(row.pairs)) for seat in ("A", "B")]
+        where = {row.pairs[i][seat]["id"]: (i, seat) for i, seat in slots}
+        if row.bye:
+            where[row.bye["id"]] = (-1, "bye")
+        if first == second or first not in where or second not in where:
+            raise PairingRefused("choose two different players of this pairing")
+        pairs = [dict(p) for p in row.pairs]
+        bye = dict(row.bye) if row.bye else None
+
+        def player(at: tuple[int, str]) -> dict[str, Any]:
+            return bye if at[0] < 0 else pairs[at[0]][at[1]]  # type: ignore[return-value]
+
+        def put(at: tuple[int, str], who: dict[str, Any]) -> None:
+            nonlocal bye
+            if at[0] < 0:
+                bye = who
+            else:
+                pairs[at[0]][at[1]] = who
+
+        one, two = player(where[first]), player(where[second])
+        put(where[first], two)
+        put(where[second], one)
+        for p in pairs:
+            p["rematch"] = frozenset((p["A"]["id"], p["B"]["id"])) in meetings
+        row.pairs, row.bye = pairs, bye
+        s.commit()
     found = get(store, pairing_id)
     assert found is not None
     return found

@@ -293,6 +293,19 @@ class HallAward(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class HallEntry(HallBase):
+    """A player entered in the event (``entries``): from which round, and withdrawn (after
+    which round) or not. Entered players are paired; withdrawn ones keep their results."""
+
+    __tablename__ = "hall_entries"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(Integer, unique=True)
+    from_round: Mapped[int] = mapped_column(Integer, default=1)
+    withdrawn_after: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    director: Mapped[str] = mapped_column(String(80), default="director")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 def ensure_schema(engine: Engine) -> None:
     """Create the hall's tables if they are missing (safe to call from many processes)."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError

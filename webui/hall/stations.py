@@ -173,12 +173,28 @@ def by_round(store: Store) -> dict[int, RoundSeats]:
     return {n: RoundSeats(n, tuple(v)) for n, v in out.items()}
 
 
-def withdraw(store: Store, tokens: list[str]) -> None:
-    """Mark seatings withdrawn (their station's sync no longer opens them)."""
+def withdraw_pairing(store: Store, pairing_id: int) -> None:
+    """Withdraw a pairing's seatings (its pairing undone): a station's sync no longer opens
+    them, and their tables leave the clock and the standings."""
     with store.Session() as s:
-        s.execute(update(HallTableSeating).where(HallTableSeating.token.in_(tokens))
+        s.execute(update(HallTableSeating).where(HallTableSeating.pairing_id == pairing_id)
                   .values(status=SeatStatus.WITHDRAWN.value))
         s.commit()
+
+
+def withdrawn_tables(store: Store) -> set[int]:
+    """The event database's tables of withdrawn seatings."""
+    with store.Session() as s:
+        return set(s.scalars(select(HallTableSeating.table_id).where(
+            HallTableSeating.status == SeatStatus.WITHDRAWN.value,
+            HallTableSeating.table_id.is_not(None))))
+
+
+def round_of_table(store: Store, table_id: int) -> int | None:
+    """The round a table was seated for (None: not seated by the hall)."""
+    with store.Session() as s:
+        return s.scalar(select(HallTableSeating.round).where(
+            HallTableSeating.table_id == table_id))
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from webui.hall import (
     audit,
     awards,
     directors,
+    entries,
     merges,
     projector,
     roster,
@@ -231,8 +232,11 @@ def event_json() -> dict[str, Any]:
     tables = [event_mod.table_summary(store(), t.id, t.id in links) for t in store().tables()]
     stall = timedelta(minutes=float(current_app.config.get("STALL_MINUTES", 3)))
     health = table_health(store(), tables, stall_after=stall)
+    forfeited = awards.forfeited_tables(store())
     for t in tables:
         t["sync"] = health[t["id"]].to_json()
+        t["forfeit"] = t["id"] in forfeited
+        t["playing"] = t["playing"] and not t["forfeit"]
     singles = [t["id"] for t in tables if t["id"] not in boards]
     draw = _latest_draw()
     rules = event_mod.event_rules(store())
@@ -245,6 +249,7 @@ def event_json() -> dict[str, Any]:
         "ranked_by": ranked.ranked_by,
         "tiebreaks": [t.value for t in ranked.order],
         "tiebreak_choices": [(t.value, t.label) for t in tiebreaks.TieBreak],
+        "entries": [asdict(e) for e in entries.entries(store())],
         "bye_rule": awards.bye_rule(store()).value,
         "bye_rules": [(r.value, r.label) for r in awards.ByeRule],
         "standings_left_out": [t.to_json() for t in ranked.left_out],
@@ -557,6 +562,8 @@ def seat_draw() -> Any:
                 for p in latest.pairs if not p.get("bye")], event_mod.event_rules(store()))
             made = [x.table_id for x in seated if x.table_id is not None]
             pushed = [x.table for x in seated if x.station is not None]
+            drawn = [n for p in latest.pairs for n in (p["A"], p.get("B")) if n]
+            entries.ensure(store(), [_seated(n).player_id for n in drawn], 1, director_name())
             for p in latest.pairs:
                 if p.get("bye"):
                     awards.give(store(), awards.Award(1, _seated(p["A"]).player_id,
@@ -677,6 +684,35 @@ def approve_pairing(pairing_id: int) -> Any:
     )
 
 
+@bp.post(f"/pairing/<int(max={MAX_SEQ}):pairing_id>/undo")
+@director_required
+def undo_pairing(pairing_id: int) -> Any:
+    """Undo an approved pairing before play (its tables withdrawn, its bye taken back)."""
+    try:
+        planned = pairing_mod.undo(store(), pairing_id)
+    except pairing_mod.PairingRefused as exc:
+        return _refused(f"Not undone: {exc}.", "pairing")
+    return _done(AuditAction.UNDO, f"round {planned.round} pairing undone: "
+                 f"{_pairs_words(planned)}",
+                 f"Round {planned.round} pairing undone: pair the round again.", "pairing")
+
+
+@bp.post(f"/pairing/<int(max={MAX_SEQ}):pairing_id>/swap")
+@director_required
+def swap_players(pairing_id: int) -> Any:
+    """Swap two players of a proposed pairing (seats, or a seat and the bye)."""
+    try:
+        first = whole(request.form.get("first"), "first player", 1, MAX_SEQ)
+        second = whole(request.form.get("second"), "second player", 1, MAX_SEQ)
+        planned = pairing_mod.swap(store(), pairing_id, first, second,
+                                   _event_standings().meetings)
+    except (CommandError, pairing_mod.PairingRefused) as exc:
+        return _refused(f"Not swapped: {_refusal(exc)}.", "pairing")
+    return _done(AuditAction.SWAP, f"round {planned.round} pairing changed by hand: "
+                 f"{_pairs_words(planned)}",
+                 f"Players swapped: {_pairs_words(planned)}.", "pairing")
+
+
 def _pairs_words(planned: pairing_mod.Planned) -> str:
     words = [f"{p.a.name} v {p.b.name}" for p in planned.pairs]
     return "; ".join(words + [f"bye {b.name}" for b in planned.byes])
@@ -721,6 +757,65 @@ def set_event_rules() -> Any:
         f"The event plays {rules} rules: only tables on them count in the standings.",
         "standings",
     )
+
+
+@bp.post("/entries")
+@director_required
+def enter_players() -> Any:
+    """Enter players (one a line): before the draw, or late (paired from the next round)."""
+    after = clock_mod.current_round(store())
+    from_round = after.number + 1 if after else 1
+    try:
+        made = entries.enter(store(), request.form.get("names", "").splitlines(), from_round,
+                             director_name())
+    except entries.EntryError as exc:
+        return _refused(f"Not entered: {exc}.", "entries")
+    names = ", ".join(e.name for e in made)
+    return _done(AuditAction.ENTRY, f"entered from round {from_round}: {names}",
+                 f"Entered from round {from_round}: {names}.", "entries")
+
+
+@bp.post(f"/entries/<int(max={MAX_SEQ}):player_id>/withdraw")
+@director_required
+def withdraw_player(player_id: int) -> Any:
+    """Withdraw a player: their results stand, they are paired no more."""
+    after = clock_mod.current_round(store())
+    try:
+        gone = entries.withdraw(store(), player_id, after.number if after else 0)
+    except entries.EntryError as exc:
+        return _refused(f"Not withdrawn: {exc}.", "entries")
+    return _done(AuditAction.WITHDRAW, f"{gone.name} (player {gone.player_id}) withdrew "
+                 f"after round {gone.withdrawn_after}",
+                 f"{gone.name} withdrew: not paired any more.", "entries")
+
+
+@bp.post(f"/tables/<int(max={MAX_SEQ}):table_id>/forfeit")
+@director_required
+def forfeit(table_id: int) -> Any:
+    """A player did not show: the match is a forfeit, won by the other (no points)."""
+    absent = request.form.get("absent", "")
+    if store().table(table_id) is None:
+        abort(404, description="no such table in this event")
+    if absent not in ("A", "B"):
+        return _refused("Say which seat did not show.", "tables")
+    state = store().state(table_id)
+    if state.match_json()["complete"]:
+        return _refused("This match is decided: no forfeit.", "tables")
+    seats = roster.table_players(store(), [(table_id, state.players)])[table_id]
+    present = "B" if absent == "A" else "A"
+    clock = clock_mod.current_round(store())
+    number = stations.round_of_table(store(), table_id) or (clock.number if clock else 1)
+    kinds = {present: awards.AwardKind.FORFEIT_WON, absent: awards.AwardKind.FORFEIT_LOST}
+    for seat, kind in kinds.items():
+        if not awards.give(store(), awards.Award(number, seats[seat], kind, table_id),
+                           director_name()):
+            return _refused(f"{state.players[seat]} has a result for round {number} "
+                            "already.", "tables")
+    return _done(AuditAction.FORFEIT, f"table {table_id} {state.name}: "
+                 f"{state.players[absent]} did not show, {state.players[present]} wins by "
+                 f"forfeit (round {number})",
+                 f"{state.players[present]} wins by forfeit: {state.players[absent]} did not "
+                 "show.", "tables")
 
 
 @bp.post("/bye-rule")

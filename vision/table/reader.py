@@ -14,7 +14,11 @@ watchers:
    problems people must look at) when every area is stable.
 3. **Next hand.** When the areas are empty again the reader waits for the next deal.
 
-:func:`read_image` reads one photo (no history) with the same :func:`read_spreads`.
+A live frame is read by region behind the change gate (:mod:`vision.table.regions`,
+:mod:`vision.table.gate`): only the slot or area whose picture changed and settled is given to
+the detector, the others keep their last reading, and a reading whose picture held is a
+settled fact for the votes. :func:`read_image` reads one photo whole (no history) with the
+same :func:`read_spreads`.
 """
 
 from __future__ import annotations

@@ -481,7 +481,15 @@ def test_cli_refuses_a_copy_saying_why_and_adopt_takes_a_moved_original(tmp_path
     assert sync_main(["--from", moved, "--to", pg_url]) == 1
     err = capsys.readouterr().err
     assert "is a copy of table database" in err and "--adopt" in err
-    assert sync_main(["--from", moved, "--to", pg_url, "--adopt"]) == 0
+    assert sync_main(["--from", moved, "--to", pg_url, "--adopt"]) == 1  # asked, not yet
+    assert "asked the director to adopt this database" in capsys.readouterr().out
+    from datetime import timedelta
+
+    from webui.hall import adoption
+
+    central = open_store(pg_url)
+    (asked,) = adoption.adoptions(central)
+    adoption.decide(central, asked.id, True, "director", alive_within=timedelta(0))
     assert sync_main(["--from", moved, "--to", pg_url]) == 0
 
 

@@ -38,6 +38,7 @@ class AuditAction(enum.Enum):
     FORFEIT = "forfeit"
     UNDO = "undo"
     SWAP = "swap"
+    ADOPT = "adopt"
 
 
 @dataclass(frozen=True)

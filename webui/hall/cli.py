@@ -100,9 +100,10 @@ def sync_parser() -> argparse.ArgumentParser:
                         help="keep syncing every SECONDS (an unreachable event database is "
                         "retried); without it, sync once")
     parser.add_argument("--adopt", action="store_true",
-                        help="this database file is the table's database now (it was moved, "
-                        "or restored after the original was lost); a copy is refused without "
-                        "it, and a database behind the event database is refused even with it")
+                        help="ask the director to take this database file as the table's "
+                        "database (it was moved, or restored after the original was lost); it "
+                        "syncs once approved at the hall, which refuses while the original "
+                        "still syncs or when this one is behind the event database")
     return parser
 
 
@@ -117,11 +118,18 @@ def sync_main(argv: list[str]) -> int:
         return 2
     from sqlalchemy.exc import OperationalError
 
-    from webui.hall.identity import adopt_location
+    from webui.hall import adoption
     from webui.hall.sync import SyncConflict, open_store, sync_loop, sync_once
 
     if args.adopt:
-        adopt_location(open_store(args.source))
+        try:
+            asked = adoption.ask(open_store(args.source), open_store(args.target))
+        except OperationalError as exc:
+            print(f"gintray sync: event database unreachable: {str(exc).splitlines()[0]}",
+                  file=sys.stderr)
+            return 1
+        print(f"asked the director to adopt this database (request {asked.id}): approve it "
+              "at the hall under \"Syncs refused\"; it syncs from then on", flush=True)
     if args.loop is not None:
         try:
             sync_loop(args.source, args.target, args.loop,

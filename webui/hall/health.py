@@ -99,8 +99,9 @@ CONFLICT_TODO = ("The table keeps scoring on its own database; nothing was merge
                  "old backup); if the event database's copy was written into, stop, keep the "
                  "table's database and ask for the event database to be repaired from it.")
 REFUSED_TODO = ("Run the sync from the table's original database. If that file was lost "
-                "and this is a restored or moved one, `gintray sync --adopt` takes it "
-                "(it is still refused if it is behind the event database).")
+                "and this is a restored or moved one, `gintray sync --adopt` asks to take it: "
+                "approve it under \"Syncs refused\" once the original is gone (refused while "
+                "the original still syncs, or if it is behind the event database).")
 
 
 def table_health(central: Store, summaries: list[Mapping[str, Any]],

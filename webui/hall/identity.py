@@ -14,10 +14,11 @@ own file is also not the origin's home, so it is refused even if it syncs first.
 survives a crash at any step (a pending generation the event database already holds is
 taken as done) and two syncs of one database at once (both claim the same pending one).
 
-The repair is explicit: ``adopt_location`` (``gintray sync --adopt``) says this file is the
-table's database now (a moved or restored original), and the generation check still refuses
-it if it is behind. A copy cannot become new tables of the event: it shares the original's
-hands and request ids up to the copy.
+The repair is explicit: ``adopt_location`` says this file is the table's database now (a
+moved or restored original), once the director approved its ``gintray sync --adopt`` at the
+hall (``webui.hall.adoption``); the generation check still refuses it if it is behind. A
+copy cannot become new tables of the event: it shares the original's hands and request ids
+up to the copy.
 """
 
 from __future__ import annotations
@@ -100,7 +101,8 @@ def check_home(local: Store, origin: str) -> None:
             f"another file), so it cannot sync as that table: the original keeps syncing. "
             f"Nothing was changed. Enter hands played on this copy at the original table (or "
             f"ask the director to); only if this file is now the table's one database "
-            f"(moved, or restored after the original was lost), run gintray sync --adopt")
+            f"(moved, or restored after the original was lost), run gintray sync --adopt: it "
+            f"asks the director, who approves it at the hall once the original is gone")
 
 
 def _next_generation(local: Store) -> tuple[Generation, Generation]:

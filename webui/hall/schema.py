@@ -306,6 +306,22 @@ class HallEntry(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class HallAdoption(HallBase):
+    """A table database asking to be taken as its table's database (``gintray sync --adopt``:
+    moved, or restored after the original was lost), with its history per local table; the
+    director approves or refuses it at the hall (``adoption``)."""
+
+    __tablename__ = "hall_adoptions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    origin: Mapped[str] = mapped_column(String(40), index=True)
+    home: Mapped[str] = mapped_column(String(200))
+    history: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(12), default="asked")
+    director: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 def ensure_schema(engine: Engine) -> None:
     """Create the hall's tables if they are missing (safe to call from many processes)."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError

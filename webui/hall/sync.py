@@ -28,7 +28,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
-from webui.hall import stations
+from webui.hall import adoption, stations
 from webui.hall.actions import at_revision
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
 from webui.hall.health import as_utc, record_sync, record_sync_error
@@ -240,6 +240,7 @@ def sync_once(local: Store, central: Store) -> SyncReport:
     A copied or diverged table database is refused first (``IdentityRefused``)."""
     prepare_event_database(central)
     origin = origin_of(local)
+    adoption.take_if_approved(local, central, origin)
     try:
         check_home(local, origin)
         claim_generation(local, central, origin)

@@ -27,6 +27,7 @@ from webui import attempts
 from webui.director_auth import login_page, setup_page
 from webui.hall import (
     adjustments,
+    adoption,
     audit,
     awards,
     directors,
@@ -216,6 +217,37 @@ def _requests() -> list[dict[str, Any]]:
     return out
 
 
+def _adoptions_json(alive_within: timedelta) -> list[dict[str, Any]]:
+    """Databases asking to be adopted, each beside what the event holds of its table, and
+    why approving it would be refused (None: it may be approved)."""
+    out = []
+    for a in adoption.adoptions(store(), adoption.AdoptionStatus.ASKED):
+        held = adoption.event_history(store(), a.origin)
+        out.append({"id": a.id, "origin": a.origin, "home": a.home, "at": a.at.isoformat(),
+                    "tables": [{"table": t, "events": h.events, "signed": h.signed,
+                                "event_events": held[t].events if t in held else 0,
+                                "event_signed": held[t].signed if t in held else 0}
+                               for t, h in sorted(a.history.items())],
+                    "refusal": adoption.refusal(store(), a, alive_within)})
+    return out
+
+
+@bp.post(f"/adoptions/<int(max={MAX_SEQ}):adoption_id>/<any(approve, refuse):decision>")
+@director_required
+def decide_adoption(adoption_id: int, decision: str) -> Any:
+    """Approve or refuse a database's ``gintray sync --adopt``."""
+    stall = timedelta(minutes=float(current_app.config.get("STALL_MINUTES", 3)))
+    try:
+        done = adoption.decide(store(), adoption_id, decision == "approve", director_name(),
+                               stall)
+    except adoption.AdoptionRefused as exc:
+        return _refused(f"Not adopted: {exc}.", "sync-refusals")
+    words = ("adopted: it syncs as its table from now on, the other database is refused"
+             if done.status is adoption.AdoptionStatus.APPROVED else "refused")
+    return _done(AuditAction.ADOPT, f"table database {done.origin[:8]} at {done.home}: {words}",
+                 f"Table database {done.origin[:8]} at {done.home} {words}.", "sync-refusals")
+
+
 def _sync_refusals() -> list[dict[str, Any]]:
     """The latest refused syncs (copied or diverged table databases), newest first."""
     with store().Session() as s:
@@ -258,6 +290,7 @@ def event_json() -> dict[str, Any]:
                   "pairs": draw.pairs, "at": draw.created_at.isoformat()} if draw else None),
         "requests": _requests(),
         "sync_refusals": _sync_refusals(),
+        "adoptions": _adoptions_json(stall),
         "sync_problems": [h.to_json() for h in health.values()
                           if h.state in (SyncState.STALLED, SyncState.CONFLICT,
                                          SyncState.REFUSED)],

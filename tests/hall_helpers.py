@@ -144,6 +144,18 @@ def play_hand(store: Store, table_id: int, winner: str = "A", gin: bool = False,
     return game, number
 
 
+def fetch_bundle(app: Any, client: Any) -> Any:
+    """``/bundle.zip`` as the director gets it: a build starts in the background (202 with
+    its progress), this waits for it (no fixed sleep), then the zip."""
+    r = client.get("/bundle.zip")
+    if r.status_code == 202:
+        status = app.extensions["gintray.bundler"].wait(600)
+        assert status.state.value == "done", status
+        r = client.get("/bundle.zip")
+    assert r.status_code == 200, r.status_code
+    return r
+
+
 def win_match(store: Store, table_id: int, winner: str) -> None:
     """``winner`` gins nine hands (three games of three); both players sign every game."""
     from webui_helpers import PNG_DATA_URL

@@ -11,7 +11,14 @@ import zipfile
 
 import hall_helpers
 import pytest
-from hall_helpers import PLAYER_A, PLAYER_B, confirmed_hands, new_table, play_hand
+from hall_helpers import (
+    PLAYER_A,
+    PLAYER_B,
+    confirmed_hands,
+    fetch_bundle,
+    new_table,
+    play_hand,
+)
 
 from webui.hall import create_hall_app
 from webui.hall.cli import hall_main, sync_main
@@ -257,8 +264,8 @@ def test_bundle_holds_every_signed_sheet_with_a_valid_signature(hall):
     for p in "AB":
         store.execute(t1, commands.sign(1, p, PNG_DATA_URL), PLAYER_A)
     store.execute(t2, commands.sign(1, "A", PNG_DATA_URL), PLAYER_A)  # only one signature
-    r = client.get("/bundle.zip")
-    assert r.status_code == 200 and r.mimetype == "application/zip"
+    r = fetch_bundle(app, client)
+    assert r.mimetype == "application/zip"
     zf = zipfile.ZipFile(io.BytesIO(r.data))
     manifest = json.loads(zf.read("manifest.json"))
     names = sorted(f["name"] for f in manifest["files"])
@@ -276,7 +283,7 @@ def test_bundle_holds_every_signed_sheet_with_a_valid_signature(hall):
     r = client.post(f"/tables/{t1}/reopen", json={"game": 1, "reason": "hand 2 miscounted"},
                     headers={"X-CSRFToken": client.csrf})
     assert r.status_code == 200 and r.get_json()["status"] == "applied"
-    zf = zipfile.ZipFile(io.BytesIO(client.get("/bundle.zip").data))
+    zf = zipfile.ZipFile(io.BytesIO(fetch_bundle(app, client).data))
     assert json.loads(zf.read("manifest.json"))["files"] == []
     assert store.events(t1)[-1].payload["reason"] == "hand 2 miscounted"
 

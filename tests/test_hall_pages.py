@@ -15,6 +15,7 @@ from hall_helpers import (
     PNG_DATA_URL,
     TcpCut,
     director_client,
+    fetch_bundle,
     new_table,
     play_hand,
 )
@@ -86,8 +87,7 @@ def test_every_director_page_loads_with_confirmed_corrected_signed_and_partnersh
     assert "Synced from the table" in text[synced] and "Kim, Lou" in text[synced]
     assert 'name="revision"' in text[confirmed]  # the correction names what the director saw
 
-    bundle = client.get("/bundle.zip")
-    assert bundle.status_code == 200
+    bundle = fetch_bundle(_app, client)
     assert any(n.endswith(".pdf") for n in zipfile.ZipFile(io.BytesIO(bundle.data)).namelist())
     assert client.get("/tables/999").status_code == 404
 

@@ -54,6 +54,10 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
                                                      only_if_missing=True)
     app.extensions["gintray.store"] = store
     app.extensions["gintray.identity"] = signing.ensure_identity(data_dir)
+    from webui.hall.bundler import Bundler
+
+    app.extensions["gintray.bundler"] = Bundler(
+        store.engine.url.render_as_string(hide_password=False), data_dir)
 
     from markupsafe import Markup
 

@@ -18,6 +18,7 @@ from flask import (
     redirect,
     render_template,
     request,
+    send_file,
     session,
     url_for,
 )
@@ -25,6 +26,7 @@ from sqlalchemy import select
 
 from webui import attempts
 from webui.director_auth import login_page, setup_page
+from webui.errors import wants_json
 from webui.hall import (
     adjustments,
     adoption,
@@ -51,7 +53,7 @@ from webui.hall.actions import (
 )
 from webui.hall.adjustments import AdjustmentKind
 from webui.hall.audit import AuditAction
-from webui.hall.bundle import build_bundle
+from webui.hall.bundler import Bundler, signed_set
 from webui.hall.draw import DrawError, blind_draw
 from webui.hall.health import SyncState, table_health
 from webui.hall.partnership import PartnershipError, check_teams, partnership_view
@@ -998,11 +1000,27 @@ def _members(text: str) -> list[str]:
 
 @bp.get("/bundle.zip")
 @director_required
-def bundle() -> Response:
-    """Every signed score sheet of the event in one zip (signed PDFs, JSON, manifest)."""
-    ev = event_json()
-    data = build_bundle(store(), current_app.extensions["gintray.identity"],
-                        {"standings": ev["standings"], "partnerships": ev["partnerships"]})
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
-    return Response(data, mimetype="application/zip", headers={
-        "Content-Disposition": f'attachment; filename="gintray-event-{stamp}.zip"'})
+def bundle() -> Any:
+    """Every signed score sheet of the event in one zip (signed PDFs, JSON, manifest): the
+    last built zip when no game was signed (or reopened) since; else a build starts in the
+    background and this answers 202 with its progress (the page reloads until it is done)."""
+    bundler: Bundler = current_app.extensions["gintray.bundler"]
+    built = bundler.current(signed_set(store()))
+    if built is not None:
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
+        return send_file(built, mimetype="application/zip", as_attachment=True,
+                         download_name=f"gintray-event-{stamp}.zip", max_age=0)
+    if not bundler.running():
+        ev = event_json()
+        bundler.start({"standings": ev["standings"], "partnerships": ev["partnerships"]})
+    status = bundler.status()
+    if wants_json():
+        return jsonify(status.to_json()), 202
+    return render_template("hall/bundle.html", status=status), 202
+
+
+@bp.get("/bundle/status")
+@director_required
+def bundle_status() -> Any:
+    """The background bundle build's progress (JSON)."""
+    return jsonify(current_app.extensions["gintray.bundler"].status().to_json())

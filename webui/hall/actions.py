@@ -60,6 +60,23 @@ def whole(value: Any, name: str, low: int, high: int, code: str = "bad_number") 
     return number
 
 
+MAX_DEPTH = 8  # a correction is an object of card lists and melds: 4 levels deep at most
+
+
+def too_deep(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists or objects more than ``limit`` levels (checked without
+    recursion, so no body can exhaust the stack)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def parse_action(kind: str, body: Any) -> DirectorAction:
     """The director action ``kind`` (correct or reopen) from a request body (a dict)."""
     try:
@@ -69,6 +86,9 @@ def parse_action(kind: str, body: Any) -> DirectorAction:
     if not isinstance(body, dict):
         raise CommandError("bad_body", "the request body must be a JSON object (or a form) "
                            "with game, hand and the result", 400)
+    if too_deep(body, MAX_DEPTH):
+        raise CommandError("bad_body", f"the request body is nested more than {MAX_DEPTH} "
+                           "levels deep", 400)
     game = whole(body.get("game"), "game", 1, MAX_GAME)
     if action is ActionKind.REOPEN:
         reason = body.get("reason")

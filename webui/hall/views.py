@@ -495,7 +495,11 @@ def _refuse_a_second_waiting_request(table_id: int, action: DirectorAction) -> N
 def _body() -> Any:
     """The request's body: a JSON value (None when it is not JSON) or the form as a dict."""
     if request.is_json:
-        return request.get_json(silent=True)
+        try:
+            return request.get_json(silent=True)
+        except RecursionError:  # "[[[[..." thousands deep: the decoder's own limit
+            raise CommandError("bad_body", "the request body is nested too deeply", 400) \
+                from None
     return request.form.to_dict()
 
 
@@ -507,7 +511,7 @@ def act(table_id: int, kind: str) -> Any:
         abort(404, description="no such table in this event")
     try:
         result = director_action(table_id, parse_action(kind, _body()))
-    except CommandError as exc:
+    except CommandError as exc:  # a bad body included: a 400 naming it, never a 500
         if request.is_json:
             return jsonify(exc.to_json()), exc.status
         flash(exc.message, "error")

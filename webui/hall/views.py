@@ -713,12 +713,15 @@ def approve_pairing(pairing_id: int) -> Any:
                                       event_mod.event_rules(store()))
     except pairing_mod.PairingRefused as exc:
         return _refused(f"Not approved: {exc}.", "pairing")
+    seats = stations.seats(store(), [planned.id])
+    opened = ", ".join(str(x.table_id) for x in seats if x.station is None)
+    pushed = ", ".join(str(x.table) for x in seats if x.station is not None)
+    where = "; ".join(([f"tables {opened} opened with the pairs seated"] if opened else [])
+                      + ([f"tables {pushed} sent to their table apps"] if pushed else []))
     return _done(
         AuditAction.APPROVE,
-        f"round {planned.round} pairing approved, tables "
-        f"{', '.join(str(t) for t in planned.table_ids)}: {_pairs_words(planned)}",
-        f"Round {planned.round} approved: tables "
-        f"{', '.join(str(t) for t in planned.table_ids)} opened with the pairs seated.",
+        f"round {planned.round} pairing approved ({where}): {_pairs_words(planned)}",
+        f"Round {planned.round} approved: {where}.",
         "pairing",
     )
 

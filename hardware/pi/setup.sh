@@ -306,7 +306,8 @@ install_unit() {
   local tmp
   tmp="$(mktemp)"
   render_unit >"$tmp"
-  usermod -a -G video "$RUN_USER"
+  # the camera's group; usermod rewrites /etc/group even when nothing changes, so only if needed
+  id -nG "$RUN_USER" | tr ' ' '\n' | grep -qx video || usermod -a -G video "$RUN_USER"
   if [ -f "$UNIT_PATH" ] && cmp -s "$tmp" "$UNIT_PATH"; then
     echo "== $UNIT_PATH unchanged"
     rm -f "$tmp"

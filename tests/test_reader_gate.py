@@ -60,14 +60,15 @@ def test_a_region_is_read_once_it_settles_and_never_while_it_moves():
         hands.append(hand)
     gate = RegionGate()
     said = [gate.decide("A", cut) for cut in (still, still, card, card, card)]
-    assert said == [Change.SETTLED, Change.UNCHANGED, Change.FIRST, Change.CONFIRMED,
-                    Change.UNCHANGED]
-    # a hand passes over the area: the first changed frame is read, then nothing until it
-    # holds still; the new picture is read once
+    assert said == [Change.SETTLED, Change.UNCHANGED, Change.MOVING, Change.SETTLED,
+                    Change.UNCHANGED]  # a card laid: read once, when it holds still
     said = [gate.decide("A", cut) for cut in (*hands, still, still, still * 1.03)]
-    assert said == [Change.FIRST, Change.MOVING, Change.MOVING, Change.MOVING, Change.SETTLED,
+    assert said == [Change.MOVING, Change.MOVING, Change.MOVING, Change.MOVING, Change.SETTLED,
                     Change.UNCHANGED]  # the card taken away, then a little more light
-    assert [c.reads for c in said] == [True, False, False, False, True, False]
+    assert [c.reads for c in said] == [False, False, False, False, True, False]
+    # a hand that passes and leaves the picture as it was: nothing read at all
+    said = [gate.decide("A", cut) for cut in (hands[0], hands[1], still)]
+    assert said == [Change.MOVING, Change.MOVING, Change.UNCHANGED]
 
 
 class CountingDetector:
@@ -105,7 +106,9 @@ def test_only_the_region_that_changed_is_read_and_the_rest_is_reused():
     (x1, y1), (x2, y2) = slot.min(axis=0).astype(int), slot.max(axis=0).astype(int)
     dealt = frame.copy()
     dealt[y1 + 10:y2 - 10, x1 + 10:x2 - 10] = 255  # a card in the tray
-    read = reader.read(dealt, regions, layout.region_of)
+    assert not reader.read(dealt, regions, layout.region_of).detections  # it lands: moving
+    assert detector.crops == []
+    read = reader.read(dealt, regions, layout.region_of)  # it holds still: read
     up = next(r for r in regions if r.name == "up_card")
     assert detector.crops == [(up.box[3] - up.box[1], up.box[2] - up.box[0])]
     assert [d.card for d in read.detections] == ["7D"]

@@ -105,8 +105,8 @@ class RegionsRead:
 
     @property
     def settled(self) -> frozenset[str]:
-        """The regions whose new reading the gate just saw hold (`Change.settles`)."""
-        return frozenset(name for name, change in self.changes.items() if change.settles)
+        """The regions read in this frame: their new readings come from a picture that held."""
+        return frozenset(self.read)
 
 
 @dataclass
@@ -115,8 +115,7 @@ class RegionReader:
 
     detector: Any
     gate: RegionGate = field(default_factory=RegionGate)
-    _settled: dict[str, Detections] = field(default_factory=dict)
-    _provisional: dict[str, Detections] = field(default_factory=dict)
+    _readings: dict[str, Detections] = field(default_factory=dict)
 
     def read(self, image: np.ndarray, regions: list[Region],
              owner: Callable[[tuple[float, float]], str | None] | None = None,
@@ -136,21 +135,11 @@ class RegionReader:
                 found = read_region(self.detector, image, region.box)
                 if owner is not None and region.name != WHOLE_FRAME:
                     found = Detections([d for d in found if owner(d.center) == region.name])
-                if change is Change.FIRST:
-                    self._provisional[region.name] = found
-                else:
-                    self._settled[region.name] = found
-            elif change is Change.CONFIRMED:
-                self._settled[region.name] = self._provisional.pop(region.name, Detections())
-            if change is not Change.FIRST:
-                self._provisional.pop(region.name, None)
-            reading = (self._provisional[region.name] if change is Change.FIRST
-                       else self._settled.get(region.name, Detections()))
-            kept.extend(reading)
+                self._readings[region.name] = found
+            kept.extend(self._readings.get(region.name, Detections()))
         return RegionsRead(Detections(kept).best_first(), changes)
 
     def forget(self) -> None:
         """Read every region on the next frame (the camera was moved, a new layout)."""
         self.gate.forget()
-        self._settled.clear()
-        self._provisional.clear()
+        self._readings.clear()

@@ -103,9 +103,15 @@ def _seat(row: HallTableSeating) -> TableSeat:
 
 # stations --------------------------------------------------------------------------------------
 
+MAX_REGISTER_TRIES = 1000
+
+
 def register(central: Store, origin: str) -> int:
     """The station number of a syncing table database (the next number on its first sync)."""
-    for _ in range(5):  # two table apps syncing for the first time at once: one retries
+    # table apps syncing for the first time at once race for the next number: each lost race
+    # means another station took that number, so the tries needed are at most the number of
+    # table apps registering together (50 tables in tests/test_hall_sync.py)
+    for _ in range(MAX_REGISTER_TRIES):
         with central.Session() as s:
             found = s.scalar(select(HallStation.number).where(HallStation.origin == origin))
             if found is not None:

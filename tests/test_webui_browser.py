@@ -57,21 +57,26 @@ def served(tmp_path):
         yield app, base, table_id, feed, truth
     finally:
         feed.stop()  # ends the MJPEG streams
-        app.extensions["gintray.notifier"].close()
-        # Let the worker threads finish their responses before anything is closed: a worker that
-        # pulls the server's trigger after close() writes into a closed descriptor, which the
-        # next test may already have reopened as its SQLite file (seen as "file is not a
-        # database" in CI). Then close every channel from the server's own loop (a close from
-        # this thread would pull the descriptors from under its select()), which ends the loop.
-        server.task_dispatcher.shutdown(timeout=15)
-        from waitress import wasyncore
+        stop_server(app, server, thread)
 
-        # OSError: the loop closed its channels (the trigger among them) meanwhile
-        with contextlib.suppress(OSError):
-            if thread.is_alive():
-                server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
-        thread.join(timeout=15)
-        assert not thread.is_alive(), "the test server did not stop"
+
+def stop_server(app, server, thread: threading.Thread) -> None:
+    """Stop a waitress test server and its app's streams without leaking a descriptor."""
+    app.extensions["gintray.notifier"].close()
+    # Let the worker threads finish their responses before anything is closed: a worker that
+    # pulls the server's trigger after close() writes into a closed descriptor, which the
+    # next test may already have reopened as its SQLite file (seen as "file is not a
+    # database" in CI). Then close every channel from the server's own loop (a close from
+    # this thread would pull the descriptors from under its select()), which ends the loop.
+    server.task_dispatcher.shutdown(timeout=15)
+    from waitress import wasyncore
+
+    # OSError: the loop closed its channels (the trigger among them) meanwhile
+    with contextlib.suppress(OSError):
+        if thread.is_alive():
+            server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
+    thread.join(timeout=15)
+    assert not thread.is_alive(), "the test server did not stop"
 
 
 def draw_signature(page, canvas) -> None:

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_webui_browser import CHROMIUM, CHROMIUM_ARGS, DEMO
+from test_webui_browser import CHROMIUM, CHROMIUM_ARGS, DEMO, stop_server
 from webui_helpers import make_app, pin_of
 
 import webui.camera_feed as camera_feed
@@ -71,7 +71,8 @@ def test_a_tablet_sees_the_knock_card_and_the_proposal_soon_after_the_frames(
                        layout=str(DEMO / "layout.json"))
     app.extensions["gintray.cameras"][table_id] = feed
     server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=server.run, daemon=True).start()
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
     base = f"http://127.0.0.1:{server.effective_port}"
     try:
         with sync_playwright() as p:
@@ -100,7 +101,7 @@ def test_a_tablet_sees_the_knock_card_and_the_proposal_soon_after_the_frames(
             browser.close()
     finally:
         feed.stop()
-        server.close()
+        stop_server(app, server, thread)
     knock_after = knock_seen - seen_at[deal_frame]
     proposal_after = proposal_seen - seen_at[spread_frame]
     with capsys.disabled():

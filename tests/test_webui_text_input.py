@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from test_webui_browser import stop_server
 from webui_helpers import Tablet, csrf_token, director_client, join, make_app
 
 from webui.validate import plain_text
@@ -98,4 +99,4 @@ def test_a_forty_letter_name_fits_the_history_page_on_a_phone(tmp_path):
             browser.close()
         assert width <= 390, f"the history page is {width} px wide on a 390 px phone"
     finally:
-        server.close()
+        stop_server(app, server, thread)

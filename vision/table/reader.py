@@ -80,8 +80,7 @@ class Onlooker:
 
     def __init__(self, detector: Any) -> None:
         self.detector = detector
-        self.regions = RegionReader(detector) if getattr(detector, "reads_regions", False) \
-            else None
+        self.regions = RegionReader.for_detector(detector)
 
     def look(self, frame: Frame) -> FrameRead:
         if self.regions is None:
@@ -130,15 +129,13 @@ class TableReader:
         self.knock = KnockWatcher(self.players, stable_frames)
         self._placed: TableLayout | None = None
         self._frames_seen = 0
-        # a detector that reads crops of a frame (`CardDetector.reads_regions`) is given only
-        # the regions that changed (vision/table/regions.py); test doubles answering whole
-        # frames are asked every frame
-        self.regions = RegionReader(detector) if getattr(detector, "reads_regions", False) \
-            else None
+        # only the regions that changed are read (vision/table/regions.py)
+        self.regions = RegionReader.for_detector(detector)
         self._region_boxes: list[Region] = []
         self._located: np.ndarray | None = None  # the signature of the frame last located
-        self.last_read: list[str] = []  # the regions the detector read in the last frame
-        self._settled: frozenset[str] = frozenset()  # regions whose new reading just held
+        # the regions the detector read in the last frame: their new readings are settled
+        # (the gate reads a region only once its picture held)
+        self.last_read: list[str] = []
         self._reset_hand()
 
     def _reset_hand(self) -> None:
@@ -176,7 +173,8 @@ class TableReader:
             detections = Detections.of(self.detector.detect(image))
         else:
             detections = self._read_regions(image, signature)
-        events = self.feed_detections(detections, index, self._placed, self._settled)
+        events = self.feed_detections(detections, index, self._placed,
+                                      frozenset(self.last_read))
         return FrameRead(index, detections, tuple(events))
 
     def _should_locate(self, signature: Signature | None) -> bool:
@@ -203,7 +201,6 @@ class TableReader:
             self._region_boxes = boxes  # (markers found a pixel off are the same layout)
         read = self.regions.read(image, self._region_boxes, self._placed.region_of, signature)
         self.last_read = read.read
-        self._settled = read.settled
         return read.detections
 
     def feed_detections(self, detections: Detections | Iterable[Detection],

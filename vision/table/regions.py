@@ -103,11 +103,6 @@ class RegionsRead:
     def read(self) -> list[str]:
         return [name for name, change in self.changes.items() if change.reads]
 
-    @property
-    def settled(self) -> frozenset[str]:
-        """The regions read in this frame: their new readings come from a picture that held."""
-        return frozenset(self.read)
-
 
 @dataclass
 class RegionReader:
@@ -116,6 +111,12 @@ class RegionReader:
     detector: Any
     gate: RegionGate = field(default_factory=RegionGate)
     _readings: dict[str, Detections] = field(default_factory=dict)
+
+    @classmethod
+    def for_detector(cls, detector: Any) -> RegionReader | None:
+        """A region reader for a detector that reads crops (`CardDetector.reads_regions`);
+        None for test doubles that answer whole frames (they are asked every frame)."""
+        return cls(detector) if getattr(detector, "reads_regions", False) else None
 
     def read(self, image: np.ndarray, regions: list[Region],
              owner: Callable[[tuple[float, float]], str | None] | None = None,

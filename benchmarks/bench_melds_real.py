@@ -62,7 +62,6 @@ class FrameScore:
     never_mirrored: bool
     cards_exact: bool
     groups_are_melds: bool
-    no_false_meld_problem: bool
     deadwood_right: bool
     arranged_by_engine: bool
     missed: tuple[str, ...]
@@ -71,8 +70,7 @@ class FrameScore:
 
     @property
     def right(self) -> bool:
-        return (self.cards_exact and self.groups_are_melds and self.no_false_meld_problem
-                and self.deadwood_right)
+        return self.cards_exact and self.groups_are_melds and self.deadwood_right
 
 
 def proposal_deadwood(spread: SpreadRead) -> int | None:
@@ -114,7 +112,6 @@ def score_frame(name: str, side: str, never_mirrored: bool, truth: tuple[str, ..
         never_mirrored=never_mirrored,
         cards_exact=sorted(seen) == sorted(truth_set) and len(seen) == len(set(seen)),
         groups_are_melds=all(is_meld(g) for g in spread.groups),
-        no_false_meld_problem=not any(p.startswith("invalid_meld") for p in read.problems),
         deadwood_right=deadwood == min_deadwood(sorted(truth_set)),
         arranged_by_engine=getattr(spread, "arranged_by_engine", False),
         missed=tuple(sorted(truth_set - set(seen))),
@@ -151,7 +148,7 @@ def vote_scene(reads: list[TableRead]) -> TableRead:
     spread = SpreadRead(player="table", groups=grouping.groups, loose=grouping.loose,
                         confidence=result.confidence,
                         arranged_by_engine=grouping.arranged_by_engine, laid=grouping.laid)
-    return TableRead(up_card=None, spreads={"table": spread}, problems=grouping.problems,
+    return TableRead(up_card=None, spreads={"table": spread}, problems=[],
                      confidence=result.confidence)
 
 
@@ -181,7 +178,6 @@ def summary(scores: list[FrameScore]) -> dict[str, object]:
     return {"frames": n, "card_f1": f1, "clubs_read": clubs, "right": share("right"),
             "cards_exact": share("cards_exact"),
             "groups_are_melds": share("groups_are_melds"),
-            "no_false_meld_problem": share("no_false_meld_problem"),
             "deadwood_right": share("deadwood_right"),
             "arranged_by_engine": share("arranged_by_engine"),
             "right_when_cards_exact": (
@@ -238,7 +234,6 @@ def main(argv: list[str] | None = None) -> int:
         "voted: phone earlier scenes (3+ photos)": [v for v in votes if v.side == "earlier"],
     }
     header = ["set", "frames", "card F1", "clubs read", "right", "cards exact", "groups are melds",
-              "no false meld",
               "deadwood right", "arranged by engine", "right when cards exact"]
     print("| " + " | ".join(header) + " |")
     print("|" + " --- |" * len(header))
@@ -246,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         s = summary(group)
         print(f"| {label} | {s['frames']} | {s['card_f1']} | {s['clubs_read']} | {s['right']} | "
               f"{s['cards_exact']} | "
-              f"{s['groups_are_melds']} | {s['no_false_meld_problem']} | {s['deadwood_right']} | "
+              f"{s['groups_are_melds']} | {s['deadwood_right']} | "
               f"{s['arranged_by_engine']} | {s['right_when_cards_exact']} |")
     print(f"{len(scores)} frames read in {seconds:.0f} s")
     if args.json:

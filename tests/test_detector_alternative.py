@@ -10,6 +10,7 @@ from vision.inference.detection import Detection
 from vision.inference.detector import ALTERNATIVE_SHARE, CardDetector
 from vision.inference.tiling import DetectorSettings
 from vision.table.grouping import SeenCard
+from vision.table.notes import NoteKind, Problem
 from vision.table.reader import read_detections
 from vision.table.voting import RegionVoter
 
@@ -55,8 +56,9 @@ def test_the_table_reading_asks_to_check_a_doubtful_card():
         Detection("5H", (200, 100, 220, 150), 0.9),
     ]
     read = read_detections(detections)
-    doubts = [p for p in read.problems if p.startswith("doubtful_card")]
-    assert doubts == ["doubtful_card: 7S may be 7C (player table)"]
+    doubts = [p for p in read.problems if p.kind is NoteKind.DOUBTFUL_CARD]
+    assert doubts == [Problem(NoteKind.DOUBTFUL_CARD, player="table", cards=("7S",),
+                              alternative="7C")]
     assert {c["card"]: c.get("alternative") for c in read.cards} == {"7S": "7C", "5H": None}
 
 

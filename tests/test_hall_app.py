@@ -4,6 +4,7 @@ blind draw, partnership matches, corrections, the bundle of signed sheets, the C
 from __future__ import annotations
 
 import hashlib
+import html
 import io
 import json
 import re
@@ -20,14 +21,17 @@ from hall_helpers import (
     play_hand,
 )
 
+from vision.table.notes import NoteKind, Problem
+from webui.signing import verify_pdf
 from webui.hall import create_hall_app
 from webui.hall.cli import hall_main, sync_main
 from webui.hall.draw import DrawError, blind_draw
 from webui.hall.sync import open_store, sync_once
-from webui.signing import verify_pdf
 from webui.store import commands
+from webui.words import problem_sentence
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
+DOUBT = Problem(NoteKind.DOUBTFUL_CARD, player="A", cards=("7C",), alternative="7S")
 PASSWORD = "director-pass-1"
 PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVQI"
                 "HWMAAQAABQABim28IAAAAABJRU5ErkJggg==")
@@ -90,7 +94,7 @@ def test_every_table_live_with_who_must_confirm_and_reading_problems(hall, tmp_p
     local.execute(synced, commands.set_knock_card(1, 1, "9D"), PLAYER_A)
     camera = commands.parse_proposal(hall_helpers.hand_cards("A"))
     local.execute(synced, commands.propose(1, 1, camera, source="camera", strict=False,
-                                           extra={"problems": ["7C hidden under a hand"],
+                                           extra={"problems": [DOUBT.to_json()],
                                                   "confidence": 0.42}), PLAYER_A)
     sync_once(local, store)
     tables = {t["name"]: t for t in event(client)["tables"]}
@@ -99,10 +103,12 @@ def test_every_table_live_with_who_must_confirm_and_reading_problems(hall, tmp_p
     assert (tables["Direct 1"]["game"], tables["Direct 1"]["hand"]) == (1, 2)
     assert not tables["Direct 1"]["mirrored"] and tables["Synced 2"]["mirrored"]
     problems = " ".join(tables["Synced 2"]["problems"])
-    assert "7C hidden under a hand" in problems and "42%" in problems
+    said = "The camera is unsure of 7♣ in Cy's cards: it may be 7♠."  # as on the tablet
+    assert said == problem_sentence(DOUBT, {"A": "Cy", "B": "Di"})
+    assert said in problems and "42%" in problems and "doubtful_card" not in problems
     assert tables["Synced 2"]["waiting"] == ["Cy", "Di"]
     page = client.get("/live").get_data(as_text=True)
-    assert "Synced 2" in page and "7C hidden under a hand" in page
+    assert "Synced 2" in page and said in html.unescape(page)
 
 
 def test_standings_and_best_of_five_match_results(hall):

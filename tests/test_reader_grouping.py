@@ -7,6 +7,7 @@ from reader_helpers import fan, labelled_cards, laid_card, real_detections, real
 
 from vision.inference.detection import Detection, Detections, face_card_code
 from vision.table.grouping import cards_from_detections, group_cards
+from vision.table.notes import NoteKind, Problem
 
 
 def _has_engine() -> bool:
@@ -53,7 +54,7 @@ def test_two_corners_of_one_card_are_one_card_and_far_copies_are_reported():
     cards, problems = cards_from_detections(dets)
     assert [c.card for c in cards] == ["7D", "7D"]
     assert len(cards[0].boxes) == 2
-    assert problems == ["duplicate_card: 7D is seen 2 times"]
+    assert problems == [Problem(NoteKind.DUPLICATE_CARD, cards=("7D",), count=2)]
 
 
 def test_fans_stacks_and_loose_cards_are_grouped_as_laid():
@@ -86,7 +87,6 @@ def test_a_fan_with_an_extra_card_splits_into_meld_and_deadwood():
     grouping = group_cards(cards)
     assert grouping.groups == [["5H", "6H", "7H"]]
     assert grouping.loose == ["KC"]
-    assert grouping.problems == []
 
 
 def test_a_group_that_is_no_meld_is_left_to_the_engine_not_fixed():
@@ -95,7 +95,6 @@ def test_a_group_that_is_no_meld_is_left_to_the_engine_not_fixed():
     cards, _ = cards_from_detections(fan(["5H", "6C", "9D"], 0, 0))
     grouping = group_cards(cards)
     assert grouping.groups == [] and sorted(grouping.loose) == ["5H", "6C", "9D"]
-    assert grouping.problems == []
 
 
 def _groups_are_melds(grouping) -> bool:
@@ -155,7 +154,6 @@ def test_laid_out_melds_of_every_shape_never_become_wrong_melds_or_deadwood(name
     cards, _ = cards_from_detections(dets)
     grouping = group_cards(cards)
     assert _groups_are_melds(grouping), (name, grouping)
-    assert grouping.problems == [], name
     assert _arranged_deadwood(grouping) == deadwood, (name, grouping)
     every = sorted(c.card for c in cards)
     assert sorted([c for g in grouping.groups for c in g] + grouping.loose) == every, name
@@ -285,7 +283,6 @@ def test_real_phone_photos_of_melds_never_give_a_wrong_meld_or_wrong_deadwood():
         read = read_image(cv2.imread(str(frame.image)), None, detector)
         spread = next(iter(read.spreads.values()))
         assert all(is_meld(g) for g in spread.groups), (frame.image.name, spread.groups)
-        assert not any(p.startswith("invalid_meld") for p in read.problems), frame.image.name
         if sorted(spread.cards) != sorted(frame.cards):
             continue
         exact += 1

@@ -18,6 +18,7 @@ from reader_helpers import (
 )
 
 from vision.table.events import HandDealt, SpreadRead, TableRead
+from vision.table.notes import NoteKind, Problem
 from vision.table.reader import TableReader
 
 
@@ -77,7 +78,8 @@ def test_spreads_are_grouped_and_the_layoff_goes_to_the_defender():
     assert len(final.hands()["A"]) == 10 and len(final.hands()["B"]) == 10
     first = next(e for e in events if isinstance(e, TableRead))
     assert first.spreads["B"].layoffs == [] and len(first.spreads["B"].cards) == 9
-    assert "wrong_card_count: player B has 9 cards, expected 10" in first.problems
+    assert Problem(NoteKind.WRONG_CARD_COUNT, player="B", count=9, expected=(10,)) \
+        in first.problems
 
 
 def test_spread_events_come_per_player_when_their_reading_settles():
@@ -118,7 +120,8 @@ def test_a_low_confidence_spread_reports_missing_cards_instead_of_inventing():
               + [glare] * 5 + [glare + defender_spread() + laid_card(B_LAYOFF, 144, 620)] * 5)
     _, events = _play(frames)
     final = [e for e in events if isinstance(e, TableRead)][-1]
-    assert "wrong_card_count: player A has 8 cards, expected 10 or 11" in final.problems
+    assert Problem(NoteKind.WRONG_CARD_COUNT, player="A", count=8, expected=(10, 11)) \
+        in final.problems
 
 
 def test_a_reader_started_mid_hand_does_not_take_the_discard_for_the_knock_card():

@@ -18,6 +18,7 @@ from scorer import is_meld, parse_cards
 from vision.table.camera import Camera, parse_source, source_opener
 from vision.table.events import SpreadRead, TableRead
 from vision.table.layout import TableLayout
+from vision.table.notes import NoteKind, Problem
 from vision.table.reader import TableReader
 from vision.training.phone_data import PHONE_DATA, load_frames, split_by_time
 
@@ -59,5 +60,6 @@ def test_a_replayed_real_scene_settles_on_the_true_spread(tmp_path):
     assert all(is_meld(parse_cards(group)) for group in last.groups)
     assert 0 < last.confidence <= 1
     # four or five cards are not a gin hand: the players are asked, no card becomes points
-    count = f"wrong_card_count: player Ann has {len(truth)} cards, expected 10 or 11"
+    count = Problem(NoteKind.WRONG_CARD_COUNT, player="Ann", count=len(truth),
+                    expected=(10, 11))
     assert tables and count in tables[-1].problems

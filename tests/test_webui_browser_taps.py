@@ -10,8 +10,9 @@ import test_webui_browser
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import KNOCK_A, KNOCK_B
 
+from vision.table.notes import NoteKind, Problem
 from webui.store import Actor, commands
-from webui.store.proposal import Doubt, Kind, Proposal
+from webui.store.proposal import Kind, Proposal
 
 pytestmark = pytest.mark.slow
 served = test_webui_browser.served  # the browser test's server (app, base, table, feed, truth)
@@ -32,14 +33,14 @@ class Taps:
 
 def camera_reads(store, knock_card: str, knock_alternative: str | None,
                  cards_a: list[str], melds_a: list[list[str]],
-                 doubts: tuple[Doubt, ...] = ()) -> None:
+                 doubts: tuple[Problem, ...] = ()) -> None:
     """The camera records the deal and proposes the hand, as its clerk does."""
     hand = store.state(TABLE).current_hand()
     store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, knock_card,
                                                  source="camera", alternative=knock_alternative),
                   CAMERA)
     proposal = Proposal(Kind.SCORE, knocker="A", cards={"A": cards_a, "B": list(KNOCK_B)},
-                        layout={"A": melds_a}, doubts=doubts)
+                        layout={"A": melds_a}, problems=doubts)
     store.execute(TABLE, commands.propose(hand.game, hand.number, proposal, source="camera",
                                           strict=False), CAMERA)
 
@@ -97,7 +98,8 @@ def test_a_misread_meld_card_is_fixed_and_confirmed_in_three_taps(served):
     misread = list(KNOCK_A)  # 7S among them: the camera's reading
     true_a = [c if c != "7S" else "7C" for c in KNOCK_A]
     camera_reads(served[0].extensions["gintray.store"], "9H", None, misread, MELDS_A,
-                 doubts=(Doubt("A", "7S", "7C"),))
+                 doubts=(Problem(NoteKind.DOUBTFUL_CARD, player="A", cards=("7S",),
+                                 alternative="7C"),))
 
     def fix(ann, ben, taps):
         taps.tap(ann, ".doubts button.swap")

@@ -155,8 +155,8 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
 
     app, store = _demo_replay(tmp_path, Unsure(truth["frames"]))
     proposal = store.state(1).current_hand().proposal
-    assert proposal["doubts"] == [{"player": "B", "card": doubted, "alternative": other}]
-    assert f"doubtful_card: {doubted} may be {other} (player B)" in proposal["problems"]
+    assert {"kind": "doubtful_card", "player": "B", "cards": [doubted],
+            "alternative": other} in proposal["problems"]
 
     tablet = Tablet(app)
     panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
@@ -167,7 +167,7 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
     swapped = store.state(1).current_hand().proposal
     assert other in swapped["cards"]["B"] and doubted not in swapped["cards"]["B"]
     assert sorted(swapped["cards"]["A"]) == sorted(proposal["cards"]["A"])
-    assert swapped["source"] == "manual" and "doubts" not in swapped
+    assert swapped["source"] == "manual" and "problems" not in swapped
 
 
 def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path):
@@ -189,25 +189,43 @@ def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path)
     proposal = hand.proposal
     assert len(proposal["cards"]["B"]) == 9 and missed not in proposal["cards"]["B"]
     assert proposal.get("result") is None  # no points from a camera miss
-    assert "sees 9 of Ben's cards: which is missing?" in proposal["question"]
+    asked = "The camera sees 9 of Ben's cards (10 expected): it may have missed a card."
+    assert proposal["question"].startswith(asked)
     tablet = Tablet(app)
     answer = tablet.confirm("A")
     assert answer.status_code == 409 and answer.get_json()["error"]["code"] == "unplayable"
-    panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
-    assert 'id="camera-question"' in panel and "which is missing?" in panel
+    panel = tablet.client.get("/t/1/panel").get_data(as_text=True).replace("&#39;", "'")
+    assert 'id="camera-question"' in panel and asked in panel
+    assert panel.count("sees 9 of Ben's cards") == 1  # asked once, not noted again
 
 
-def test_card_count_question_names_the_player_and_allows_big_gin():
-    from webui.camera_clerk import card_count_question
+def test_card_count_question_comes_from_the_readers_count_notes():
+    """The card count is judged once, by the reader (big gin's 11 allowed to the knocker);
+    the question words its notes."""
+    from vision.table.grouping import SeenCard
+    from vision.table.notes import NoteKind, Problem
+    from vision.table.spreads import Knock, read_spreads
+    from webui.words import card_count_question
+
+    def seen(codes):
+        return [SeenCard(c, ((10.0 * i, 0.0, 10.0 * i + 5, 5.0),), 0.9, (10.0 * i, 0.0))
+                for i, c in enumerate(codes)]
 
     ten = [f"{r}S" for r in "A23456789T"]
-    assert card_count_question({"A": ten, "B": ten}, "A", {"A": "Ann", "B": "Ben"}) is None
-    assert card_count_question({"A": [*ten, "JS"], "B": ten}, "A", {}) is None  # big gin shape
-    ask = card_count_question({"A": ten, "B": ten[:9]}, "A", {"A": "Ann", "B": "Ben"})
-    assert ask.startswith("the camera sees 9 of Ben's cards: which is missing?")
-    ask = card_count_question({"A": ten, "B": [*ten, "JS"]}, "A", {"B": "Ben"})
-    assert "11 cards for Ben" in ask
+    hearts = [f"{r}H" for r in "A23456789T"]
+    names = {"A": "Ann", "B": "Ben"}
 
+    def notes(a, b):
+        read = read_spreads({"A": seen(a), "B": seen(b)}, knock=Knock("A", up_card="KC"))
+        return [p for p in read.problems if p.kind is NoteKind.WRONG_CARD_COUNT]
+
+    assert notes(ten, hearts) == [] and card_count_question([], names) is None
+    assert notes([*ten, "JS"], hearts) == []  # big gin shape
+    short = notes(ten, hearts[:9])
+    assert short == [Problem(NoteKind.WRONG_CARD_COUNT, player="B", count=9, expected=(10,))]
+    assert card_count_question(short, names).startswith(
+        "The camera sees 9 of Ben's cards (10 expected): it may have missed a card.")
+    assert "11 cards for Ben" in card_count_question(notes(ten, [*hearts, "JH"]), names)
 
 def _camera_page_after_replay(tmp_path, monkeypatch, detector_factory=None) -> str:
     """The table page once a short replay has run with the detector the app loads itself."""

@@ -5,47 +5,18 @@ from __future__ import annotations
 
 import pytest
 
+from vision.table.notes import NoteKind, Problem
 from webui.store import commands
 from webui.store.proposal import (
     Doubt,
     Kind,
     Outcome,
     Phase,
-    Problem,
     Proposal,
     reader_cards,
     swaps,
 )
 from webui.store.state import HandState
-
-READER_NOTES = [
-    ("doubtful_card: 8D may be 8H (player B)", "doubtful_card", "B", ("8D", "8H")),
-    ("wrong_card_count: player B has 9 cards, expected 10", "wrong_card_count", "B", ()),
-    ("uncertain_card: QS in A's area is seen in only 40% of recent frames", "uncertain_card",
-     "A", ("QS",)),
-    ("duplicate_card: 7C is in both A's and B's spread", "duplicate_card", None, ("7C",)),
-    ("up_card_unknown: the deal was not seen; enter the knock card", "up_card_unknown", None,
-     ()),
-    ("up_card_unclear: 2 cards in the up-card slot (9H TD)", "up_card_unclear", None,
-     ("9H", "TD")),
-    ("layoff_not_on_meld: 5S lies apart from A's melds", "layoff_not_on_meld", None, ("5S",)),
-]
-
-
-@pytest.mark.parametrize(("text", "code", "player", "cards"), READER_NOTES)
-def test_a_reader_note_is_parsed_once_and_stored_as_it_came(text, code, player, cards):
-    problem = Problem.parse(text)
-    assert (problem.code, problem.player, problem.cards) == (code, player, cards)
-    assert problem.to_json() == text
-
-
-def test_problem_fields_the_sentences_need():
-    doubt = Problem.parse("doubtful_card: 8D may be 8H (player B)")
-    assert doubt.card == "8D" and doubt.alternative == "8H"
-    count = Problem.parse("wrong_card_count: player A has 11 cards, expected 10")
-    assert (count.count, count.expected) == (11, "10")
-    assert Problem.parse("uncertain_card: QS in A's area is seen in only 40% of recent "
-                         "frames").share == "40%"
 
 
 def test_reader_cards_go_through_the_engines_parser():
@@ -57,9 +28,9 @@ CAMERA_JSON = {
     "kind": "score", "knocker": "A",
     "cards": {"A": ["2C", "3C", "4C", "5S"], "B": ["8D", "9S"]},
     "melds": {"A": [["2C", "3C", "4C"]]},
-    "problems": ["doubtful_card: 8D may be 8H (player B)"], "confidence": 0.812,
-    "arranged_by_engine": True, "snapshot": "read-1.jpg",
-    "doubts": [{"player": "B", "card": "8D", "alternative": "8H"}],
+    "problems": [{"kind": "doubtful_card", "player": "B", "cards": ["8D"],
+                  "alternative": "8H"}],
+    "confidence": 0.812, "arranged_by_engine": True, "snapshot": "read-1.jpg",
 }
 
 
@@ -96,6 +67,28 @@ def test_the_one_tap_swap_is_computed_not_spliced_in_a_template():
     assert swap.fields == {"melds_A": "2C 3C 4C", "cards_A": "5S", "melds_B": "",
                            "cards_B": "8H 9S"}
     assert swaps({**CAMERA_JSON, "kind": "dead"}) == [] and swaps(None) == []
+
+
+def test_the_doubts_are_the_cameras_doubtful_card_notes_still_in_the_hand():
+    """One fact, one channel: the cards to swap are read from the notes, and a doubt whose
+    card was corrected away, or whose alternative is already on the table, offers nothing."""
+    doubt = Problem(NoteKind.DOUBTFUL_CARD, player="B", cards=("8D",), alternative="8H")
+    other = Problem(NoteKind.UNCERTAIN_CARD, player="A", cards=("5S",), share=0.4)
+    proposal = Proposal.from_json({**CAMERA_JSON, "problems": [doubt.to_json(),
+                                                               other.to_json()]})
+    assert proposal.problems == (doubt, other)
+    assert proposal.doubts == (Doubt("B", "8D", "8H"),)
+    on_table = {**CAMERA_JSON, "cards": {"A": ["2C", "3C", "4C", "8H"], "B": ["8D", "9S"]}}
+    assert Proposal.from_json(on_table).doubts == ()
+    corrected = {**CAMERA_JSON, "cards": {"A": ["2C", "3C", "4C", "5S"], "B": ["8C", "9S"]}}
+    assert Proposal.from_json(corrected).doubts == ()
+
+
+def test_an_old_database_with_notes_as_text_still_offers_the_swap():
+    old = {**CAMERA_JSON, "problems": ["doubtful_card: 8D may be 8H (player B)"],
+           "doubts": [{"player": "B", "card": "8D", "alternative": "8H"}]}
+    (swap,) = swaps(old)
+    assert swap.doubt == Doubt("B", "8D", "8H")
 
 
 def test_a_hands_phase():

@@ -7,12 +7,22 @@ from datetime import UTC, datetime
 
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
 
+from vision.table.notes import NoteKind, Problem
 from webui import words
 from webui.store import Actor, commands
 
 RAW = re.compile(r'\{["\']|_card[:_]|wrong_card_count|doubtful_card|\(player [AB]\)')
 
 CAMERA_NOTES = [
+    Problem(NoteKind.WRONG_CARD_COUNT, player="B", count=9, expected=(10,)),
+    Problem(NoteKind.DOUBTFUL_CARD, player="B", cards=("7S",), alternative="7C"),
+    Problem(NoteKind.UNCERTAIN_CARD, player="B", cards=("4H",), share=0.4),
+    Problem(NoteKind.DUPLICATE_CARD, player="B", other_player="A", cards=("QD",)),
+    Problem(NoteKind.LAYOFF_NOT_ON_MELD, player="A", cards=("8D",)),
+    Problem(NoteKind.UP_CARD_UNKNOWN),
+]
+# the same notes as readers wrote them before notes were typed (kept in old databases)
+OLD_CAMERA_NOTES = [
     "wrong_card_count: player B has 9 cards, expected 10",
     "doubtful_card: 7S may be 7C (player B)",
     "uncertain_card: 4H in B's area is seen in only 40% of recent frames",
@@ -30,7 +40,9 @@ def camera_proposal(app, problems, cards_b=KNOCK_B):
                                         "cards": {"A": "5S", "B": " ".join(cards_b)},
                                         "melds": {"A": KNOCK_MELDS_A}})
     store.execute(1, commands.propose(hand.game, hand.number, proposal, source="camera",
-                                      strict=False, extra={"problems": problems}),
+                                      strict=False,
+                                      extra={"problems": [p if isinstance(p, str) else
+                                                          p.to_json() for p in problems]}),
                   Actor("camera"))
 
 
@@ -42,6 +54,29 @@ def test_the_cameras_notes_are_sentences_on_the_tablet(app, tablet):
         in panel
     assert "The camera is unsure of 7♠ in Ben&#39;s cards: it may be 7♣." in panel
     assert "The camera did not see the deal: enter the knock card." in panel
+
+
+def test_notes_kept_as_text_by_old_readers_read_as_the_same_sentences():
+    """A database written before notes were typed holds them as text: they read as the
+    typed notes do."""
+    names = {"A": "Ann", "B": "Ben"}
+    assert [Problem.from_json(n) for n in OLD_CAMERA_NOTES] == CAMERA_NOTES
+    assert words.problem_sentences(OLD_CAMERA_NOTES, names) == words.problem_sentences(
+        [p.to_json() for p in CAMERA_NOTES], names)
+
+
+def test_each_note_reads_as_a_sentence_naming_its_cards_and_player():
+    names = {"A": "Ann", "B": "Ben"}
+    said = [words.problem_sentence(p, names) for p in CAMERA_NOTES]
+    assert said == [
+        "The camera sees 9 of Ben's cards (10 expected): it may have missed a card.",
+        "The camera is unsure of 7♠ in Ben's cards: it may be 7♣.",
+        "The camera saw 4♥ in Ben's cards only now and then (40% of the time): check it is "
+        "there.",
+        "The camera sees Q♦ in both Ann's and Ben's cards. Check the cards.",
+        "A card laid off lies apart from Ann's melds: 8♦.",
+        "The camera did not see the deal: enter the knock card.",
+    ]
 
 
 def test_a_short_hand_from_the_camera_is_said_in_words(app, tablet):

@@ -12,11 +12,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 
 from vision.detector_options import add_detector_options, detector_from_options
 from vision.inference.classes import yolo_class_names
+
+if TYPE_CHECKING:
+    from vision.table.events import TableRead
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -37,12 +41,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _describe(result: dict) -> str:
-    lines = [f"up card: {result['up_card'] or '-'}   confidence {result['confidence']:.2f}"]
-    for player, spread in result["spreads"].items():
-        groups = "  ".join("[" + " ".join(g) + "]" for g in spread["groups"]) or "-"
-        lines.append(f"{player}: groups {groups}  loose {' '.join(spread['loose']) or '-'}")
-    lines += [f"problem: {p}" for p in result["problems"]]
+def _describe(read: TableRead) -> str:
+    lines = [f"up card: {read.up_card or '-'}   confidence {read.confidence:.2f}"]
+    for player, spread in read.spreads.items():
+        groups = "  ".join("[" + " ".join(g) + "]" for g in spread.groups) or "-"
+        lines.append(f"{player}: groups {groups}  loose {' '.join(spread.loose) or '-'}")
+    lines += [f"problem: {p}" for p in read.problems]
     return "\n".join(lines)
 
 
@@ -88,13 +92,13 @@ def read_main(argv: list[str]) -> int:
                   file=sys.stdout if args.json else sys.stderr)
             status = 1
             continue
-        result = read_image(image, layout, detector).to_json()
+        read = read_image(image, layout, detector)
         if scorer is not None:
-            scorer.add(path, {c["card"] for c in result["cards"]})
+            scorer.add(path, {c["card"] for c in read.cards})
         if args.json:
-            print(json.dumps({"image": str(path), **result}))
+            print(json.dumps({"image": str(path), **read.to_json()}))
         else:
-            print(f"{path}\n{_describe(result)}")
+            print(f"{path}\n{_describe(read)}")
     if scorer is not None:
         print(json.dumps(scorer.summary()) if args.json else scorer.report())
     return status

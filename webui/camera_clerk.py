@@ -11,19 +11,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from vision.table.notes import Problem
 from webui.store import Actor, CommandError, Store, commands, engine
-from webui.store.proposal import (
-    Doubt,
-    Kind,
-    Missing,
-    Problem,
-    Proposal,
-    reader_card,
-    reader_cards,
-)
+from webui.store.proposal import Kind, Missing, Proposal, reader_card, reader_cards
+from webui.words import card_count_question
 
 log = logging.getLogger(__name__)
 CAMERA = Actor("camera")
@@ -63,7 +58,8 @@ class CameraClerk:
 
     def propose(self, read: Any) -> None:
         """A reading of both spreads as a ``Proposal`` (built here, the camera's one door into
-        the records): cards through the engine's parser, the reader's notes as ``Problem``s."""
+        the records): cards, and the cards named in the reader's notes, through the engine's
+        parser."""
         spreads = read.spreads
         if set(spreads) != {"A", "B"}:
             return
@@ -75,20 +71,19 @@ class CameraClerk:
         layout = {p: [reader_cards(g) for g in groups]
                   for p, groups in read.layout().items() if groups}
         up_card = reader_card(read.up_card) if read.up_card else None
+        problems = tuple(canonical(p) for p in read.problems)
         proposal = Proposal(  # the layout only chooses among spreads that score the same
             Kind.SCORE, knocker=knocker, cards=hands, layout=layout or None,
-            problems=tuple(Problem.parse(p) for p in read.problems),
-            confidence=round(read.confidence, 3),
+            problems=problems, confidence=round(read.confidence, 3),
             arranged_by_engine=any(s.arranged_by_engine for s in spreads.values()),
-            snapshot=self.save_snapshot(), doubts=doubtful_cards(read, hands),
-            missing=missing_cards(hands, knocker, up_card))
+            snapshot=self.save_snapshot(), missing=missing_cards(hands, knocker, up_card))
 
         def run(st: Any) -> list[Any]:
             hand = st.current_hand()
             if hand is None or (hand.proposal and hand.proposal.get("source") != "camera"):
                 return []  # a result entered by hand wins over the camera
             extra: dict[str, Any] = {}
-            question = card_count_question(hands, knocker, st.players)
+            question = card_count_question(problems, st.players)
             if question:  # a camera read never becomes penalty points: ask the players
                 extra.update(result=None, question=question,
                              error={"code": "card_count", "message": question})
@@ -122,18 +117,10 @@ class CameraClerk:
             log.exception("camera reading not recorded")
 
 
-def doubtful_cards(read: Any, hands: dict[str, list[str]]) -> tuple[Doubt, ...]:
-    """The cards of a table reading (``hands``: its cards per player, parsed) the detector was
-    unsure of, with the card each may be instead, for a one-tap swap (``Proposal.swaps``)."""
-    alternatives = {reader_card(c["card"]): reader_card(c["alternative"])
-                    for c in read.cards if c.get("alternative")}
-    on_table = {card for cards in hands.values() for card in cards}
-    return tuple(
-        Doubt(player, card, alternatives[card])
-        for player, cards in sorted(hands.items())
-        for card in cards
-        if card in alternatives and alternatives[card] not in on_table
-    )
+def canonical(problem: Problem) -> Problem:
+    """A reader's note with the cards it names in the engine's canonical codes."""
+    alternative = reader_card(problem.alternative) if problem.alternative else None
+    return replace(problem, cards=tuple(reader_cards(problem.cards)), alternative=alternative)
 
 
 def missing_cards(hands: dict[str, list[str]], knocker: str,
@@ -152,26 +139,6 @@ def missing_cards(hands: dict[str, list[str]], knocker: str,
             continue
         out += [Missing(player, card) for card in found]
     return tuple(out)
-
-
-def card_count_question(hands: dict[str, list[str]], knocker: str,
-                        names: dict[str, str]) -> str | None:
-    """The question to ask when the cards read do not add up to a hand
-    (``engine.spread_sizes``: 10 each, 11 for a knocker's big gin), or None. Seed 000 rule 8's
-    penalty is for a player who really holds the wrong number of cards; a card the camera
-    missed is not that."""
-    asks = []
-    for player, cards in hands.items():
-        if len(cards) in engine.spread_sizes(player == knocker):
-            continue
-        name = names.get(player, player)
-        if len(cards) < 10:
-            asks.append(f"the camera sees {len(cards)} of {name}'s cards: which is missing?")
-        else:
-            asks.append(f"the camera sees {len(cards)} cards for {name}: which is not theirs?")
-    if not asks:
-        return None
-    return "; ".join(asks) + " Correct the cards below (nothing is scored until then)."
 
 
 def _cur(state: Any) -> tuple[int, int]:

@@ -6,14 +6,15 @@ for players; this module turns each into words.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from vision.table.notes import NoteKind, Problem, problems_from_json
 from webui.store import engine
-from webui.store.proposal import Outcome, Problem, answers, replace_cards, swaps
+from webui.store.proposal import Outcome, answers, swaps
 
 
 def card_words(code: str) -> str:
@@ -24,57 +25,73 @@ def card_words(code: str) -> str:
         return code
 
 
-def _cards_in(text: str) -> str:
-    """Every card code in ``text`` written as people write it."""
-    return replace_cards(text, card_words)
+def _cards_words(cards: Iterable[str]) -> str:
+    return " ".join(card_words(c) for c in cards)
 
 
-def problem_sentence(problem: Problem | str, players: dict[str, str]) -> str:
-    """One note of the table reader (a ``Problem``, or its text ``code: detail (player X)``)
-    as a sentence, e.g. "wrong_card_count: player B has 9 cards, expected 10" -> "The camera
-    sees 9 of Ben's cards (10 expected): it may have missed a card"."""
-    if isinstance(problem, str):
-        problem = Problem.parse(problem)
-    code, detail = problem.code, problem.detail
-    name = players.get(problem.player or "", "")
+def _expected_words(expected: Sequence[int]) -> str:
+    return " or ".join(str(n) for n in expected)
+
+
+def problem_sentence(problem: Problem, players: dict[str, str]) -> str:
+    """One note of the table reader as a sentence for players and the director, e.g. a
+    ``wrong_card_count`` note -> "The camera sees 9 of Ben's cards (10 expected): it may have
+    missed a card." """
+    kind = problem.kind
     who = players.get(problem.player or "", problem.player or "")
-
-    def named(text: str) -> str:
-        return re.sub(r"\b(?:player )?([AB])(?='s\b|\b)",
-                      lambda m: players.get(m.group(1), m.group(1)), text)
-
-    if code == "wrong_card_count" and problem.count is not None and problem.expected:
-        count, expected = problem.count, problem.expected
-        first = expected.split()[0]
-        why = ("it may have missed a card" if first.isdigit() and count < int(first)
-               else "it may have counted a card twice, or one is not theirs")
-        return f"The camera sees {count} of {who}'s cards ({expected} expected): {why}."
-    if code == "doubtful_card" and problem.card and problem.alternative:
-        whose = f" in {name}'s cards" if name else ""
-        return (f"The camera is unsure of {card_words(problem.card)}{whose}: it may be "
+    card = card_words(problem.card) if problem.card else "a card"
+    if kind is NoteKind.WRONG_CARD_COUNT and problem.count is not None and problem.expected:
+        count, expected = problem.count, _expected_words(problem.expected)
+        if count < min(problem.expected):
+            return (f"The camera sees {count} of {who}'s cards ({expected} expected): it may "
+                    "have missed a card.")
+        return (f"The camera sees {count} cards for {who} ({expected} expected): it may have "
+                "counted a card twice, or one is not theirs.")
+    if kind is NoteKind.DOUBTFUL_CARD and problem.alternative:
+        whose = f" in {who}'s cards" if who else ""
+        return (f"The camera is unsure of {card}{whose}: it may be "
                 f"{card_words(problem.alternative)}.")
-    if code == "uncertain_card" and problem.card and problem.share:
-        return (f"The camera saw {card_words(problem.card)} in {who}'s cards only now and "
-                f"then ({problem.share} of the time): check it is there.")
-    if code == "duplicate_card":
-        return f"The camera sees a card twice: {_cards_in(named(detail))}. Check the cards."
-    if code == "up_card_unknown":
+    if kind is NoteKind.UNCERTAIN_CARD and problem.share is not None:
+        return (f"The camera saw {card} in {who}'s cards only now and then "
+                f"({problem.share:.0%} of the time): check it is there.")
+    if kind is NoteKind.DUPLICATE_CARD:
+        if problem.other_player:
+            other = players.get(problem.other_player, problem.other_player)
+            return f"The camera sees {card} in both {other}'s and {who}'s cards. Check the cards."
+        if who:
+            return f"The camera sees {card} twice in {who}'s cards. Check the cards."
+        times = "twice" if problem.count in (None, 2) else f"{problem.count} times"
+        return f"The camera sees {card} {times}. Check the cards."
+    if kind is NoteKind.UP_CARD_UNKNOWN:
         return "The camera did not see the deal: enter the knock card."
-    if code == "up_card_unclear":
+    if kind is NoteKind.UP_CARD_UNCLEAR:
         return (f"The camera sees more than one card where the up card lies "
-                f"({_cards_in(detail)}): enter the knock card.")
-    if code == "layoff_not_on_meld":
-        return (f"A card laid off lies apart from the knocker's melds: "
-                f"{_cards_in(named(detail))}.")
-    text = _cards_in(named(detail or code.replace("_", " ")))
-    who = f" ({name})" if name else ""
-    return f"The camera noted: {text}{who}."
+                f"({_cards_words(problem.cards)}): enter the knock card.")
+    if kind is NoteKind.LAYOFF_NOT_ON_MELD:
+        whose = f"{who}'s" if who else "the knocker's"
+        return (f"A card laid off lies apart from {whose} melds: "
+                f"{_cards_words(problem.cards)}.")
+    text = problem.text or kind.value.replace("_", " ")
+    return f"The camera noted: {text}{f' ({who})' if who else ''}."
 
 
-def problem_sentences(problems: list[Any] | None, players: dict[str, str]) -> list[str]:
-    """The reader's notes of a proposal as sentences (text that is not a note is dropped)."""
-    return [problem_sentence(p, players) for p in problems or []
-            if isinstance(p, (str, Problem))]
+def problem_sentences(stored: Any, players: dict[str, str], asked: object = False) -> list[str]:
+    """A proposal's stored notes (``Problem`` JSON, or old notes' text) as sentences.
+    ``asked`` (truthy): the card count is the proposal's question (``card_count_question``),
+    so its notes are not said twice."""
+    problems = stored if isinstance(stored, tuple) else problems_from_json(stored)
+    return [problem_sentence(p, players) for p in problems
+            if not (asked and p.kind is NoteKind.WRONG_CARD_COUNT)]
+
+
+def card_count_question(problems: Iterable[Problem], players: dict[str, str]) -> str | None:
+    """What the players are asked when the camera's spreads are the wrong size (its
+    ``wrong_card_count`` notes), or None: a camera read never becomes penalty points."""
+    counts = [problem_sentence(p, players) for p in problems
+              if p.kind is NoteKind.WRONG_CARD_COUNT]
+    if not counts:
+        return None
+    return " ".join(counts) + " Correct the cards below (nothing is scored until then)."
 
 
 _HEADLINE_VERBS = {Outcome.GIN: "goes gin", Outcome.BIG_GIN: "goes big gin"}

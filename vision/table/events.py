@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vision.inference.detection import Detections
+from vision.table.notes import Problem
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class TableRead:
 
     up_card: str | None
     spreads: dict[str, SpreadRead]
-    problems: list[str]
+    problems: list[Problem]
     confidence: float
     knocker: str | None = None
     cards: list[dict[str, Any]] = field(default_factory=list)
@@ -119,7 +120,8 @@ class TableRead:
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "up_card": self.up_card, "knocker": self.knocker,
                 "spreads": {p: s.to_json() for p, s in self.spreads.items()},
-                "problems": list(self.problems), "confidence": round(self.confidence, 3),
+                "problems": [p.to_json() for p in self.problems],
+                "confidence": round(self.confidence, 3),
                 "cards": list(self.cards)}
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from scorer import ScorerError, arrange, is_meld, parse_cards
 from vision.inference.corner_pairing import SAME_CARD_REACH, index_unit
 from vision.inference.detection import Detection, Detections
+from vision.table.notes import NoteKind, Problem
 
 # Geometry, in units of the typical corner index size u = sqrt(width * height) of its box.
 LINK_REACH = 2.6  # cards whose nearest indices are closer than this belong to one group
@@ -57,13 +58,12 @@ class SeenCard:
 @dataclass
 class Grouping:
     """A player's cards read into melds (``groups``, each one a meld, in fan order where kept
-    as laid) and deadwood (``loose``), with problems. ``arranged_by_engine``: the groups as laid
+    as laid) and deadwood (``loose``). ``arranged_by_engine``: the groups as laid
     (``laid``) left more deadwood than the cards need, so ``groups`` and ``loose`` are the
     rules engine's least-deadwood arrangement closest to them."""
 
     groups: list[list[str]] = field(default_factory=list)
     loose: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
     arranged_by_engine: bool = False
     laid: list[list[str]] = field(default_factory=list)
 
@@ -74,7 +74,7 @@ def _box_center(box: Sequence[float]) -> np.ndarray:
 
 def cards_from_detections(
     detections: Detections | Iterable[Detection], min_confidence: float = 0.0
-) -> tuple[list[SeenCard], list[str]]:
+) -> tuple[list[SeenCard], list[Problem]]:
     """Merge corner detections into cards; return (cards, problems).
 
     Detections of one code within reach of a card diagonal are one card (its two corners).
@@ -89,7 +89,7 @@ def cards_from_detections(
     for code, box, conf, alternative in kept:
         by_code.setdefault(code, []).append((box, conf, alternative))
     cards: list[SeenCard] = []
-    problems: list[str] = []
+    problems: list[Problem] = []
     for code, sightings in sorted(by_code.items()):
         clusters = _cluster([_box_center(b) for b, _, _ in sightings], SAME_CARD_REACH * unit)
         # a card has at most two corners: a cluster with more is overlapping tiles/duplicates,
@@ -103,7 +103,8 @@ def cards_from_detections(
                                   alternative=next((sightings[i][2] for i in members
                                                     if sightings[i][2]), None)))  # surest first
         if len(clusters) > 1:
-            problems.append(f"duplicate_card: {code} is seen {len(clusters)} times")
+            problems.append(Problem(NoteKind.DUPLICATE_CARD, cards=(code,),
+                                    count=len(clusters)))
     return cards, problems
 
 

@@ -44,6 +44,7 @@ from vision.table.gate import Signature, has_changed
 from vision.table.grouping import cards_from_detections, index_unit
 from vision.table.knock import KnockWatcher
 from vision.table.layout import UP_CARD, TableLayout
+from vision.table.notes import NoteKind, Problem
 from vision.table.regions import Region, RegionReader, regions_of, same_regions
 from vision.table.spreads import read_spreads, split_by_region
 from vision.table.voting import RegionVoter
@@ -64,8 +65,8 @@ def read_detections(
         if len(slot) == 1:
             up_card = slot[0].card
         elif len(slot) > 1:
-            problems.append(f"up_card_unclear: {len(slot)} cards in the up-card slot "
-                            f"({' '.join(c.card for c in slot)})")
+            problems.append(Problem(NoteKind.UP_CARD_UNCLEAR,
+                                    cards=tuple(c.card for c in slot), count=len(slot)))
     return read_spreads(regions, problems=problems, up_card=up_card, unit=unit, cards=cards)
 
 

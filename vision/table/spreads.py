@@ -15,6 +15,7 @@ from scorer import spread_sizes
 from vision.table.events import SpreadRead, TableRead
 from vision.table.grouping import SeenCard, clusters_of, group_cards, index_unit
 from vision.table.layout import UP_CARD, TableLayout
+from vision.table.notes import NoteKind, Problem
 from vision.table.voting import VoteResult
 
 TABLE = "table"  # the single area used when no layout is given
@@ -58,25 +59,29 @@ def spread_key(spread: SpreadRead) -> tuple[Any, ...]:
     return (tuple(tuple(g) for g in spread.groups), tuple(spread.loose), tuple(spread.layoffs))
 
 
-def _card_count_problem(player: str, count: int, allowed: tuple[int, ...]) -> str | None:
+def _card_count_problem(player: str, count: int, allowed: tuple[int, ...]) -> Problem | None:
     if count in allowed:
         return None
-    expected = " or ".join(str(n) for n in sorted(allowed))
-    return f"wrong_card_count: player {player} has {count} cards, expected {expected}"
+    return Problem(NoteKind.WRONG_CARD_COUNT, player=player, count=count,
+                   expected=tuple(sorted(allowed)))
+
+
+def _doubts(player: str, cards: Iterable[SeenCard]) -> list[Problem]:
+    """A note for each card the detector was unsure of, with the card it may be instead."""
+    return [Problem(NoteKind.DOUBTFUL_CARD, player=player, cards=(c.card,),
+                    alternative=c.alternative) for c in cards if c.alternative]
 
 
 def _spread(player: str, cards: Sequence[SeenCard], confidence: float,
-            layoffs: Sequence[str] = (), unit: float | None = None) -> tuple[SpreadRead, list[str]]:
+            layoffs: Sequence[SeenCard] = (), unit: float | None = None) -> SpreadRead:
     grouping = group_cards(cards, unit)
-    spread = SpreadRead(player=player, groups=grouping.groups, loose=grouping.loose,
-                        confidence=confidence, layoffs=list(layoffs),
-                        arranged_by_engine=grouping.arranged_by_engine, laid=grouping.laid)
-    doubts = [f"doubtful_card: {c.card} may be {c.alternative}" for c in cards if c.alternative]
-    return spread, [f"{p} (player {player})" for p in [*grouping.problems, *doubts]]
+    return SpreadRead(player=player, groups=grouping.groups, loose=grouping.loose,
+                      confidence=confidence, layoffs=[c.card for c in layoffs],
+                      arranged_by_engine=grouping.arranged_by_engine, laid=grouping.laid)
 
 
 def _layoffs(cards: Sequence[SeenCard], own: frozenset[str], knocker: str,
-             unit: float | None) -> tuple[list[SeenCard], list[SeenCard], list[str]]:
+             unit: float | None) -> tuple[list[SeenCard], list[SeenCard], list[Problem]]:
     """The knocker's area split into own cards and layoffs, with a layoff lying apart."""
     layoffs = [c for c in cards if c.card not in own]
     problems = []
@@ -84,16 +89,16 @@ def _layoffs(cards: Sequence[SeenCard], own: frozenset[str], knocker: str,
         codes = {c.card for c in cluster}
         loose_layoffs = [c for c in layoffs if c.card in codes]
         if loose_layoffs and not codes & own:
-            problems.append("layoff_not_on_meld: " + " ".join(c.card for c in loose_layoffs)
-                            + f" lies apart from {knocker}'s melds")
+            problems.append(Problem(NoteKind.LAYOFF_NOT_ON_MELD, player=knocker,
+                                    cards=tuple(c.card for c in loose_layoffs)))
     return [c for c in cards if c.card in own], layoffs, problems
 
 
-def _vote_problems(player: str, vote: VoteResult) -> list[str]:
-    return ([f"duplicate_card: {code} is seen twice in {player}'s area"
+def _vote_problems(player: str, vote: VoteResult) -> list[Problem]:
+    return ([Problem(NoteKind.DUPLICATE_CARD, player=player, cards=(code,))
              for code in vote.duplicates]
-            + [f"uncertain_card: {code} in {player}'s area is seen in only {share:.0%} of "
-               "recent frames" for code, share in vote.uncertain.items()])
+            + [Problem(NoteKind.UNCERTAIN_CARD, player=player, cards=(code,), share=share)
+               for code, share in vote.uncertain.items()])
 
 
 def read_spreads(
@@ -101,7 +106,7 @@ def read_spreads(
     *,
     knock: Knock | None = None,
     votes: Mapping[str, VoteResult] | None = None,
-    problems: Sequence[str] = (),
+    problems: Sequence[Problem] = (),
     up_card: str | None = None,
     unit: float | None = None,
     cards: Sequence[SeenCard] | None = None,
@@ -124,7 +129,7 @@ def read_spreads(
     if knock is not None:
         up_card = knock.up_card
         if up_card is None:
-            problems.append("up_card_unknown: the deal was not seen; enter the knock card")
+            problems.append(Problem(NoteKind.UP_CARD_UNKNOWN))
         if knock.knocker_own is not None:
             own_cards, layoffs, apart = _layoffs(areas[knock.knocker], knock.knocker_own,
                                                  knock.knocker, unit)
@@ -135,20 +140,20 @@ def read_spreads(
         knocker = knock is not None and player == knock.knocker
         confidence = (votes[player].confidence if votes is not None
                       else min((c.confidence for c in area), default=1.0))
-        player_layoffs = ([c.card for c in layoffs]
-                          if knock is not None and not knocker and len(areas) == 2 else [])
+        player_layoffs = (layoffs if knock is not None and not knocker and len(areas) == 2
+                          else [])
         mine = own_cards if knocker and own_cards is not None else area
-        spread, spread_problems = _spread(player, mine, confidence, player_layoffs, unit)
+        spread = _spread(player, mine, confidence, player_layoffs, unit)
         spreads[player] = spread
-        problems += spread_problems
+        problems += _doubts(player, [*mine, *player_layoffs])
         if votes is not None:
             problems += _vote_problems(player, votes[player])
         if knock is None:
             continue
         for code in spread.cards:
             if code in seen_in and seen_in[code] != player:
-                problems.append(f"duplicate_card: {code} is in both {seen_in[code]}'s "
-                                f"and {player}'s spread")
+                problems.append(Problem(NoteKind.DUPLICATE_CARD, player=player,
+                                        other_player=seen_in[code], cards=(code,)))
             seen_in[code] = player
         count = _card_count_problem(player, len(spread.cards),
                                     spread_sizes(knocker))

@@ -20,6 +20,7 @@ from webui.hall.players import PlayerNames, player_key
 from webui.hall.tiebreaks import MatchWin, TieBreak
 from webui.store import Store, engine
 from webui.store.state import PLAYERS, TableState
+from webui.words import problem_sentences
 
 LOW_CONFIDENCE = 0.6
 
@@ -49,7 +50,8 @@ def problems(state: TableState) -> list[str]:
         err = proposal.get("error")
         if err:
             out.append(f"hand {hand.number}: {err.get('message', err)}")
-        out += [f"hand {hand.number}: {p}" for p in proposal.get("problems") or []]
+        out += [f"hand {hand.number}: {sentence}" for sentence in problem_sentences(
+            proposal.get("problems"), state.players, proposal.get("question"))]
         conf = proposal.get("confidence")
         if isinstance(conf, (int, float)) and conf < LOW_CONFIDENCE:
             out.append(f"hand {hand.number}: camera reading uncertain ({conf:.0%})")

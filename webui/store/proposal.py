@@ -5,17 +5,17 @@ camera's notes on it (``Problem``), the cards it doubts (``Doubt``), where a han
 A proposal is built once, from a tablet's form (``Proposal.from_request``), from the camera's
 reading (``webui.camera_clerk``) or from a stored event (``Proposal.from_json``), and written as
 the same JSON the events have always held (``to_json``), so old databases still read. The
-reader's notes arrive as text (``"doubtful_card: 8D may be 8H (player B)"``) and are parsed
-once here (``Problem.parse``); card codes in them are recognised by the engine's card parser.
+reader's notes are the reader's own type (``vision.table.notes.Problem``), stored as JSON; the
+cards it doubts are read from them (``Proposal.doubts``), never kept twice.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from vision.table.notes import NoteKind, Problem, problems_from_json
 from webui.store import engine
 
 PLAYERS = engine.PLAYERS
@@ -77,84 +77,6 @@ def reader_cards(codes: Any) -> list[str]:
     return [reader_card(c) for c in codes]
 
 
-_TOKEN = re.compile(r"\b[0-9A-Z]{2,3}\b")
-
-
-def cards_in(text: str) -> tuple[str, ...]:
-    """The card codes written in ``text`` (upper-case tokens the engine reads as cards)."""
-    found = (card_code(m.group(0)) for m in _TOKEN.finditer(text))
-    return tuple(code for code in found if code is not None)
-
-
-def replace_cards(text: str, how: Any) -> str:
-    """``text`` with every card code in it replaced by ``how(code)``."""
-    def one(m: re.Match[str]) -> str:
-        code = card_code(m.group(0))
-        return m.group(0) if code is None else str(how(m.group(0)))
-
-    return _TOKEN.sub(one, text)
-
-
-_SUFFIX = re.compile(r"\s*\(player ([AB])\)$")
-_COUNT = re.compile(r"player ([AB]) has (\d+) cards, expected (.+)")
-_AREA = re.compile(r"\bin ([AB])'s area\b")
-_SHARE = re.compile(r"seen in only (\S+) of recent frames")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One note of the table reader: its ``code`` (``doubtful_card``, ``wrong_card_count``...),
-    the ``player`` it is about, the ``cards`` it names (first: ``card``) and its text."""
-
-    code: str
-    detail: str = ""
-    player: str | None = None
-    cards: tuple[str, ...] = ()
-    #: wrong_card_count: the cards seen and the number expected ("10", "10 or 11")
-    count: int | None = None
-    expected: str | None = None
-    #: uncertain_card: the share of recent frames the card was seen in ("40%")
-    share: str | None = None
-    text: str = ""
-
-    @property
-    def card(self) -> str | None:
-        return self.cards[0] if self.cards else None
-
-    @property
-    def alternative(self) -> str | None:
-        """doubtful_card: the card it may be instead."""
-        return self.cards[1] if self.code == "doubtful_card" and len(self.cards) > 1 else None
-
-    @classmethod
-    def parse(cls, text: str) -> Problem:
-        """A note as the reader writes it: ``code: detail`` with ``(player X)`` at the end
-        when it is about one player's cards."""
-        player = None
-        rest = text
-        found = _SUFFIX.search(rest)
-        if found:
-            player, rest = found.group(1), rest[:found.start()]
-        code, _, detail = rest.partition(":")
-        detail = detail.strip()
-        count = expected = share = None
-        counted = _COUNT.match(detail) if code == "wrong_card_count" else None
-        if counted:
-            player = player or counted.group(1)
-            count, expected = int(counted.group(2)), counted.group(3)
-        area = _AREA.search(detail) if code == "uncertain_card" else None
-        if area:
-            player = player or area.group(1)
-            seen = _SHARE.search(detail)
-            share = seen.group(1) if seen else None
-        return cls(code=code, detail=detail, player=player, cards=cards_in(detail),
-                   count=count, expected=expected, share=share, text=text)
-
-    def to_json(self) -> str:
-        """The note as stored (the reader's text)."""
-        return self.text
-
-
 @dataclass(frozen=True)
 class Doubt:
     """A card the detector was unsure of in a player's cards, and the card it may be."""
@@ -162,13 +84,6 @@ class Doubt:
     player: str
     card: str
     alternative: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"player": self.player, "card": self.card, "alternative": self.alternative}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Doubt:
-        return cls(str(data["player"]), str(data["card"]), str(data["alternative"]))
 
 
 @dataclass(frozen=True)
@@ -213,8 +128,9 @@ class Proposal:
     declared (checked as laid; None: the engine arranges them); ``layout``: each player's melds
     as the camera saw them lie on the table, which only chooses among arrangements that score
     the same (the engine's ``layout``: never worse than the cards allow). The camera adds what
-    it noticed: ``problems``, ``confidence``, ``arranged_by_engine``, ``doubts`` and the
-    ``snapshot`` picture's name.
+    it noticed: ``problems`` (among them the cards it doubts: ``doubts``), ``confidence``,
+    ``arranged_by_engine``, the cards a short hand may be ``missing`` and the ``snapshot``
+    picture's name.
     """
 
     kind: Kind
@@ -229,8 +145,19 @@ class Proposal:
     confidence: float | None = None
     arranged_by_engine: bool = False
     snapshot: str | None = None
-    doubts: tuple[Doubt, ...] = ()
     missing: tuple[Missing, ...] = ()
+
+    @property
+    def doubts(self) -> tuple[Doubt, ...]:
+        """The cards the camera doubted (its ``doubtful_card`` notes) that are still among
+        the player's cards, each with a card it may be that is not on the table."""
+        cards = self.cards or {}
+        on_table = {c for hand in cards.values() for c in hand}
+        return tuple(
+            Doubt(p.player, p.card, p.alternative) for p in self.problems or ()
+            if p.kind is NoteKind.DOUBTFUL_CARD and p.player is not None and p.card
+            and p.alternative and p.card in cards.get(p.player, ())
+            and p.alternative not in on_table)
 
     # JSON ----------------------------------------------------------------------------------
     def core_json(self) -> dict[str, Any]:
@@ -260,8 +187,6 @@ class Proposal:
             out["arranged_by_engine"] = True
         if self.snapshot:
             out["snapshot"] = self.snapshot
-        if self.doubts:
-            out["doubts"] = [d.to_json() for d in self.doubts]
         if self.missing:
             out["missing"] = [m.to_json() for m in self.missing]
         return out
@@ -279,12 +204,10 @@ class Proposal:
             melds=data.get("melds"), layout=data.get("layout"),
             improper_accepted=bool(data.get("improper_accepted")),
             result=data.get("result") if kind is Kind.MANUAL else None,
-            problems=(None if problems is None else
-                      tuple(Problem.parse(p) for p in problems if isinstance(p, str))),
+            problems=None if problems is None else problems_from_json(problems),
             confidence=data.get("confidence"),
             arranged_by_engine=bool(data.get("arranged_by_engine")),
             snapshot=data.get("snapshot"),
-            doubts=tuple(Doubt.from_json(d) for d in data.get("doubts") or []),
             missing=tuple(Missing.from_json(m) for m in data.get("missing") or []))
 
     # the tablet ----------------------------------------------------------------------------
@@ -336,9 +259,3 @@ def answers(proposal: dict[str, Any] | None) -> list[Answer]:
     if not proposal:
         return []
     return Proposal.from_json(proposal).answers()
-
-
-def problems_of(proposal: dict[str, Any] | None) -> list[Problem]:
-    """The camera's notes of a stored proposal, parsed."""
-    return [Problem.parse(p) for p in (proposal or {}).get("problems") or []
-            if isinstance(p, str)]

@@ -22,7 +22,7 @@ from hall_helpers import (
 )
 
 from vision.table.notes import NoteKind, Problem
-from webui.signing import verify_pdf
+from webui.common.signing import verify_pdf
 from webui.hall import create_hall_app
 from webui.hall.cli import hall_main, sync_main
 from webui.hall.draw import DrawError, blind_draw

@@ -20,7 +20,7 @@ from hall_helpers import (
     play_hand,
 )
 
-from webui import attempts
+from webui.common import attempts
 from webui.hall import audit, create_hall_app
 from webui.hall.cli import hall_main
 from webui.hall.schema import DirectorRequest

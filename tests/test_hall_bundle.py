@@ -10,7 +10,7 @@ import zipfile
 import hall_helpers
 from hall_helpers import PLAYER_A, PNG_DATA_URL, fetch_bundle, new_table, play_hand
 
-from webui.signing import verify_pdf
+from webui.common.signing import verify_pdf
 from webui.store import commands
 
 pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import hall_helpers
 from hall_helpers import PASSWORD, confirmed_hands, csrf_of, new_table, play_hand
 
-from webui import attempts
+from webui.common import attempts
 from webui.hall import create_hall_app
 from webui.hall.schema import DirectorRequest
 from webui.hall.sync import open_store, sync_once

@@ -61,7 +61,7 @@ def test_pin_back_off_is_per_address_survives_a_restart_and_grows(tmp_path, monk
     and a restart reset the count."""
     from datetime import timedelta
 
-    from webui import attempts
+    from webui.common import attempts
 
     app = make_app(tmp_path)
     stranger = app.test_client()

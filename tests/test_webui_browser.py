@@ -18,7 +18,7 @@ import pytest
 from webui_helpers import frame_level_demo_layout, make_app, pin_of
 
 from webui.camera_feed import TableCamera
-from webui.signing import verify_pdf
+from webui.common.signing import verify_pdf
 from webui.store import Actor
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,7 +24,7 @@ from webui_helpers import (
     make_app,
 )
 
-from webui.validate import MAX_WHOLE
+from webui.common.validate import MAX_WHOLE
 
 EXAMPLES = 1_260
 POSTS = ("knock-card", "proposal", "confirm", "undo", "sign", "next-game", "reopen")

@@ -10,8 +10,8 @@ import re
 import pytest
 from webui_helpers import PNG_DATA_URL, Tablet, csrf_token, director_client
 
-from webui.pdf import read_record
-from webui.signing import verify_pdf
+from webui.common.pdf import read_record
+from webui.common.signing import verify_pdf
 
 
 @pytest.fixture
@@ -338,8 +338,8 @@ def test_after_both_confirm_the_page_says_what_was_recorded(app):
 
 def test_verify_fails_when_a_signature_does_not_cover_the_final_sheet(app, finished, tmp_path):
     from webui import sheetview
-    from webui.pdf import render_sheet_pdf
-    from webui.signing import sign_pdf
+    from webui.common.pdf import render_sheet_pdf
+    from webui.common.signing import sign_pdf
     from webui.verify import main as verify_main
 
     sign_both(finished)

@@ -15,7 +15,7 @@ from webui_helpers import PNG_DATA_URL, Tablet, director_client, make_app
 
 from webui import create_app
 from webui.cli import serve_main
-from webui.security import DIRECTOR_KEY
+from webui.common.security import DIRECTOR_KEY
 from webui.store import Actor
 
 
@@ -299,7 +299,7 @@ def test_a_new_director_password_ends_old_director_sessions(app):
     client = director_client(app)
     assert client.get("/director/").status_code == 200
     with app.app_context():
-        from webui.security import set_director_password
+        from webui.common.security import set_director_password
 
         set_director_password("another-password")
     assert client.get("/director/").status_code == 403

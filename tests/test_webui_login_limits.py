@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from webui_helpers import Tablet, csrf_token, director_client, join, pin_of
 
-from webui import attempts
+from webui.common import attempts
 from webui.store import Actor
 
 

@@ -12,7 +12,7 @@ import pytest
 from test_webui_browser import stop_server
 from webui_helpers import Tablet, csrf_token, director_client, join, make_app
 
-from webui.validate import plain_text
+from webui.common.validate import plain_text
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

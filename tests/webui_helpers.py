@@ -33,7 +33,7 @@ def _shared_identity(data_dir: Path) -> None:
     """Reuse one signing key across tests (making an RSA key per test is slow)."""
     global _IDENTITY
     if _IDENTITY is None:
-        from webui.signing import ensure_identity
+        from webui.common.signing import ensure_identity
 
         _IDENTITY = Path(tempfile.mkdtemp(prefix="gintray-identity-"))
         ensure_identity(_IDENTITY)
@@ -156,7 +156,7 @@ def director_client(app: Flask, password: str = "director-pass") -> FlaskClient:
     """A client logged in as the director (sets the password on first use, from localhost)."""
     client = app.test_client()
     store = app.extensions["gintray.store"]
-    from webui.security import DIRECTOR_KEY
+    from webui.common.security import DIRECTOR_KEY
 
     if store.get_setting(DIRECTOR_KEY) is None:
         token = csrf_token(client, "/director/setup")

@@ -15,8 +15,8 @@ from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.exc import DBAPIError
 from werkzeug.routing import IntegerConverter
 
+from webui.common.security import security_headers
 from webui.live import Notifier, StreamSlots
-from webui.security import security_headers
 from webui.store import Store, database_problem
 
 csrf = CSRFProtect()
@@ -86,7 +86,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                                                     app.config["MAX_STREAMS"],
                                                     app.config["MAX_STREAMS_PER_TABLE"])
 
-    from webui import signing
+    from webui.common import signing
 
     app.extensions["gintray.identity"] = signing.ensure_identity(data_dir)
 
@@ -130,7 +130,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _register_errors(app: Flask) -> None:
-    from webui.errors import error_answer, register_error_pages
+    from webui.common.errors import error_answer, register_error_pages
 
     register_error_pages(app, "error.html")
 

@@ -21,21 +21,18 @@ from flask import (
     url_for,
 )
 
+from webui.common.security import client_address, is_director, safe_next, store
+from webui.common.validate import json_body, whole_number
 from webui.live import StreamKey, StreamLimit, StreamSlots, sse_stream
 from webui.security import (
     actor_for,
-    client_address,
     current_device,
-    is_director,
     may_act_for,
     request_id,
     require_viewer,
-    safe_next,
     seats_of,
-    store,
 )
 from webui.store import Command, CommandError, commands
-from webui.validate import json_body, whole_number
 from webui.views import table_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api/t/<int:table_id>")

@@ -18,9 +18,9 @@ from flask import (
     url_for,
 )
 
-from webui.security import director_required, store
+from webui.common.security import director_required, store
+from webui.common.validate import json_body
 from webui.store import Actor, CommandError, commands
-from webui.validate import json_body
 from webui.views import page_context
 
 bp = Blueprint("calibration", __name__, url_prefix="/director/tables/<int:table_id>/calibrate")

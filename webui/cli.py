@@ -77,7 +77,7 @@ def serve_main(argv: list[str]) -> int:
 
     from webui import create_app
     from webui.addresses import lan_address, lan_url, public_url
-    from webui.security import DIRECTOR_KEY
+    from webui.common.security import DIRECTOR_KEY
     from webui.store import DatabaseUnwritable
 
     public = None

@@ -6,17 +6,17 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from webui import attempts
-from webui.director_auth import login_page, setup_page
-from webui.security import (
+from webui.common import attempts
+from webui.common.director_auth import login_page, setup_page
+from webui.common.security import (
     client_address,
     director_required,
     is_local,
     logout_director,
     store,
 )
+from webui.common.validate import plain_text
 from webui.store import Actor, CommandError, commands, engine
-from webui.validate import plain_text
 from webui.views import table_or_404
 
 bp = Blueprint("director", __name__, url_prefix="/director")
@@ -33,7 +33,7 @@ def setup() -> Any:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
-    """The director's login, with the same back-off as the PIN (``webui.attempts``: each
+    """The director's login, with the same back-off as the PIN (``webui.common.attempts``: each
     attempt counted before the password is checked, per address and overall)."""
     address, local = client_address(), is_local()
     if request.method == "POST":

@@ -14,9 +14,10 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, send_file
 
 from webui import sheetview
-from webui.pdf import render_sheet_pdf
-from webui.security import require_viewer, store
-from webui.signing import sign_pdf
+from webui.common.pdf import render_sheet_pdf
+from webui.common.security import store
+from webui.common.signing import sign_pdf
+from webui.security import require_viewer
 from webui.views import table_or_404
 
 bp = Blueprint("exports", __name__, url_prefix="/t/<int:table_id>")

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from webui.pdf import RECORD_FORMAT, read_record
-from webui.signing import SigningIdentity, verify_pdf
+from webui.common.pdf import RECORD_FORMAT, read_record
+from webui.common.signing import SigningIdentity, verify_pdf
 from webui.store.state import digest
 
 

@@ -20,26 +20,24 @@ from flask import (
     url_for,
 )
 
-from webui import attempts, sheetview, words
+from webui import sheetview, words
 from webui.addresses import is_loopback_host, join_base
-from webui.seating import finished, next_seated, seating_of, syncs_to_hall
+from webui.common import attempts
+from webui.common.seating import finished, next_seated, seating_of, syncs_to_hall
+from webui.common.security import client_address, is_director, is_local, store
+from webui.common.validate import plain_text
 from webui.security import (
-    client_address,
     current_device,
     forget_device,
-    is_director,
-    is_local,
     may_act_for,
     may_see_screen,
     remember_device,
     require_viewer,
-    store,
 )
 from webui.store import CommandError
 from webui.store.db import Device
 from webui.store.seats import SeatTaken
 from webui.store.state import TableState
-from webui.validate import plain_text
 
 bp = Blueprint("views", __name__)
 NO_CAMERA = "camera unavailable (no camera is set for this table, or no demo footage found)"

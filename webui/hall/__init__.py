@@ -29,9 +29,9 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     (an IANA zone for times on the pages; default this machine's), ``STALL_MINUTES`` (a synced
     table is stalled after this long without a sync; default 3), plus any Flask setting.
     """
-    from webui import signing
+    from webui.common import signing
+    from webui.common.security import security_headers
     from webui.hall.sync import open_store, prepare_event_database
-    from webui.security import security_headers
     from webui.store import engine
 
     cfg = dict(config or {})
@@ -76,7 +76,7 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _register_errors(app: Flask) -> None:
-    from webui.errors import error_answer, register_error_pages
+    from webui.common.errors import error_answer, register_error_pages
 
     register_error_pages(app, "hall/error.html")
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from webui import sheetview
-from webui.pdf import render_sheet_pdf
-from webui.signing import SigningIdentity, sign_pdf
+from webui.common.pdf import render_sheet_pdf
+from webui.common.signing import SigningIdentity, sign_pdf
 from webui.store import Store
 from webui.store.db import EventRow
 from webui.store.state import sheet_hash

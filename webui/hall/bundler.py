@@ -144,8 +144,8 @@ class Bundler:
 def build(store: Store, data_dir: Path) -> BuildStatus:
     """The child's job: build the zip from the cache and the newly signed games, writing
     progress after each game."""
+    from webui.common.signing import ensure_identity
     from webui.hall.bundle import Progress, build_bundle
-    from webui.signing import ensure_identity
 
     folder = data_dir / "bundle"
     started = datetime.now(UTC).isoformat()

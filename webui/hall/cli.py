@@ -64,8 +64,8 @@ def hall_main(argv: list[str]) -> int:
         return add_director(args.database_url, args.add_director)
     from waitress import serve
 
+    from webui.common.security import DIRECTOR_KEY
     from webui.hall import create_hall_app
-    from webui.security import DIRECTOR_KEY
 
     try:
         app = create_hall_app({"DATABASE_URL": args.database_url, "DATA_DIR": args.data_dir})

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from webui.director_auth import MIN_PASSWORD
+from webui.common.director_auth import MIN_PASSWORD
 from webui.hall.players import player_key
 from webui.hall.schema import HallDirector
 from webui.store import Store

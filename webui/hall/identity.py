@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from webui.common.seating import ORIGIN_KEY  # the table app reads it too
 from webui.hall.schema import OriginState
-from webui.seating import ORIGIN_KEY  # the table app reads it too
 from webui.store import Store
 
 HOME_KEY = "hall_home"

@@ -4,7 +4,7 @@ round's table pushed, the rest are opened on the event database.
 A station is a table database that syncs to the event (its origin), numbered in the order it
 first synced. Seating a round (the draw's first round, or an approved pairing) gives table k
 to station k; its sync opens that table in the table app's own database with the players'
-names (``webui.seating``) and uploads it, and the hall then knows it as that table (its
+names (``webui.common.seating``) and uploads it, and the hall then knows it as that table (its
 mirror). Tables past the last station open on the event database as before (direct tables).
 The clock, the board and the projector follow these tables, so a synced round shows the tables
 the table apps actually play, never empty ones opened beside them.
@@ -19,10 +19,10 @@ from typing import Any
 
 from sqlalchemy import func, select, update
 
+from webui.common.seating import Seating
 from webui.hall import roster
 from webui.hall.clock import RoundClock
 from webui.hall.schema import HallStation, HallTableSeating
-from webui.seating import Seating
 from webui.store import Actor, Store
 from webui.store.db import commit_first
 
@@ -66,7 +66,7 @@ class TableSeat:
 
     @property
     def seating(self) -> Seating:
-        """What the table app gets (``webui.seating``)."""
+        """What the table app gets (``webui.common.seating``)."""
         return Seating(self.token, self.round, self.table, self.a.name, self.b.name)
 
     def to_json(self) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
+from webui.common.seating import open_seated_table
 from webui.hall import adoption, stations
 from webui.hall.actions import at_revision
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
@@ -47,7 +48,6 @@ from webui.hall.schema import (
     TableLink,
     ensure_schema,
 )
-from webui.seating import open_seated_table
 from webui.store import Actor, CommandError, Store, commands
 from webui.store.db import EventRow, TableRow, commit_first, database_url
 
@@ -224,7 +224,7 @@ def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
 
 def open_seatings(local: Store, central: Store, station: int) -> dict[int, str]:
     """Open at the table app the round tables the hall seated at this ``station`` (once each,
-    with the players' names: ``webui.seating``); returns their seatings' tokens by local
+    with the players' names: ``webui.common.seating``); returns their seatings' tokens by local
     table id, for the tables the event database does not know yet."""
     out: dict[int, str] = {}
     for pushed in stations.pending(central, station):

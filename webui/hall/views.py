@@ -24,9 +24,16 @@ from flask import (
 )
 from sqlalchemy import select
 
-from webui import attempts
-from webui.director_auth import login_page, setup_page
-from webui.errors import wants_json
+from webui.common import attempts
+from webui.common.director_auth import login_page, setup_page
+from webui.common.errors import wants_json
+from webui.common.security import (
+    director_required,
+    is_director,
+    login_director,
+    logout_director,
+    store,
+)
 from webui.hall import (
     adjustments,
     adoption,
@@ -67,18 +74,11 @@ from webui.hall.schema import (
 )
 from webui.hall.swiss import PairingError
 from webui.hall.sync import linked_tables, pending_requests
-from webui.security import (
-    director_required,
-    is_director,
-    login_director,
-    logout_director,
-    store,
-)
 from webui.store import Actor, CommandError, commands, engine
 from webui.store.db import commit_first
 
 bp = Blueprint("hall", __name__, static_folder="static", static_url_path="/hall-static")
-LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.attempts)
+LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.common.attempts)
 
 
 def _back_to(anchor: str = "") -> Any:
@@ -139,7 +139,7 @@ def setup() -> Any:
 def login() -> Any:
     """The director's login: own name and password (named accounts), or the event's shared
     password while it has no named account; wrong ones limited per address
-    (``webui.attempts``, counted in the event database)."""
+    (``webui.common.attempts``, counted in the event database)."""
     address = request.remote_addr or "unknown"
     named = directors.has_accounts(store())
     if request.method == "POST":

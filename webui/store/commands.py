@@ -10,11 +10,11 @@ import base64
 import binascii
 from typing import Any
 
-from webui import signature_image
+from webui.common import signature_image
+from webui.common.validate import plain_text, whole_number
 from webui.store import Command, CommandError, engine
 from webui.store.proposal import Kind, Outcome, Phase, Proposal
 from webui.store.state import PLAYERS, HandState, TableState, sheet_hash
-from webui.validate import plain_text, whole_number
 
 MAX_SIGNATURE_BYTES = signature_image.MAX_BYTES
 
@@ -361,7 +361,7 @@ def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> C
 
 def decode_png(data_url: Any) -> bytes:
     """The normalised PNG of a ``data:image/png;base64,...`` URL: decoded and checked by
-    ``webui.signature_image`` (bounded bytes and pixels, a real picture), re-encoded."""
+    ``webui.common.signature_image`` (bounded bytes and pixels, a real picture), re-encoded."""
     prefix = "data:image/png;base64,"
     if not isinstance(data_url, str) or not data_url.startswith(prefix):
         raise CommandError("bad_signature", "the signature must be a PNG data URL", 400)

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import abort, flash, redirect, render_template, request, url_for
 
-from webui.security import (
+from webui.common.security import (
     check_director_password,
     director_password_set,
     is_local,

@@ -20,7 +20,7 @@ from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from webui.signature_image import readable
+from webui.common.signature_image import readable
 
 SIGNATURE_BOX = (80 * mm, 27 * mm)
 RECORD_NAME = "gintray-sheet-record.json"

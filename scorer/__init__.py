@@ -24,10 +24,12 @@ from scorer.melds import (
     melding_cards,
     min_deadwood,
 )
+from scorer.outcomes import Outcome
 from scorer.rules import PRESETS, RuleSet, Shutout, knock_limit_for, rules_from_spec
 from scorer.sheet import (
     BoardResult,
     Game,
+    MatchStatus,
     Sheet,
     hand_winner,
     match_status,
@@ -52,8 +54,10 @@ __all__ = [
     "ImproperKnockError",
     "InputError",
     "Layoff",
+    "MatchStatus",
     "MeldAnalysis",
     "NewDealError",
+    "Outcome",
     "RuleSet",
     "RulesError",
     "ScorerError",

@@ -49,6 +49,7 @@ from scorer.melds import (
     min_deadwood_mask,
     optimal_arrangements,
 )
+from scorer.outcomes import Outcome, Score, decide
 from scorer.rules import RuleSet, knock_limit_for, rules_from_spec
 
 HAND_SIZE = 10
@@ -85,7 +86,7 @@ class Alternative:
     melds: list[list[Card]]
     layoffs: list[Layoff]
     deadwood: dict[str, int]
-    outcome: str
+    outcome: Outcome
     winner: str | None
     points: int
     #: the knocker's melds exactly as laid on the table (``score_hand``'s ``layout``)
@@ -96,7 +97,7 @@ class Alternative:
             "melds": [codes(m) for m in self.melds],
             "layoffs": [lay.to_json() for lay in self.layoffs],
             "deadwood": dict(self.deadwood),
-            "outcome": self.outcome,
+            "outcome": self.outcome.value,
             "winner": self.winner,
             "points": self.points,
         }
@@ -109,7 +110,7 @@ class Alternative:
 class HandResult:
     """The scored hand; ``to_json()`` is exactly the ``gintray score`` output."""
 
-    outcome: str  # knock | gin | big_gin | undercut
+    outcome: Outcome
     winner: str | None
     points: int
     knock_limit: int
@@ -134,7 +135,7 @@ class HandResult:
     def to_json(self) -> dict[str, Any]:
         """JSON object of the CLI's ``score`` command."""
         return {
-            "outcome": self.outcome,
+            "outcome": self.outcome.value,
             "winner": self.winner,
             "points": self.points,
             "knock_limit": self.knock_limit,
@@ -332,44 +333,6 @@ def _penalty_json(side: _Side) -> dict[str, Any] | None:
     return None
 
 
-@dataclass(frozen=True)
-class _Score:
-    """Outcome, winner and points of one knock before any doubling."""
-
-    outcome: str
-    winner: str | None
-    points: int
-
-    def net_for(self, player: str) -> int:
-        """Points won (positive) or lost (negative) by ``player``."""
-        if self.winner is None:
-            return 0
-        return self.points if self.winner == player else -self.points
-
-
-def _score(
-    rules: RuleSet,
-    k_count: int,
-    d_count: int,
-    is_gin: bool,
-    is_big_gin: bool,
-    knocker: str,
-    defender: str,
-) -> _Score:
-    """Seed 000 rule 6 and 003: gin, big gin, undercut (ties too, by default) or a knock."""
-    if is_big_gin:
-        # a big gin is only recognised when the rules have a big gin bonus (big_gin_allowed)
-        assert rules.big_gin_bonus is not None
-        return _Score("big_gin", knocker, d_count + rules.big_gin_bonus)
-    if is_gin:
-        return _Score("gin", knocker, d_count + rules.gin_bonus)
-    if d_count < k_count or (d_count == k_count and rules.undercut_on_tie):
-        return _Score("undercut", defender, k_count - d_count + rules.undercut_bonus)
-    if d_count == k_count:
-        return _Score("knock", None, 0)
-    return _Score("knock", knocker, d_count - k_count)
-
-
 def _layoffs(k_side: _Side, d_side: _Side) -> list[Layoff]:
     """The defender's layoffs, each named with the knocker meld it goes onto."""
     if d_side.defence is None:
@@ -384,11 +347,11 @@ MAX_ALTERNATIVES = 3
 
 
 def _alternatives(
-    scored: list[tuple[tuple[int, ...], _Side, _Side, _Score]],
+    scored: list[tuple[tuple[int, ...], _Side, _Side, Score]],
     knocker: str,
     defender: str,
     factor: int,
-    as_laid: tuple[_Side, _Side, _Score] | None = None,
+    as_laid: tuple[_Side, _Side, Score] | None = None,
 ) -> list[Alternative]:
     """The best spread of each other result (at most three).
 
@@ -410,7 +373,7 @@ def _alternatives(
         out.append(
             Alternative(
                 melds=[meld_cards(m) for m in k_side.melds],
-                layoffs=[] if score.outcome in ("gin", "big_gin") else _layoffs(k_side, d_side),
+                layoffs=[] if score.outcome.is_gin else _layoffs(k_side, d_side),
                 deadwood={knocker: k_side.count, defender: d_side.count},
                 outcome=score.outcome,
                 winner=score.winner,
@@ -551,10 +514,10 @@ def score_hand(
     # The defender's best answer to each spread the knocker may lay; keep the knocker's best.
     # The layout chooses only among spreads of equal result and deadwood.
     k_laid, d_laid = laid.get(knocker, ()), laid.get(defender, ())
-    scored: list[tuple[tuple[int, ...], _Side, _Side, _Score]] = []
+    scored: list[tuple[tuple[int, ...], _Side, _Side, Score]] = []
     for k_side in options:
         d_side = _defend(() if is_gin else k_side.melds, d_hand, d_size, d_fixed, d_laid)
-        score = _score(rules, k_side.count, d_side.count, is_gin, is_big_gin, knocker, defender)
+        score = decide(rules, k_side.count, d_side.count, is_gin, is_big_gin, knocker, defender)
         layoffs = len(d_side.defence.layoffs) if d_side.defence and not is_gin else 0
         key = (score.net_for(knocker), -k_side.count, d_side.count,
                layout_agreement(k_side.melds, k_laid), -layoffs)
@@ -567,7 +530,7 @@ def score_hand(
         if laid_side.count <= limit:  # a spread over the knock card is no knock to offer
             gin = is_gin and laid_side.count == 0
             laid_def = _defend(() if gin else laid_spread, d_hand, d_size, d_fixed, d_laid)
-            as_laid = (laid_side, laid_def, _score(rules, laid_side.count, laid_def.count, gin,
+            as_laid = (laid_side, laid_def, decide(rules, laid_side.count, laid_def.count, gin,
                                                    is_big_gin and gin, knocker, defender))
     _, k_side, d_side, score = scored[0]
     k_count, d_count = k_side.count, d_side.count

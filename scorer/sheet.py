@@ -192,7 +192,7 @@ class Sheet:
         done = [g for g in self.games if g.complete]
         return dict(done[-1].finals) if done else None
 
-    def match(self) -> dict[str, Any]:
+    def match(self) -> MatchStatus:
         """Games won and whether the match is decided (see ``match_status``)."""
         winners = [g.winner for g in self.games if g.complete]
         return match_status(self.rules, self.players, winners, self.record_before)
@@ -205,7 +205,7 @@ class Sheet:
             "games": [g.to_json() for g in self.games],
             "winner": self.winner,
             "finals": self.finals,
-            "match": self.match(),
+            "match": self.match().to_json(),
             "next_dealer": self.next_dealer,
         }
         if self.rules.hollywood:
@@ -465,12 +465,32 @@ def score_sheet(
     )
 
 
+@dataclass(frozen=True)
+class MatchStatus:
+    """Where a match stands: games won by each player, whether it is decided (``complete``)
+    and by whom (``winner``; None while playing or on a shared series); ``games``: the match
+    length (best of); ``series``: each team's partnership series (000 partnership rules)."""
+
+    games: int
+    games_won: dict[str, int]
+    complete: bool
+    winner: str | None
+    series: dict[str, SeriesStatus] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"games": self.games}
+        if self.series is not None:
+            out["series"] = {p: s.to_json() for p, s in self.series.items()}
+        out.update(games_won=dict(self.games_won), complete=self.complete, winner=self.winner)
+        return out
+
+
 def match_status(
     rules: RuleSet,
     players: Sequence[str],
     game_winners: Iterable[str | None],
     record_before: Mapping[str, tuple[int, int]] | None = None,
-) -> dict[str, Any]:
+) -> MatchStatus:
     """Games won and whether the match is decided: best of ``match_games``, or 000's
     partnership series (``team_series``). The one place a match winner is worked out: the
     sheet, the table app and the hall all ask here.
@@ -481,7 +501,7 @@ def match_status(
             won[winner] += 1
     played = sum(won.values())
     winner = None
-    out: dict[str, Any] = {"games": rules.match_games}
+    series = None
     if rules.match_stop_after_losses is not None:
         before = record_before or {}
         series = {
@@ -495,14 +515,12 @@ def match_status(
             best = max(won.values())
             leaders = [p for p, w in won.items() if w == best]
             winner = leaders[0] if len(leaders) == 1 else None
-        out["series"] = {p: s.to_json() for p, s in series.items()}
     else:
         need = rules.match_games // 2 + 1
         leaders = [p for p, w in won.items() if w >= need]
         winner = leaders[0] if leaders else None
         complete = winner is not None
-    out.update(games_won=won, complete=complete, winner=winner)
-    return out
+    return MatchStatus(rules.match_games, won, complete, winner, series)
 
 
 def _check_record(

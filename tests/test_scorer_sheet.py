@@ -135,7 +135,7 @@ def test_partnership_series_stops_after_two_losses():
     """000 partnership rule 1: "Five (5) 250 point games. Must stop if you lose 2 games"."""
     hands = [win("A", 250), win("B", 250), win("B", 250)]
     match = score_sheet("partnership", hands).match()
-    assert match["complete"] and match["games_won"] == {"A": 1, "B": 2}
+    assert match.complete and match.games_won == {"A": 1, "B": 2}
 
 
 def test_hollywood_three_games_at_once():

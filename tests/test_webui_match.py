@@ -26,7 +26,7 @@ def test_partnership_match_winner_is_the_engines_on_the_table_page(tmp_path):
         tablet.play_manual_hand("A", 250)
     match = tablet.state()["match"]
     engine = score_sheet("partnership", [{"winner": "A", "points": 250}] * 2).match()
-    assert engine["winner"] == "A" and engine["complete"]
+    assert engine.winner == "A" and engine.complete
     assert match["winner"] == "A" and match["complete"] and match["games_won"] == {"A": 2, "B": 0}
     assert "Ann wins the match" in tablet.client.get(f"/t/{table}/panel").get_data(as_text=True)
 

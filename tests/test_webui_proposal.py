@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from scorer import Outcome
 from vision.table.notes import NoteKind, Problem
 from webui.store import commands
 from webui.store.proposal import (
     Doubt,
     Kind,
-    Outcome,
     Phase,
     Proposal,
     reader_cards,

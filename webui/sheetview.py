@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webui.store.proposal import Outcome
+from webui.store.engine import Outcome
 from webui.store.state import digest as record_digest
 from webui.store.state import sheet_record
 from webui.words import rules_words

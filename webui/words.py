@@ -14,7 +14,8 @@ from zoneinfo import ZoneInfo
 
 from vision.table.notes import NoteKind, Problem, problems_from_json
 from webui.store import engine
-from webui.store.proposal import Outcome, answers, swaps
+from webui.store.engine import Outcome
+from webui.store.proposal import answers, swaps
 
 
 def card_words(code: str) -> str:

@@ -9,15 +9,16 @@
 - ``state``: a table's state folded from its events (pure).
 - ``commands``: a request checked against the state, returning the events that record it.
 - ``engine``: the only door to the rules engine (``scorer``).
-- ``proposal``: the types that cross into the records (``Proposal``, ``Problem``, ``Doubt``,
-  ``Phase``, ``Outcome``).
+- ``proposal``: the types that cross into the records (``Proposal``, ``Doubt``, ``Missing``,
+  ``Phase``); the camera's notes are ``vision.table.notes.Problem``, a hand's ending is the
+  engine's ``Outcome``. A command's result is ``log.CommandResult``.
 
 The names most callers need are importable from here (``from webui.store import Store``).
 """
 
 from webui.store.devices import hash_token
 from webui.store.facade import Store
-from webui.store.log import Actor, Command, CommandError, NewEvent, Outcome
+from webui.store.log import Actor, Command, CommandError, CommandResult, NewEvent
 from webui.store.settings import DatabaseUnwritable, database_problem
 from webui.store.tables import new_pin
 
@@ -25,9 +26,9 @@ __all__ = [
     "Actor",
     "Command",
     "CommandError",
+    "CommandResult",
     "DatabaseUnwritable",
     "NewEvent",
-    "Outcome",
     "Store",
     "database_problem",
     "hash_token",

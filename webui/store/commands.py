@@ -13,7 +13,8 @@ from typing import Any
 from webui.common import signature_image
 from webui.common.validate import plain_text, whole_number
 from webui.store import Command, CommandError, engine
-from webui.store.proposal import Kind, Outcome, Phase, Proposal
+from webui.store.engine import Outcome
+from webui.store.proposal import Kind, Phase, Proposal
 from webui.store.state import PLAYERS, HandState, TableState, sheet_hash
 
 MAX_SIGNATURE_BYTES = signature_image.MAX_BYTES

@@ -7,6 +7,7 @@ from typing import Any
 import scorer
 from scorer import (
     PRESETS,
+    Outcome,
     ScorerError,
     knock_limit_for,
     next_dealer,
@@ -19,10 +20,10 @@ from scorer import (
 
 PLAYERS = ("A", "B")
 
-__all__ = ["PLAYERS", "ScorerError", "card_json", "dealer_after", "game_sheet", "hand_winner",
-           "knock_card_info", "match", "melding_cards", "normalise_cards", "plays_match",
-           "preset_names", "rules_json", "same_rules", "score", "sheet", "sheet_hand",
-           "spread_sizes", "team_hand"]
+__all__ = ["PLAYERS", "Outcome", "ScorerError", "card_json", "dealer_after", "game_sheet",
+           "hand_winner", "knock_card_info", "match", "melding_cards", "normalise_cards",
+           "plays_match", "preset_names", "rules_json", "same_rules", "score", "sheet",
+           "sheet_hand", "spread_sizes", "team_hand"]
 
 
 def preset_names() -> list[str]:
@@ -142,7 +143,7 @@ def hand_winner(result: dict[str, Any] | None) -> str | None:
     return scorer.hand_winner(result)
 
 
-def match(spec: Any, game_winners: list[str]) -> dict[str, Any]:
+def match(spec: Any, game_winners: list[str]) -> scorer.MatchStatus:
     """The engine's match status from the finished games' winners, in order."""
     return scorer.match_status(rules_from_spec(spec), PLAYERS, game_winners)
 

@@ -17,7 +17,7 @@ from typing import Any
 from webui.store import state as state_mod
 from webui.store.db import Device, EventRow, TableRow, make_engine, make_sessionmaker
 from webui.store.devices import Devices
-from webui.store.log import Actor, Command, EventLog, Outcome
+from webui.store.log import Actor, Command, CommandResult, EventLog
 from webui.store.seats import Joined, Seats, SeatTaken
 from webui.store.settings import Settings
 from webui.store.tables import Tables
@@ -50,7 +50,7 @@ class Store:
         return self.log.state(table_id)
 
     def execute(self, table_id: int, command: Command, actor: Actor,
-                request_id: str | None = None, kind: str | None = None) -> Outcome:
+                request_id: str | None = None, kind: str | None = None) -> CommandResult:
         return self.log.execute(table_id, command, actor, request_id, kind)
 
     # tables ---------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ class Actor:
 
 
 @dataclass
-class Outcome:
+class CommandResult:
     """What a command did: the appended events (empty for a no-op) and whether it was a retry."""
 
     events: list[EventRow]
@@ -103,7 +103,7 @@ class EventLog:
             return folded
 
     def execute(self, table_id: int, command: Command, actor: Actor,
-                request_id: str | None = None, kind: str | None = None) -> Outcome:
+                request_id: str | None = None, kind: str | None = None) -> CommandResult:
         """Run ``command`` against the fresh state and append its events atomically.
 
         ``request_id``: a retry of a request that landed answers its events (``duplicate``);
@@ -113,12 +113,12 @@ class EventLog:
             if request_id:
                 done = self._by_request(table_id, request_id, actor, kind)
                 if done:
-                    return Outcome(done, duplicate=True)
+                    return CommandResult(done, duplicate=True)
             with self._lock:
                 current = self.state(table_id)
                 new = command(current)
                 if not new:
-                    return Outcome([])
+                    return CommandResult([])
                 rows = []
                 with self.Session() as s:
                     for i, (kind, payload) in enumerate(new):
@@ -130,7 +130,7 @@ class EventLog:
                     if not commit_first(s):
                         continue
             self.notify(table_id, rows[-1].seq)
-            return Outcome(rows)
+            return CommandResult(rows)
         raise CommandError("busy", "the table is busy, try again", 503)
 
     def _by_request(self, table_id: int, request_id: str, actor: Actor,

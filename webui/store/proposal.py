@@ -1,6 +1,6 @@
 """What crosses into a table's records, as types: a proposed hand result (``Proposal``), the
-camera's notes on it (``Problem``), the cards it doubts (``Doubt``), where a hand stands
-(``Phase``) and how it ended (``Outcome``).
+camera's notes on it (``Problem``), the cards it doubts (``Doubt``) and where a hand stands
+(``Phase``); how it ended is the rules engine's ``Outcome``.
 
 A proposal is built once, from a tablet's form (``Proposal.from_request``), from the camera's
 reading (``webui.camera_clerk``) or from a stored event (``Proposal.from_json``), and written as
@@ -27,25 +27,6 @@ class Kind(StrEnum):
     SCORE = "score"  #: scored by the engine from the cards
     DEAD = "dead"  #: nobody knocked by the 50th card: no score
     MANUAL = "manual"  #: winner and points entered by hand
-
-
-class Outcome(StrEnum):
-    """How a hand ended (the engine's ``outcome``, or ``manual`` for a result entered by
-    hand)."""
-
-    KNOCK = "knock"
-    GIN = "gin"
-    BIG_GIN = "big_gin"
-    UNDERCUT = "undercut"
-    MANUAL = "manual"
-
-    @classmethod
-    def of(cls, value: Any) -> Outcome | None:
-        """The outcome named ``value``, or None for a result without one."""
-        try:
-            return cls(value)
-        except ValueError:
-            return None
 
 
 class Phase(StrEnum):

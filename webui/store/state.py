@@ -242,8 +242,8 @@ class TableState:
         status = engine.match(self.rules, winners)
         # a match of several games (tournament best of five, partnership series) ends play;
         # single-game rule sets play on, game after game
-        decided = bool(status["complete"]) and self.plays_match
-        return {**status, "best_of": status["games"], "games": len(self.games),
+        decided = status.complete and self.plays_match
+        return {**status.to_json(), "best_of": status.games, "games": len(self.games),
                 "decided": decided}
 
     @property

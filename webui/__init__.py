@@ -5,31 +5,18 @@
 
 from __future__ import annotations
 
-import secrets
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, request
-from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.exc import DBAPIError
-from werkzeug.routing import IntegerConverter
 
-from webui.common.security import security_headers
+from webui.common.app import kit_app
 from webui.live import Notifier, StreamSlots
 from webui.store import Store, database_problem
 
-csrf = CSRFProtect()
-MAX_ID = 2**31 - 1  # table and game numbers in URLs: larger ones are simply not found
-
-
-class BoundedInt(IntegerConverter):
-    """``<int:...>`` in URLs, at most MAX_ID (a larger number is a 404, not a database
-    overflow)."""
-
-    def __init__(self, url_map: Any, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("max", MAX_ID)
-        super().__init__(url_map, *args, **kwargs)
+STATIC = Path(__file__).resolve().parent / "static"  # the table app's scripts
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -46,72 +33,34 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     ``TIMEZONE`` (IANA name the pages show times in; default the machine's), plus any Flask
     setting.
     """
-    app = Flask(__name__)
-    app.url_map.converters["int"] = BoundedInt
-    cfg = dict(config or {})
-    data_dir = Path(cfg.pop("DATA_DIR", "instance")).resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
-    app.config.update(
-        DATA_DIR=str(data_dir),
-        DATABASE_URL=f"sqlite:///{data_dir / 'gintray.sqlite3'}",
-        DEMO=False,
-        CAMERA=None,
-        TABLE_NAME="Table 1",
-        START_CAMERAS=True,
-        PUBLIC_URL=None,
-        LAN_URL=None,
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Lax",
-        PERMANENT_SESSION_LIFETIME=timedelta(days=30),
-        WTF_CSRF_TIME_LIMIT=None,
-        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
-        JSON_SORT_KEYS=False,
-        MAX_STREAMS_PER_DEVICE=3,
-        MAX_STREAMS_PER_TABLE=12,
-        MAX_STREAMS=48,
-    )
-    app.config.update(cfg)
-
-    store = Store(app.config["DATABASE_URL"])
-    app.config.setdefault("SECRET_KEY", None)
-    if not app.config["SECRET_KEY"]:
-        app.config["SECRET_KEY"] = store.set_setting("secret_key", secrets.token_hex(32),
-                                                     only_if_missing=True)
-    notifier = Notifier()
-    store.listeners.append(notifier.publish)
-    app.extensions["gintray.store"] = store
-    app.extensions["gintray.notifier"] = notifier
-    app.extensions["gintray.cameras"] = {}
-    app.extensions["gintray.streams"] = StreamSlots(app.config["MAX_STREAMS_PER_DEVICE"],
-                                                    app.config["MAX_STREAMS"],
-                                                    app.config["MAX_STREAMS_PER_TABLE"])
-
-    from webui.common import signing
-
-    app.extensions["gintray.identity"] = signing.ensure_identity(data_dir)
-
-    from markupsafe import Markup
-
-    from webui.store.engine import card_html
-
-    app.jinja_env.filters["card"] = lambda code: Markup(card_html(str(code)))
-    from webui import words
-
-    words.register(app)
-    csrf.init_app(app)
     from webui.api import bp as api_bp
     from webui.calibration import bp as calibration_bp
     from webui.director import bp as director_bp
     from webui.exports import bp as exports_bp
     from webui.views import bp as views_bp
 
-    app.register_blueprint(views_bp)
-    app.register_blueprint(api_bp)
-    app.register_blueprint(director_bp)
-    app.register_blueprint(exports_bp)
-    app.register_blueprint(calibration_bp)
-    _register_errors(app)
-    app.after_request(security_headers)
+    app = kit_app(
+        __name__, config, data_dir="instance",
+        settings={"DEMO": False, "CAMERA": None, "TABLE_NAME": "Table 1",
+                  "START_CAMERAS": True, "PUBLIC_URL": None, "LAN_URL": None,
+                  "PERMANENT_SESSION_LIFETIME": timedelta(days=30),
+                  "MAX_CONTENT_LENGTH": 2 * 1024 * 1024, "JSON_SORT_KEYS": False,
+                  "MAX_STREAMS_PER_DEVICE": 3, "MAX_STREAMS_PER_TABLE": 12, "MAX_STREAMS": 48},
+        open_store=_open_store, secret_setting="secret_key", error_template="error.html",
+        blueprints=[views_bp, api_bp, director_bp, exports_bp, calibration_bp],
+        static_folder=STATIC)
+    store = app.extensions["gintray.store"]
+    notifier = Notifier()
+    store.listeners.append(notifier.publish)
+    app.extensions["gintray.notifier"] = notifier
+    app.extensions["gintray.cameras"] = {}
+    app.extensions["gintray.streams"] = StreamSlots(app.config["MAX_STREAMS_PER_DEVICE"],
+                                                    app.config["MAX_STREAMS"],
+                                                    app.config["MAX_STREAMS_PER_TABLE"])
+    from webui import words
+
+    words.register(app)
+    _register_database_errors(app)
 
     if app.config["DEMO"]:
         from webui.demo import ensure_demo_table
@@ -129,10 +78,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     return app
 
 
-def _register_errors(app: Flask) -> None:
-    from webui.common.errors import error_answer, register_error_pages
+def _open_store(app: Flask) -> Store:
+    """The table app's database: ``DATABASE_URL``, by default SQLite in the data folder."""
+    app.config.setdefault("DATABASE_URL",
+                          f"sqlite:///{Path(app.config['DATA_DIR']) / 'gintray.sqlite3'}")
+    return Store(app.config["DATABASE_URL"])
 
-    register_error_pages(app, "error.html")
+
+def _register_database_errors(app: Flask) -> None:
+    from webui.common.errors import error_answer
 
     @app.errorhandler(DBAPIError)
     def database_error(exc: DBAPIError) -> Any:

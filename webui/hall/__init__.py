@@ -2,23 +2,21 @@
 
 ``create_hall_app(config)`` builds the director's Flask app; ``webui.hall.cli`` has
 ``gintray hall`` (serve it) and ``gintray sync`` (upload a table's database to the event's).
+The hall builds on the kit both apps share (``webui.common``) and the store, nothing else of
+the table app's.
 """
 
 from __future__ import annotations
 
-import secrets
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
-from flask_wtf.csrf import CSRFProtect
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from webui.words import local_time
 
-csrf = CSRFProtect()
 SESSION_COOKIE = "gintray_hall_session"  # not the table app's "session": one host runs both
-WEBUI_STATIC = Path(__file__).resolve().parent.parent / "static"
 
 
 def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
@@ -29,56 +27,38 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     (an IANA zone for times on the pages; default this machine's), ``STALL_MINUTES`` (a synced
     table is stalled after this long without a sync; default 3), plus any Flask setting.
     """
-    from webui.common import signing
-    from webui.common.security import security_headers
+    from webui.common.app import kit_app
+    from webui.hall.bundler import Bundler
     from webui.hall.sync import open_store, prepare_event_database
-    from webui.store import engine
+    from webui.hall.views import blueprints
 
-    cfg = dict(config or {})
-    url = cfg.pop("DATABASE_URL", None)
+    url = (config or {}).get("DATABASE_URL")
     if not url:
         raise ValueError("the hall needs the event's database URL (DATABASE_URL)")
-    data_dir = Path(cfg.pop("DATA_DIR", "hall-instance")).resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
-    app = Flask(__name__, static_folder=str(WEBUI_STATIC), static_url_path="/static")
-    app.config.update(DATA_DIR=str(data_dir), SESSION_COOKIE_NAME=SESSION_COOKIE,
-                      SESSION_COOKIE_HTTPONLY=True,
-                      SESSION_COOKIE_SAMESITE="Lax", WTF_CSRF_TIME_LIMIT=None,
-                      MAX_CONTENT_LENGTH=1024 * 1024)
-    app.config.update(cfg)
-    store = open_store(url)
-    prepare_event_database(store)
-    app.config["DATABASE_URL"] = str(store.engine.url)
-    if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = store.set_setting("hall_secret_key", secrets.token_hex(32),
-                                                     only_if_missing=True)
-    app.extensions["gintray.store"] = store
-    app.extensions["gintray.identity"] = signing.ensure_identity(data_dir)
-    from webui.hall.bundler import Bundler
 
+    def event_store(app: Flask) -> Any:
+        store = open_store(url)
+        prepare_event_database(store)
+        app.config["DATABASE_URL"] = str(store.engine.url)
+        return store
+
+    app = kit_app(__name__, config, data_dir="hall-instance",
+                  settings={"SESSION_COOKIE_NAME": SESSION_COOKIE,
+                            "MAX_CONTENT_LENGTH": 1024 * 1024},
+                  open_store=event_store, secret_setting="hall_secret_key",
+                  error_template="hall/error.html", blueprints=blueprints())
+    store = app.extensions["gintray.store"]
     app.extensions["gintray.bundler"] = Bundler(
-        store.engine.url.render_as_string(hide_password=False), data_dir)
-
-    from markupsafe import Markup
-
-    app.jinja_env.filters["card"] = lambda code: Markup(engine.card_html(str(code)))
+        store.engine.url.render_as_string(hide_password=False), Path(app.config["DATA_DIR"]))
     zone = app.config.get("TIMEZONE")
     app.jinja_env.filters["local_time"] = lambda value, fmt="%H:%M:%S": local_time(
         value, fmt, zone)
-    csrf.init_app(app)
-    from webui.hall.views import bp
-
-    app.register_blueprint(bp)
-    _register_errors(app)
-    app.after_request(security_headers)  # the table app's: no framing, CSP, no sniffing
+    _register_database_errors(app)
     return app
 
 
-
-def _register_errors(app: Flask) -> None:
-    from webui.common.errors import error_answer, register_error_pages
-
-    register_error_pages(app, "hall/error.html")
+def _register_database_errors(app: Flask) -> None:
+    from webui.common.errors import error_answer
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)

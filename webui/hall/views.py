@@ -78,6 +78,13 @@ from webui.store import Actor, CommandError, commands, engine
 from webui.store.db import commit_first
 
 bp = Blueprint("hall", __name__, static_folder="static", static_url_path="/hall-static")
+
+
+def blueprints() -> list[Blueprint]:
+    """The hall's blueprints, for ``create_hall_app``."""
+    return [bp]
+
+
 LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.common.attempts)
 
 

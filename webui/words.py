@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from vision.table.notes import NoteKind, Problem, problems_from_json
 from webui.store import engine
 from webui.store.engine import Outcome
+from webui.store.event_kind import EventKind, taken_back
 from webui.store.proposal import answers, swaps
 
 
@@ -188,29 +189,27 @@ def _proposal_words(p: dict[str, Any], players: dict[str, str]) -> str:
 def event_sentence(kind: str, p: dict[str, Any], players: dict[str, str]) -> str:
     """What an event did, in a sentence."""
     name = players.get(str(p.get("player")), str(p.get("player", "")))
-    if kind == "table_created":
+    if kind == EventKind.TABLE_CREATED:
         return f"table {p.get('name', '')} set up: {players.get('A')} v {players.get('B')}"
-    if kind == "settings_changed":
+    if kind == EventKind.SETTINGS_CHANGED:
         ps = p.get("players") or {}
         return (f"settings: {ps.get('A', '?')} v {ps.get('B', '?')}, rules "
                 f"{rules_words(p.get('rules'))}")
-    if kind == "game_started":
+    if kind == EventKind.GAME_STARTED:
         return f"game {p.get('game')} started, {players.get(p.get('dealer'), '?')} deals"
-    if kind == "knock_card_set":
+    if kind == EventKind.KNOCK_CARD_SET:
         how = "read by the camera" if p.get("source") == "camera" else "entered"
         return (f"knock card of hand {p.get('hand')} {how}: "
                 f"{card_words(str(p.get('card')))}")
-    if kind == "proposal_set":
+    if kind == EventKind.PROPOSAL_SET:
         return _proposal_words(p, players)
-    if kind == "confirmed":
+    if kind == EventKind.CONFIRMED:
         return f"{name} confirmed hand {p.get('hand')} of game {p.get('game')}"
-    if kind == "undo":
-        what = {"confirmed": "a confirmation", "proposal_set": "a result",
-                "knock_card_set": "a knock card"}.get(p.get("kind", ""), "a change")
-        return f"undid {what} (change #{p.get('target_seq')})"
-    if kind == "signed":
+    if kind == EventKind.UNDO:
+        return f"undid {taken_back(p.get('kind'))} (change #{p.get('target_seq')})"
+    if kind == EventKind.SIGNED:
         return f"{p.get('name') or name} signed game {p.get('game')}"
-    if kind == "reopened":
+    if kind == EventKind.REOPENED:
         return f"the director reopened game {p.get('game')}: {p.get('reason', '')}"
     return kind.replace("_", " ")
 

@@ -14,6 +14,7 @@ from webui.common import signature_image
 from webui.common.validate import plain_text, whole_number
 from webui.store import Command, CommandError, engine
 from webui.store.engine import Outcome
+from webui.store.event_kind import UNDOABLE, EventKind
 from webui.store.proposal import Kind, Phase, Proposal
 from webui.store.state import PLAYERS, HandState, TableState, sheet_hash
 
@@ -94,7 +95,7 @@ def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual",
             if voided:
                 rescored["voided_confirmations"] = voided
             payload["rescored"] = rescored
-        return [("knock_card_set", payload)]
+        return [(EventKind.KNOCK_CARD_SET, payload)]
 
     return run
 
@@ -203,7 +204,7 @@ def propose(game: Any, hand: Any, proposal: Proposal | dict[str, Any], source: s
         payload = {"game": current.game, "hand": current.number, "proposal": scored}
         if director:
             payload["director"] = True
-        return [("proposal_set", payload)]
+        return [(EventKind.PROPOSAL_SET, payload)]
 
     return run
 
@@ -295,13 +296,12 @@ def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
         if p in current.confirmed_by:
             raise CommandError("already_confirmed", f"{state.players[p]} already confirmed "
                                "this hand", 409)
-        return [("confirmed", {"game": current.game, "hand": current.number, "player": p,
+        return [(EventKind.CONFIRMED, {"game": current.game, "hand": current.number, "player": p,
                                "revision": rev})]
 
     return run
 
 
-UNDOABLE = {"knock_card_set", "proposal_set", "confirmed"}
 
 
 def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -> Command:
@@ -317,7 +317,7 @@ def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -
         if ev is None or ev.kind not in UNDOABLE:
             raise CommandError("not_undoable", "only a knock card, a proposal or a "
                                "confirmation can be undone", 400)
-        if ev.kind == "confirmed" and ev.payload.get("player") not in seats:
+        if ev.kind == EventKind.CONFIRMED and ev.payload.get("player") not in seats:
             name = state.players.get(ev.payload.get("player"), "the other player")
             raise CommandError("not_your_confirmation", f"only {name}'s own tablet (or the "
                                f"director) can undo {name}'s confirmation", 403)
@@ -327,7 +327,7 @@ def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -
         latest = game.hands[-1] if game.hands else None
         if latest is None or target not in latest.seqs:
             raise CommandError("not_latest", "only the latest hand's changes can be undone", 409)
-        return [("undo", {"target_seq": target, "kind": ev.kind, "game": game.number})]
+        return [(EventKind.UNDO, {"target_seq": target, "kind": ev.kind, "game": game.number})]
 
     return run
 
@@ -354,7 +354,7 @@ def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> C
             raise CommandError("changed", "the score sheet changed since you looked at it; "
                                "check it again before signing", 409)
         png = decode_png(png_data_url)
-        return [("signed", {"game": g.number, "player": p, "name": state.players[p],
+        return [(EventKind.SIGNED, {"game": g.number, "player": p, "name": state.players[p],
                             "sheet_hash": now, "png": base64.b64encode(png).decode()})]
 
     return run
@@ -390,7 +390,7 @@ def reopen(game: Any, reason: Any) -> Command:
         text = str(reason or "").strip()
         if not text:
             raise CommandError("reason_needed", "say why the game is reopened", 400)
-        return [("reopened", {"game": g.number, "reason": text[:300]})]
+        return [(EventKind.REOPENED, {"game": g.number, "reason": text[:300]})]
 
     return run
 
@@ -414,7 +414,7 @@ def next_game(dealer: Any = None) -> Command:
         else:
             last = g.confirmed_hands[-1]
             first = engine.dealer_after(state.rules, last.dealer, last.winner)
-        return [("game_started", {"game": g.number + 1, "dealer": first})]
+        return [(EventKind.GAME_STARTED, {"game": g.number + 1, "dealer": first})]
 
     return run
 
@@ -437,7 +437,7 @@ def change_settings(name: str, players: dict[str, str], rules: Any, camera: str 
                 pass
             except Exception as exc:
                 raise CommandError("bad_layout", f"layout file: {exc}", 400) from None
-        return [("settings_changed", {"name": name, "players": players, "rules": rules,
+        return [(EventKind.SETTINGS_CHANGED, {"name": name, "players": players, "rules": rules,
                                       "camera": camera, "layout": layout})]
 
     return run

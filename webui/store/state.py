@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webui.store import engine
+from webui.store.event_kind import EventKind, taken_back
 from webui.store.proposal import Phase
 
 PLAYERS = engine.PLAYERS
@@ -265,14 +266,14 @@ class TableState:
 
 def has_undo(events: list[Any]) -> bool:
     """Whether any of ``events`` is an undo (then the state must be folded from scratch)."""
-    return any(ev.kind == "undo" for ev in events)
+    return any(ev.kind == EventKind.UNDO for ev in events)
 
 
 def _undone(events: list[Any]) -> set[int]:
     """Seqs of events cancelled by undo events (an undo of an undo restores its target)."""
     undone: set[int] = set()
     for ev in events:
-        if ev.kind == "undo" and ev.seq not in undone:
+        if ev.kind == EventKind.UNDO and ev.seq not in undone:
             target = int(ev.payload["target_seq"])
             if target in undone:
                 undone.discard(target)
@@ -288,7 +289,8 @@ def fold(table_id: int, events: list[Any]) -> TableState:
     return state
 
 
-GAME_EVENTS = {"knock_card_set", "proposal_set", "confirmed", "undo", "reopened"}
+GAME_EVENTS = {EventKind.KNOCK_CARD_SET, EventKind.PROPOSAL_SET, EventKind.CONFIRMED,
+               EventKind.UNDO, EventKind.REOPENED}
 
 
 def advance(state: TableState, events: list[Any], undone: set[int] | None = None) -> None:
@@ -306,14 +308,14 @@ def advance(state: TableState, events: list[Any], undone: set[int] | None = None
             game = state.game_by_number(_int(ev.payload["game"]))
             if game is not None and (game.signatures or game.stale_signatures):
                 _void(game, ev.seq, _change_words(state, ev))
-        if ev.seq in undone or ev.kind == "undo":
+        if ev.seq in undone or ev.kind == EventKind.UNDO:
             continue
         hand = None
-        if ev.kind in {"knock_card_set", "proposal_set", "confirmed"}:
+        if ev.kind in {EventKind.KNOCK_CARD_SET, EventKind.PROPOSAL_SET, EventKind.CONFIRMED}:
             hand = state.hand(_int(ev.payload["game"]), _int(ev.payload["hand"]))
         was_confirmed = hand is not None and hand.confirmed
         _apply(state, ev.kind, ev.payload, ev.seq)
-        if hand is None and ev.kind in {"knock_card_set", "proposal_set"}:
+        if hand is None and ev.kind in {EventKind.KNOCK_CARD_SET, EventKind.PROPOSAL_SET}:
             hand = state.hand(_int(ev.payload["game"]), _int(ev.payload["hand"]))
         if hand is not None and (was_confirmed or hand.confirmed):
             game = state.game_by_number(hand.game)
@@ -348,21 +350,19 @@ def _change_words(state: TableState, ev: Any) -> str:
     """What an event changed, in words, for the notice of a void signature."""
     p = ev.payload
     who = "the director" if ev.actor == "director" else "a tablet"
-    if ev.kind == "reopened":
+    if ev.kind == EventKind.REOPENED:
         return f"the director reopened the game ({p.get('reason', '')})"
-    if ev.kind == "undo":
-        what = {"confirmed": "a confirmation", "proposal_set": "a result",
-                "knock_card_set": "a knock card"}.get(p.get("kind"), "a change")
-        return f"{who} undid {what}"
-    if ev.kind == "confirmed":
+    if ev.kind == EventKind.UNDO:
+        return f"{who} undid {taken_back(p.get('kind'))}"
+    if ev.kind == EventKind.CONFIRMED:
         return f"hand {p.get('hand')} was confirmed again"
-    if ev.kind == "knock_card_set":
+    if ev.kind == EventKind.KNOCK_CARD_SET:
         return f"{who} changed the knock card of hand {p.get('hand')}"
     return f"{who} changed the result of hand {p.get('hand')}"
 
 
 def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
-    if kind in {"table_created", "settings_changed"}:
+    if kind in {EventKind.TABLE_CREATED, EventKind.SETTINGS_CHANGED}:
         state.name = p.get("name", state.name)
         state.players = dict(p.get("players", state.players))
         state.rules = p.get("rules", state.rules)
@@ -373,10 +373,10 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
             game.sheet_changed(state.rules)
             if before and any(h != sheet_hash(state, game) for h in before.values()):
                 _void(game, seq, "the director changed the table's names or rules")
-    elif kind == "game_started":
+    elif kind == EventKind.GAME_STARTED:
         game = GameState(number=int(p["game"]), first_dealer=p["dealer"], rules=state.rules)
         state.games.append(game)
-    elif kind == "knock_card_set":
+    elif kind == EventKind.KNOCK_CARD_SET:
         hand = state.hand(p["game"], p["hand"], create=True)
         if hand is not None:
             hand.up_card, hand.up_source = p["card"], p.get("source", "manual")
@@ -385,19 +385,19 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
             hand.seqs.append(seq)
             if hand.proposal is not None and p.get("rescored") is not None:
                 hand.proposal = p["rescored"]
-    elif kind == "proposal_set":
+    elif kind == EventKind.PROPOSAL_SET:
         hand = state.hand(p["game"], p["hand"], create=True)
         if hand is not None:
             hand.proposal = p["proposal"]
             hand.revision = seq
             hand.director_confirmed = bool(p.get("director"))
             hand.seqs.append(seq)
-    elif kind == "confirmed":
+    elif kind == EventKind.CONFIRMED:
         hand = state.hand(p["game"], p["hand"])
         if hand is not None and p["revision"] == hand.revision:
             hand.confirmations[p["player"]] = p["revision"]
             hand.seqs.append(seq)
-    elif kind == "signed":
+    elif kind == EventKind.SIGNED:
         game = state.game_by_number(p["game"])
         if game is not None:
             now = sheet_hash(state, game)
@@ -409,7 +409,7 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
                 game.stale_signatures[p["player"]] = signature
             else:
                 game.signatures[p["player"]] = signature
-    elif kind == "reopened":
+    elif kind == EventKind.REOPENED:
         game = state.game_by_number(p["game"])
         if game is not None:
             _void(game, seq, f"the director reopened the game ({p.get('reason', '')})")

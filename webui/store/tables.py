@@ -11,6 +11,7 @@ from sqlalchemy.orm import sessionmaker
 
 from webui.store import engine
 from webui.store.db import EventRow, TableRow
+from webui.store.event_kind import EventKind
 from webui.store.log import Actor, CommandError
 
 
@@ -32,8 +33,9 @@ class Tables:
             s.add(row)
             s.flush()
             for seq, (kind, payload) in enumerate(
-                [("table_created", {"name": name, **settings}),
-                 ("game_started", {"game": 1, "dealer": settings.get("first_dealer", "A")})],
+                [(EventKind.TABLE_CREATED, {"name": name, **settings}),
+                 (EventKind.GAME_STARTED,
+                  {"game": 1, "dealer": settings.get("first_dealer", "A")})],
                 start=1,
             ):
                 s.add(EventRow(table_id=row.id, seq=seq, kind=kind, payload=payload,

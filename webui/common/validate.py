@@ -1,8 +1,9 @@
 """Checking what a request sends: JSON bodies and whole numbers, refused plainly, never rounded.
 
-Every integer a request carries (game, hand, points, revision, target_seq, a stream's ``max``)
-goes through ``whole_number``; every JSON body through ``json_body``. Both raise
-``CommandError`` (status 400), which the app answers as ``{"error": {"code", "message"}}``.
+Every integer a request carries, in the table app and the hall alike (game, hand, points,
+revision, target_seq, a stream's ``max``, a round's minutes, a player's id) goes through
+``whole_number``; every JSON body through ``json_body``. Both raise ``CommandError`` (status
+400), which the apps answer as ``{"error": {"code", "message"}}`` (the hall's forms: flashed).
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ MAX_WHOLE = 2**31 - 1
 _DIGITS = re.compile(r"-?[0-9]{1,12}")
 
 
-def whole_number(value: Any, field: str, low: int = 0, high: int = MAX_WHOLE) -> int:
+def whole_number(value: Any, field: str, low: int = 0, high: int = MAX_WHOLE, *,
+                 label: str | None = None) -> int:
     """``value`` as an int in [low, high]: a JSON integer or a string of ASCII digits.
 
-    Fractions (5.9), booleans, non-finite numbers and other digits ("²") are refused, never
-    rounded or converted.
+    Fractions (5.9, 5.0, "5.0"), booleans, non-finite numbers and other digits ("²", "٥") are
+    refused, never rounded or converted: a 400 with code ``bad_<field>`` whose message names
+    the field (``label``, default ``field``), the range and what came.
     """
     if isinstance(value, bool):
         number = None
@@ -35,12 +38,10 @@ def whole_number(value: Any, field: str, low: int = 0, high: int = MAX_WHOLE) ->
         number = int(value.strip())
     else:
         number = None
-    if number is None:
-        raise CommandError(f"bad_{field}", f"{field} must be a whole number "
-                           f"(got {_shown(value)})", 400)
-    if not low <= number <= high:
-        raise CommandError(f"bad_{field}", f"{field} must be from {low} to {high} "
-                           f"(got {number})", 400)
+    if number is None or not low <= number <= high:
+        got = _shown(value) if number is None else str(number)
+        raise CommandError(f"bad_{field}", f"{label or field} must be a whole number from "
+                           f"{low} to {high} (got {got})", 400)
     return number
 
 

@@ -1,25 +1,24 @@
 """A director's correction or reopening as typed values, parsed from any request body.
 
 Bodies come from forms (strings) or JSON (anything: lists, strings, ``1e400``, ``true``); every
-value is checked here so a bad one is a clear 400, never a 500 further down.
+value is checked here so a bad one is a clear 400, never a 500 further down (whole numbers by
+the one strict rule both apps use: ``webui.common.validate.whole_number``).
 """
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from webui.common.validate import MAX_WHOLE, whole_number
 from webui.store import Command, CommandError
 from webui.store.state import TableState
 
 MAX_GAME = 1000
 MAX_HAND = 1000
 MAX_POINTS = 1000
-MAX_SEQ = 2**31 - 1  # the event databases' integer columns
-_DIGITS = re.compile(r"-?\d{1,12}")
+MAX_SEQ = MAX_WHOLE  # the event databases' integer columns
 
 
 class ActionKind(Enum):
@@ -40,24 +39,6 @@ class DirectorAction:
     revision: int | None = None
     proposal: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
-
-
-def whole(value: Any, name: str, low: int, high: int, code: str = "bad_number") -> int:
-    """``value`` as a whole number in [low, high] (ints, integral finite floats, digit
-    strings); anything else is a 400 that names the field."""
-    number: int | None = None
-    if isinstance(value, bool):
-        number = None
-    elif isinstance(value, int):
-        number = value
-    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
-        number = int(value.strip())
-    if number is None or not low <= number <= high:
-        raise CommandError(code, f"{name} must be a whole number from {low} to "
-                           f"{high}", 400)
-    return number
 
 
 MAX_DEPTH = 8  # a correction is an object of card lists and melds: 4 levels deep at most
@@ -89,22 +70,21 @@ def parse_action(kind: str, body: Any) -> DirectorAction:
     if too_deep(body, MAX_DEPTH):
         raise CommandError("bad_body", f"the request body is nested more than {MAX_DEPTH} "
                            "levels deep", 400)
-    game = whole(body.get("game"), "game", 1, MAX_GAME)
+    game = whole_number(body.get("game"), "game", 1, MAX_GAME)
     if action is ActionKind.REOPEN:
         reason = body.get("reason")
         if reason is not None and not isinstance(reason, str):
             raise CommandError("bad_reason", "reason must be text", 400)
         return DirectorAction(action, game, reason=(reason or "")[:300])
-    hand = whole(body.get("hand"), "hand", 1, MAX_HAND)
+    hand = whole_number(body.get("hand"), "hand", 1, MAX_HAND)
     if body.get("revision") in (None, ""):
         raise CommandError("revision_needed", "say which revision of the hand you correct "
                            "(revision, from the table's page or state)", 400)
-    revision = whole(body["revision"], "revision", 0, MAX_SEQ)
+    revision = whole_number(body["revision"], "revision", 0, MAX_SEQ)
     proposal = {k: v for k, v in body.items() if k not in ("game", "hand", "revision",
                                                            "csrf_token")}
     if proposal.get("kind") == "manual" or "points" in proposal:
-        proposal["points"] = whole(proposal.get("points"), "points", 0, MAX_POINTS,
-                                   "bad_points")
+        proposal["points"] = whole_number(proposal.get("points"), "points", 0, MAX_POINTS)
     return DirectorAction(action, game, hand, revision, proposal)
 
 

@@ -34,6 +34,7 @@ from webui.common.security import (
     logout_director,
     store,
 )
+from webui.common.validate import whole_number
 from webui.hall import (
     adjustments,
     adoption,
@@ -56,7 +57,6 @@ from webui.hall.actions import (
     DirectorAction,
     at_revision,
     parse_action,
-    whole,
 )
 from webui.hall.adjustments import AdjustmentKind
 from webui.hall.audit import AuditAction
@@ -655,9 +655,9 @@ def director_name() -> str:
 def start_round() -> Any:
     """Start the next round on the clock (the form names the round it starts)."""
     try:
-        number = whole(request.form.get("number"), "round", 1, 1000)
-        minutes = whole(request.form.get("minutes"), "minutes", clock_mod.MIN_MINUTES,
-                        clock_mod.MAX_MINUTES)
+        number = whole_number(request.form.get("number"), "number", 1, 1000, label="round")
+        minutes = whole_number(request.form.get("minutes"), "minutes", clock_mod.MIN_MINUTES,
+                               clock_mod.MAX_MINUTES)
         tables = [t for p in pairing_mod.approved(store()) if p.round == number
                   for t in p.table_ids]
         started = clock_mod.start_round(store(), number, minutes, director_name(), tables)
@@ -684,7 +684,7 @@ def propose_pairing() -> Any:
     try:
         if system is pairing_mod.PairingSystem.KNOCKOUT:
             top_text = request.form.get("top", "").strip()
-            top = whole(top_text, "top", 2, MAX_SEQ) if top_text else None
+            top = whole_number(top_text, "top", 2) if top_text else None
             planned = pairing_mod.propose_knockout(store(), ranked.rows, director_name(), top)
         else:
             planned = pairing_mod.propose(store(), ranked.rows, ranked.meetings,
@@ -751,8 +751,8 @@ def undo_pairing(pairing_id: int) -> Any:
 def swap_players(pairing_id: int) -> Any:
     """Swap two players of a proposed pairing (seats, or a seat and the bye)."""
     try:
-        first = whole(request.form.get("first"), "first player", 1, MAX_SEQ)
-        second = whole(request.form.get("second"), "second player", 1, MAX_SEQ)
+        first = whole_number(request.form.get("first"), "first", 1, label="first player")
+        second = whole_number(request.form.get("second"), "second", 1, label="second player")
         planned = pairing_mod.swap(store(), pairing_id, first, second,
                                    _event_standings().meetings)
     except (CommandError, pairing_mod.PairingRefused) as exc:
@@ -907,9 +907,9 @@ def give_adjustment() -> Any:
         return _refused("Say whether it is an adjustment or a penalty.", "standings")
     kind = AdjustmentKind(f["kind"])
     try:
-        player = whole(f.get("player_id"), "player", 1, MAX_SEQ)
-        points = whole(f.get("points"), "points", -adjustments.MAX_POINTS,
-                       adjustments.MAX_POINTS, "bad_points")
+        player = whole_number(f.get("player_id"), "player_id", 1, label="player")
+        points = whole_number(f.get("points"), "points", -adjustments.MAX_POINTS,
+                              adjustments.MAX_POINTS)
         names = roster.player_names(store())
         if player not in names:
             raise adjustments.AdjustmentError("no such player in this event")
@@ -944,8 +944,9 @@ def merge_players() -> Any:
     """Merge one player id into another (one person whose name was typed two ways)."""
     f = request.form
     try:
-        from_id = whole(f.get("from_id"), "the player to merge", 1, MAX_SEQ)
-        into_id = whole(f.get("into_id"), "the player to merge into", 1, MAX_SEQ)
+        from_id = whole_number(f.get("from_id"), "from_id", 1, label="the player to merge")
+        into_id = whole_number(f.get("into_id"), "into_id", 1,
+                               label="the player to merge into")
         done = merges.merge(store(), from_id, into_id, director_name(), f.get("reason", ""),
                             _event_standings().meetings)
     except (CommandError, merges.MergeError) as exc:
@@ -989,12 +990,12 @@ def new_partnership() -> Any:
     f = request.form
     team_a, team_b = f.get("team_A", "").strip()[:40], f.get("team_B", "").strip()[:40]
     try:
-        boards = [int(f.get("board_1", "")), int(f.get("board_2", ""))]
+        boards = [whole_number(f.get(f"board_{n}"), f"board_{n}", 1, label=f"board {n}")
+                  for n in (1, 2)]
         rules = {t.id: store().state(t.id).rules for t in store().tables()}
         check_teams(team_a, team_b, boards, rules)
-    except ValueError as exc:
-        message = str(exc) if isinstance(exc, PartnershipError) else "boards are table numbers"
-        return _refused(message, "partnerships")
+    except (CommandError, PartnershipError) as exc:
+        return _refused(_refusal(exc), "partnerships")
     teams = {"A": {"name": team_a, "members": _members(f.get("members_A", ""))},
              "B": {"name": team_b, "members": _members(f.get("members_B", ""))}}
     with store().Session() as s:

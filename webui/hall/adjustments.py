@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from webui.hall.health import as_utc
+from webui.hall.refusal import HallRefusal
 from webui.hall.schema import Adjustment
 from webui.store import Store
 
@@ -23,7 +24,7 @@ class AdjustmentKind(enum.Enum):
     PENALTY = "penalty"
 
 
-class AdjustmentError(ValueError):
+class AdjustmentError(HallRefusal):
     """An adjustment that cannot be given (no points, no reason, too many points)."""
 
 

@@ -22,6 +22,7 @@ from sqlalchemy import func, select, update
 
 from webui.hall.health import as_utc
 from webui.hall.identity import HOME_KEY, adopt_location, home_of, origin_of
+from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallAdoption, TableLink, TableSync
 from webui.store import Store
 from webui.store.db import utcnow
@@ -33,7 +34,7 @@ class AdoptionStatus(enum.Enum):
     REFUSED = "refused"
 
 
-class AdoptionRefused(ValueError):
+class AdoptionRefused(HallRefusal):
     """An adoption the hall will not approve, with why."""
 
 

@@ -8,9 +8,10 @@ import secrets
 from typing import Any
 
 from webui.hall.players import player_key
+from webui.hall.refusal import HallRefusal
 
 
-class DrawError(ValueError):
+class DrawError(HallRefusal):
     """Entrants that cannot be drawn (too few, blank or repeated names)."""
 
 

@@ -11,12 +11,13 @@ from sqlalchemy import select, update
 
 from webui.hall import roster
 from webui.hall.draw import DrawError, clean_names
+from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallEntry
 from webui.store import Store
 from webui.store.db import commit_first
 
 
-class EntryError(ValueError):
+class EntryError(HallRefusal):
     """An entry or withdrawal that cannot be made, with why."""
 
 

@@ -12,12 +12,13 @@ from datetime import datetime
 from sqlalchemy import delete, select
 
 from webui.hall.health import as_utc
+from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallPlayer, PlayerMerge
 from webui.store import Store
 from webui.store.db import commit_first
 
 
-class MergeError(ValueError):
+class MergeError(HallRefusal):
     """A merge that cannot be made (one player, unknown ids, players who met, no reason)."""
 
 

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from webui.hall import awards, knockout, merges, stations
 from webui.hall.event import csv_cell, match_result
 from webui.hall.knockout import KnockoutRound, Slot
+from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallBracket, HallPairing, HallRound, HallTableSeating
 from webui.hall.swiss import Entrant, Pair, SwissRound, swiss_round
 from webui.store import Store
@@ -30,7 +31,7 @@ class PairingSystem(enum.Enum):
     KNOCKOUT = "knockout"
 
 
-class PairingRefused(ValueError):
+class PairingRefused(HallRefusal):
     """A pairing that cannot be proposed or approved, with why."""
 
 

@@ -15,13 +15,14 @@ from typing import Any
 
 from webui.hall.event import rules_label, same_rules
 from webui.hall.players import player_key
+from webui.hall.refusal import HallRefusal
 from webui.hall.schema import Partnership
 from webui.store import Store, engine
 
 PARTNERSHIP_RULES = "partnership"
 
 
-class PartnershipError(ValueError):
+class PartnershipError(HallRefusal):
     """A partnership that cannot be set up as asked."""
 
 

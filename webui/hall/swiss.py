@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from webui.hall.refusal import HallRefusal
+
 SEARCH_LIMIT = 200_000  # nodes per attempt; past it the next attempt allows one more rematch
 
 
@@ -48,7 +50,7 @@ class SwissRound:
         return sum(p.rematch for p in self.pairs)
 
 
-class PairingError(ValueError):
+class PairingError(HallRefusal):
     """Entrants that cannot be paired (fewer than two, a player listed twice)."""
 
 

@@ -29,8 +29,10 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     """
     from webui.common.app import kit_app
     from webui.hall.bundler import Bundler
+    from webui.hall.refusal import HallRefusal
     from webui.hall.sync import open_store, prepare_event_database
     from webui.hall.views import blueprints
+    from webui.hall.views.base import answer_refusal
 
     url = (config or {}).get("DATABASE_URL")
     if not url:
@@ -53,6 +55,7 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     zone = app.config.get("TIMEZONE")
     app.jinja_env.filters["local_time"] = lambda value, fmt="%H:%M:%S": local_time(
         value, fmt, zone)
+    app.register_error_handler(HallRefusal, answer_refusal)
     _register_database_errors(app)
     return app
 

@@ -1,12 +1,12 @@
 """The event's bundle: every signed score sheet of every table in one zip.
 
-Per signed game: the sheet as a digitally signed PDF (the table app's ``render_sheet_pdf`` and
-``sign_pdf``, signed with the hall's own key) and the game as JSON (the fields of the table
-app's JSON export: sheet, signatures, match; its history holds that game's events and the
-table's settings events, not the table's whole history). ``manifest.json`` lists every file
-with its SHA-256 and the standings at export time. A signed game never changes (a reopened
-one is a new sheet), so with a cache folder each game's files are made once
-(``webui.hall.bundler`` builds the zip in the background with progress).
+Per signed game: the sheet as a digitally signed PDF (``render_sheet_pdf`` and ``sign_pdf``
+of the shared kit, ``webui.common``, signed with the hall's own key) and the game as JSON
+(the fields of the table app's JSON export: sheet, signatures, match; its history holds that
+game's events and the table's settings events, not the table's whole history).
+``manifest.json`` lists every file with its SHA-256 and the standings at export time. A signed
+game never changes (a reopened one is a new sheet), so with a cache folder each game's files
+are made once (``webui.hall.bundler`` builds the zip in the background with progress).
 """
 
 from __future__ import annotations

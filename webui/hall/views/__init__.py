@@ -1,0 +1,36 @@
+"""The hall's pages, one blueprint a feature:
+
+``overview`` (blueprint ``hall``: the director's page, its live parts, the board, the audit,
+the event as JSON, the hall's static files), ``directors`` (setup, login, logout),
+``tables`` (a table's page, corrections, reopenings, forfeits), ``draw`` (the blind draw,
+seating it, partnership matches), ``rounds`` (the round clock and the pairings),
+``standings`` (rules, byes, tie-breaks, adjustments; printed and CSV), ``players``
+(entries, withdrawals, merges), ``sync`` (adoptions), ``exports`` (the signed bundle) and
+``projector`` (the public view).
+
+A refused director action is one error, ``webui.hall.refusal.HallRefusal``, answered in one
+place (``base.answer_refusal``): flashed on the page the action came from, or JSON.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint
+
+
+def blueprints() -> list[Blueprint]:
+    """Every blueprint of the hall, for ``create_hall_app``."""
+    from webui.hall.views import (
+        directors,
+        draw,
+        exports,
+        overview,
+        players,
+        projector,
+        rounds,
+        standings,
+        sync,
+        tables,
+    )
+
+    return [overview.bp, directors.bp, tables.bp, draw.bp, rounds.bp, standings.bp,
+            players.bp, sync.bp, exports.bp, projector.bp]

@@ -1,0 +1,86 @@
+"""What the hall's blueprints share: the director's name, the answer to a director action
+done (``done``) or refused (``refusals`` and the one handler, ``answer_refusal``), and the
+event's standings and partnerships as the pages read them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from flask import flash, jsonify, redirect, request, session, url_for
+from sqlalchemy import select
+
+from webui.common.security import store
+from webui.hall import audit
+from webui.hall import event as event_mod
+from webui.hall.audit import AuditAction
+from webui.hall.refusal import HallRefusal
+from webui.hall.schema import Partnership
+from webui.store import CommandError
+
+HOME = "hall.index"  # the director's page
+
+
+def director_name() -> str:
+    """The logged-in director's name (a named account's; "director" for the shared
+    password), for the audit, the round clock and pairings."""
+    account = session.get("director_account")
+    return str(account["name"]) if isinstance(account, dict) else "director"
+
+
+def back_to(endpoint: str = HOME, anchor: str = "", **values: Any) -> str:
+    """The address of a page (the director's by default), at the section ``anchor``."""
+    return url_for(endpoint, **values) + (f"#{anchor}" if anchor else "")
+
+
+def done(action: AuditAction, record: str, message: str, anchor: str = "",
+         endpoint: str = HOME, **values: Any) -> Any:
+    """A director action done: written to the audit log (``record``), ``message`` flashed,
+    See Other back to the page (the director's by default) at ``anchor``."""
+    audit.record(store(), director_name(), action, record)
+    flash(message)
+    return redirect(back_to(endpoint, anchor, **values), 303)
+
+
+def refusals(anchor: str = "", *, prefix: str = "", endpoint: str = HOME,
+             args: tuple[str, ...] = ()) -> Callable[[Any], Any]:
+    """A director action's refusals, said one way: whatever the view refuses (a
+    ``HallRefusal``, or a ``CommandError``: a bad number, a command the table refuses) goes
+    back to ``endpoint`` (with the view's arguments named in ``args``) at ``anchor``, worded
+    "``prefix``: why." when there is a prefix."""
+
+    def wrap(view: Any) -> Any:
+        @wraps(view)
+        def run(**kwargs: Any) -> Any:
+            try:
+                return view(**kwargs)
+            except (HallRefusal, CommandError) as exc:
+                message = f"{prefix}: {exc.message}." if prefix else exc.message
+                back = back_to(endpoint, anchor, **{a: kwargs[a] for a in args})
+                raise HallRefusal(message, exc.status, exc.code, back) from exc
+
+        return run
+
+    return wrap
+
+
+def answer_refusal(exc: HallRefusal) -> Any:
+    """The one answer to a refusal: JSON ``{"error": {"code", "message"}}`` with its status
+    to a JSON client; else the message flashed as an error, See Other back to its page."""
+    if request.is_json:
+        return jsonify({"error": {"code": exc.code, "message": exc.message}}), exc.status
+    flash(exc.message, "error")
+    return redirect(exc.back or back_to(), 303)
+
+
+def partnerships() -> list[Partnership]:
+    with store().Session() as s:
+        return list(s.scalars(select(Partnership).order_by(Partnership.id)))
+
+
+def event_standings() -> event_mod.Standings:
+    """The standings of the event's singles tables on the event's rules."""
+    boards = {b for p in partnerships() for b in p.boards}
+    singles = [t.id for t in store().tables() if t.id not in boards]
+    return event_mod.event_standings(store(), singles, event_mod.event_rules(store()))

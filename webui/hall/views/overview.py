@@ -1,0 +1,135 @@
+"""The director's page: the whole event at a glance (tables live, standings, draw, entries,
+partnerships, round and pairing, requests and syncs), its live parts, the status board, the
+audit log and the same as JSON. Blueprint ``hall``, which also serves the hall's own static
+files (``/hall-static/``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, jsonify, render_template
+
+from webui.common.security import director_required, store
+from webui.hall import audit, awards, entries, stations, tiebreaks
+from webui.hall import clock as clock_mod
+from webui.hall import event as event_mod
+from webui.hall import pairing as pairing_mod
+from webui.hall.health import SyncState, table_health
+from webui.hall.partnership import partnership_view
+from webui.hall.sync import linked_tables
+from webui.hall.views.base import partnerships
+from webui.hall.views.draw import latest_draw
+from webui.hall.views.rounds import pairing_json
+from webui.hall.views.sync import adoptions_json, stall_after, sync_refusals
+from webui.hall.views.tables import requests_json
+from webui.store import engine
+
+bp = Blueprint("hall", __name__, static_folder=Path(__file__).resolve().parent.parent / "static",
+               static_url_path="/hall-static")
+
+
+def event_json() -> dict[str, Any]:
+    """Everything on the director's page, as JSON."""
+    links = linked_tables(store())
+    teams = partnerships()
+    boards = {b for p in teams for b in p.boards}
+    tables = [event_mod.table_summary(store(), t.id, t.id in links) for t in store().tables()]
+    stall = stall_after()
+    health = table_health(store(), tables, stall_after=stall)
+    forfeited = awards.forfeited_tables(store())
+    for t in tables:
+        t["sync"] = health[t["id"]].to_json()
+        t["forfeit"] = t["id"] in forfeited
+        t["playing"] = t["playing"] and not t["forfeit"]
+    singles = [t["id"] for t in tables if t["id"] not in boards]
+    draw = latest_draw()
+    rules = event_mod.event_rules(store())
+    ranked = event_mod.event_standings(store(), singles, rules)
+    return {
+        "tables": tables,
+        "event_rules": rules,
+        "rule_presets": engine.preset_names(),
+        "standings": ranked.rows,
+        "ranked_by": ranked.ranked_by,
+        "tiebreaks": [t.value for t in ranked.order],
+        "tiebreak_choices": [(t.value, t.label) for t in tiebreaks.TieBreak],
+        "entries": [asdict(e) for e in entries.entries(store())],
+        "bye_rule": awards.bye_rule(store()).value,
+        "bye_rules": [(r.value, r.label) for r in awards.ByeRule],
+        "standings_left_out": [t.to_json() for t in ranked.left_out],
+        "partnerships": [partnership_view(store(), p) for p in teams],
+        "draw": ({"id": draw.id, "kind": draw.kind, "seed": draw.seed, "entrants": draw.entrants,
+                  "pairs": draw.pairs, "at": draw.created_at.isoformat()} if draw else None),
+        "requests": requests_json(),
+        "sync_refusals": sync_refusals(),
+        "adoptions": adoptions_json(stall),
+        "sync_problems": [h.to_json() for h in health.values()
+                          if h.state in (SyncState.STALLED, SyncState.CONFLICT,
+                                         SyncState.REFUSED)],
+        "round": _round_json(tables),
+        "pairing": pairing_json(pairing_mod.latest(store())),
+        "next_round": pairing_mod.next_round(store()),
+        "clock_next": _clock_next(),
+        "at": datetime.now(UTC).isoformat(),
+    }
+
+
+def _clock_next() -> int:
+    """The round the director's clock form starts: the latest approved pairing's round when
+    it is not on the clock yet, else the round after the clock's."""
+    clock = clock_mod.current_round(store())
+    after = clock.number + 1 if clock else 1
+    return max([after, *(p.round for p in pairing_mod.approved(store()))])
+
+
+def _round_json(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The current round's clock and its tables still playing (None before round 1), from the
+    event's table summaries."""
+    clock = clock_mod.current_round(store())
+    if clock is None:
+        return None
+    scope = stations.round_scope(store(), clock, pairing_mod.other_rounds_tables(
+        pairing_mod.approved(store()), clock.number))
+    plays = [clock_mod.TablePlay(t["id"], t["name"], t["playing"]) for t in tables]
+    return clock_mod.round_status(scope.clock, plays, scope.others,
+                                  scope.waiting_words).to_json(clock_mod.now())
+
+
+@bp.get("/")
+@director_required
+def index() -> Any:
+    return render_template("hall/index.html", ev=event_json())
+
+
+@bp.get("/live")
+@director_required
+def live() -> Any:
+    """The tables section alone (the page refreshes it every few seconds)."""
+    return render_template("hall/_tables.html", ev=event_json())
+
+
+@bp.get("/api/event")
+@director_required
+def api_event() -> Any:
+    return jsonify(event_json())
+
+
+@bp.get("/board")
+@director_required
+def board() -> Any:
+    """The table status board: every table as a tile (playing or over, who must confirm,
+    sync state and last sync, what to do), refreshed every 10 s without a script."""
+    ev = event_json()
+    playing = [t for t in ev["tables"] if t["playing"]]
+    return render_template("hall/board.html", ev=ev, playing=playing)
+
+
+@bp.get("/audit")
+@director_required
+def audit_page() -> Any:
+    """Every director action, newest first, with the director's name."""
+    return render_template("hall/audit.html", entries=audit.entries(store()),
+                           at=datetime.now(UTC).isoformat())

@@ -1,0 +1,180 @@
+"""One table of the event: its page, the director's correction of a hand or reopening of a
+signed game (applied at once, or sent to a synced table for its next sync), and a forfeit."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from sqlalchemy import select
+
+from webui.common.security import director_required, store
+from webui.hall import audit, awards, roster, stations
+from webui.hall import clock as clock_mod
+from webui.hall import event as event_mod
+from webui.hall.actions import ActionKind, DirectorAction, at_revision, parse_action
+from webui.hall.audit import AuditAction
+from webui.hall.health import table_health
+from webui.hall.refusal import HallRefusal
+from webui.hall.schema import DirectorReply, DirectorRequest
+from webui.hall.sync import linked_tables, pending_requests
+from webui.hall.views.base import director_name, done, refusals
+from webui.hall.views.sync import stall_after
+from webui.store import Actor, CommandError, commands
+
+bp = Blueprint("tables", __name__)
+
+
+def requests_json() -> list[dict[str, Any]]:
+    """The latest director requests sent to synced tables, newest first, with the tables'
+    replies."""
+    with store().Session() as s:
+        reqs = list(s.scalars(select(DirectorRequest).order_by(DirectorRequest.id.desc())
+                              .limit(50)))
+        replies = {r.request_id: r for r in s.scalars(
+            select(DirectorReply).where(DirectorReply.request_id.in_(
+                [q.request_id for q in reqs])))}
+    out = []
+    for q in reqs:
+        reply = replies.get(q.request_id)
+        out.append({"request_id": q.request_id, "table": q.table_id, "kind": q.kind,
+                    "payload": q.payload, "at": q.created_at.isoformat(),
+                    "status": reply.status if reply else "waiting for the table's sync",
+                    "message": reply.message if reply else ""})
+    return out
+
+
+def _table_or_404(table_id: int) -> None:
+    if store().table(table_id) is None:
+        abort(404, description="no such table in this event")
+
+
+@bp.get("/tables/<int:table_id>")
+@director_required
+def page(table_id: int) -> Any:
+    _table_or_404(table_id)
+    state = store().state(table_id)
+    mirrored = table_id in linked_tables(store())
+    requests = [r for r in requests_json() if r["table"] == table_id]
+    summary = event_mod.table_summary(store(), table_id, mirrored)
+    summary["sync"] = table_health(store(), [summary],
+                                   stall_after=stall_after())[table_id].to_json()
+    return render_template("hall/table.html", state=state, mirrored=mirrored,
+                           summary=summary, requests=requests)
+
+
+def director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
+    """A director's correction of a hand (``correct``) or reopening of a signed game
+    (``reopen``): checked against the event database's copy, then run at once (a table on the
+    event database) or sent to the table, whose next sync runs it (a mirrored table)."""
+    if action.kind is ActionKind.CORRECT:
+        assert action.hand is not None and action.revision is not None
+        command = at_revision(commands.propose(action.game, action.hand,
+                                               commands.parse_proposal(action.proposal),
+                                               source="director", director=True),
+                              action.game, action.hand, action.revision)
+        payload: dict[str, Any] = {"game": action.game, "hand": action.hand,
+                                   "revision": action.revision, "proposal": action.proposal}
+    else:
+        command = commands.reopen(action.game, action.reason)
+        payload = {"game": action.game, "reason": action.reason}
+    command(store().state(table_id))  # raises CommandError now if it cannot apply
+    request_id = f"hall-{uuid.uuid4().hex}"
+    by = director_name()
+    if table_id in linked_tables(store()):
+        _refuse_a_second_waiting_request(table_id, action)
+        with store().Session() as s:
+            s.add(DirectorRequest(request_id=request_id, table_id=table_id,
+                                  kind=action.kind.value, payload=payload, actor=by))
+            s.commit()
+        audit.record(store(), by, AuditAction(action.kind.value),
+                     f"{_action_words(action)}; sent to the table ({request_id})", table_id)
+        return {"status": "sent", "request_id": request_id,
+                "message": "sent to the table: it applies at its next sync"}
+    outcome = store().execute(table_id, command, Actor("director"), request_id=request_id)
+    audit.record(store(), by, AuditAction(action.kind.value),
+                 f"{_action_words(action)}; applied ({request_id})", table_id)
+    return {"status": "applied", "request_id": request_id,
+            "seqs": [e.seq for e in outcome.events]}
+
+
+def _action_words(action: DirectorAction) -> str:
+    """A correction or reopening in words, for the audit."""
+    if action.kind is ActionKind.REOPEN:
+        return f"game {action.game} reopened: {action.reason or 'no reason given'}"
+    p = action.proposal
+    result = (f"{p.get('winner')} {p.get('points')}" if p.get("kind") == "manual"
+              else str(p.get("kind", "result")))
+    note = f" ({p['note']})" if isinstance(p.get("note"), str) and p["note"] else ""
+    return f"game {action.game}, hand {action.hand} corrected to {result}{note}"
+
+
+def _refuse_a_second_waiting_request(table_id: int, action: DirectorAction) -> None:
+    """A mirrored table's hand (or game) with a request still waiting for the table's sync
+    cannot take a second one: the director would be correcting a result nobody has seen."""
+    for req in pending_requests(store(), table_id):
+        p = req.payload
+        same = (req.kind == action.kind.value and p.get("game") == action.game
+                and (action.kind is ActionKind.REOPEN or p.get("hand") == action.hand))
+        if same:
+            what = (f"game {action.game}, hand {action.hand}" if action.hand
+                    else f"game {action.game}")
+            raise CommandError("request_waiting", f"a {req.kind} of {what} sent at "
+                               f"{req.created_at:%H:%M:%S} is waiting for the table's sync; "
+                               "check the table after it applies", 409)
+
+
+def _body() -> Any:
+    """The request's body: a JSON value (None when it is not JSON) or the form as a dict."""
+    if request.is_json:
+        try:
+            return request.get_json(silent=True)
+        except RecursionError:  # "[[[[..." thousands deep: the decoder's own limit
+            raise CommandError("bad_body", "the request body is nested too deeply", 400) \
+                from None
+    return request.form.to_dict()
+
+
+@bp.post("/tables/<int:table_id>/<any(correct, reopen):kind>")
+@director_required
+@refusals(endpoint="tables.page", args=("table_id",))
+def act(table_id: int, kind: str) -> Any:
+    """Correct a hand or reopen a signed game of one table (a bad body included: a 400
+    naming it, never a 500)."""
+    _table_or_404(table_id)
+    result = director_action(table_id, parse_action(kind, _body()))
+    if request.is_json:
+        return jsonify(result)
+    made = "Correction applied." if kind == "correct" else "Game reopened."
+    flash(made if result["status"] == "applied" else result["message"])
+    return redirect(url_for("tables.page", table_id=table_id), 303)
+
+
+@bp.post("/tables/<int:table_id>/forfeit")
+@director_required
+@refusals("tables")
+def forfeit(table_id: int) -> Any:
+    """A player did not show: the match is a forfeit, won by the other (no points)."""
+    absent = request.form.get("absent", "")
+    _table_or_404(table_id)
+    if absent not in ("A", "B"):
+        raise HallRefusal("Say which seat did not show.")
+    state = store().state(table_id)
+    if state.match_json()["complete"]:
+        raise HallRefusal("This match is decided: no forfeit.")
+    seats = roster.table_players(store(), [(table_id, state.players)])[table_id]
+    present = "B" if absent == "A" else "A"
+    clock = clock_mod.current_round(store())
+    number = stations.round_of_table(store(), table_id) or (clock.number if clock else 1)
+    kinds = {present: awards.AwardKind.FORFEIT_WON, absent: awards.AwardKind.FORFEIT_LOST}
+    for seat, kind in kinds.items():
+        if not awards.give(store(), awards.Award(number, seats[seat], kind, table_id),
+                           director_name()):
+            raise HallRefusal(f"{state.players[seat]} has a result for round {number} "
+                              "already.")
+    return done(AuditAction.FORFEIT, f"table {table_id} {state.name}: "
+                f"{state.players[absent]} did not show, {state.players[present]} wins by "
+                f"forfeit (round {number})",
+                f"{state.players[present]} wins by forfeit: {state.players[absent]} did not "
+                "show.", "tables")

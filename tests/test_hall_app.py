@@ -9,6 +9,7 @@ import io
 import json
 import re
 import zipfile
+from dataclasses import replace
 
 import hall_helpers
 import pytest
@@ -92,10 +93,10 @@ def test_every_table_live_with_who_must_confirm_and_reading_problems(hall, tmp_p
     local = open_store(f"sqlite:///{tmp_path / 'table.sqlite3'}")
     synced = new_table(local, "Synced 2", "Cy", "Di")
     local.execute(synced, commands.set_knock_card(1, 1, "9D"), PLAYER_A)
-    camera = commands.parse_proposal(hall_helpers.hand_cards("A"))
-    local.execute(synced, commands.propose(1, 1, camera, source="camera", strict=False,
-                                           extra={"problems": [DOUBT.to_json()],
-                                                  "confidence": 0.42}), PLAYER_A)
+    camera = replace(commands.parse_proposal(hall_helpers.hand_cards("A")),
+                     problems=(DOUBT,), confidence=0.42)
+    local.execute(synced, commands.propose(1, 1, camera, source="camera", strict=False),
+                  PLAYER_A)
     sync_once(local, store)
     tables = {t["name"]: t for t in event(client)["tables"]}
     assert tables["Direct 1"]["waiting"] == ["Ann"]

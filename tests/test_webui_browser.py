@@ -135,7 +135,7 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
         expect(page.locator(".game-over")).to_contain_text("Game 1 is over: Ann wins")
         state = app.extensions["gintray.store"].state(table_id)
         hand = state.games[0].hands[0]
-        assert hand.confirmed and hand.proposal["source"] == "camera"
+        assert hand.confirmed and hand.proposal.source == "camera"
         # each signs on the pad of their own tablet
         for tablet, player in ((page, "A"), (ben, "B")):
             tablet.goto(f"{base}/t/{table_id}/games/1/sign")
@@ -156,7 +156,7 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
     signatures = app.extensions["gintray.store"].state(table_id).games[0].signatures
     assert set(signatures) == {"A", "B"}
     assert pdf.count(b"/Subtype /Image") >= 2  # both drawn signatures are in the sheet
-    points = hand.proposal["result"]["points"]
+    points = hand.proposal.result["points"]
     at = pdf.index(f"({points})".encode())
     tampered = bytearray(pdf)
     tampered[at + 1] = ord("0") if chr(tampered[at + 1]) != "0" else ord("1")

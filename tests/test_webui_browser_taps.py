@@ -108,5 +108,5 @@ def test_a_misread_meld_card_is_fixed_and_confirmed_in_three_taps(served):
 
     count, hand = play(served, fix)
     assert count <= 3 and hand.confirmed
-    assert sorted(hand.proposal["cards"]["A"]) == sorted(true_a)
-    assert hand.proposal["result"]["deadwood"]["A"] == 5
+    assert sorted(hand.proposal.cards["A"]) == sorted(true_a)
+    assert hand.proposal.result["deadwood"]["A"] == 5

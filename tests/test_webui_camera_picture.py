@@ -75,5 +75,5 @@ def test_label_driven_detector_runs_behind_the_readers_tiles(tmp_path, monkeypat
     hand = app.extensions["gintray.store"].state(1).current_hand()
     first = truth["hands"][0]
     assert hand.up_card == first["up_card"]
-    assert hand.proposal and hand.proposal["knocker"] == first["knocker"]
+    assert hand.proposal and hand.proposal.knocker == first["knocker"]
     assert any(drawn)

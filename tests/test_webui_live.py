@@ -64,15 +64,15 @@ def test_camera_feed_proposes_and_never_confirms(tmp_path):
     first = truth["hands"][0]
     assert hand.number == 1 and hand.up_card == first["up_card"] and hand.up_source == "camera"
     proposal = hand.proposal
-    assert proposal["source"] == "camera" and proposal["knocker"] == first["knocker"]
-    assert not proposal.get("error"), proposal
+    assert proposal.source == "camera" and proposal.knocker == first["knocker"]
+    assert proposal.error is None, proposal
     spread = first["spreads"]["B"]
     owned = [c for g in spread["groups"] for c in g] + spread["loose"] + spread["layoffs"]
-    assert sorted(proposal["cards"]["B"]) == sorted(owned)
+    assert sorted(proposal.cards["B"]) == sorted(owned)
     assert not hand.confirmed and hand.confirmed_by == []  # people confirm, never the camera
-    assert proposal["snapshot"]
+    assert proposal.snapshot
     tablet = Tablet(app)
-    assert tablet.client.get(f"/t/1/snapshots/{proposal['snapshot']}").mimetype == "image/jpeg"
+    assert tablet.client.get(f"/t/1/snapshots/{proposal.snapshot}").mimetype == "image/jpeg"
     assert tablet.client.get("/api/t/1/camera.jpg").data[:2] == b"\xff\xd8"
     panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
     assert "proposed by the camera" in panel
@@ -156,7 +156,7 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
     app, store = _demo_replay(tmp_path, Unsure(truth["frames"]))
     proposal = store.state(1).current_hand().proposal
     assert {"kind": "doubtful_card", "player": "B", "cards": [doubted],
-            "alternative": other} in proposal["problems"]
+            "alternative": other} in proposal.to_json()["problems"]
 
     tablet = Tablet(app)
     panel = tablet.client.get("/t/1/panel").get_data(as_text=True)
@@ -165,9 +165,9 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
     answer = tablet.client.post("/api/t/1/proposal", data=fields)
     assert answer.status_code in (200, 302, 303), answer.get_data(as_text=True)
     swapped = store.state(1).current_hand().proposal
-    assert other in swapped["cards"]["B"] and doubted not in swapped["cards"]["B"]
-    assert sorted(swapped["cards"]["A"]) == sorted(proposal["cards"]["A"])
-    assert swapped["source"] == "manual" and "problems" not in swapped
+    assert other in swapped.cards["B"] and doubted not in swapped.cards["B"]
+    assert sorted(swapped.cards["A"]) == sorted(proposal.cards["A"])
+    assert swapped.source == "manual" and swapped.problems == ()
 
 
 def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path):
@@ -187,10 +187,10 @@ def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path)
     app, store = _demo_replay(tmp_path, Misses(truth["frames"]))
     hand = store.state(1).current_hand()
     proposal = hand.proposal
-    assert len(proposal["cards"]["B"]) == 9 and missed not in proposal["cards"]["B"]
-    assert proposal.get("result") is None  # no points from a camera miss
+    assert len(proposal.cards["B"]) == 9 and missed not in proposal.cards["B"]
+    assert proposal.result is None  # no points from a camera miss
     asked = "The camera sees 9 of Ben's cards (10 expected): it may have missed a card."
-    assert proposal["question"].startswith(asked)
+    assert proposal.question.startswith(asked)
     tablet = Tablet(app)
     answer = tablet.confirm("A")
     assert answer.status_code == 409 and answer.get_json()["error"]["code"] == "unplayable"

@@ -172,7 +172,7 @@ def test_cards_are_corrected_with_the_picker_and_typing_still_works(served, size
         assert_fits(page, "after the correction")
         browser.close()
     proposal = store.state(TABLE).current_hand().proposal
-    assert proposal["melds"]["A"] == [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
+    assert proposal.melds["A"] == [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
 
 
 @contextlib.contextmanager

@@ -14,8 +14,8 @@ from webui.store.proposal import (
     Phase,
     Proposal,
     reader_cards,
-    swaps,
 )
+from webui.store.record import RecordedProposal, swaps
 from webui.store.state import HandState
 
 
@@ -62,11 +62,12 @@ def test_a_request_becomes_the_proposal_it_always_was():
 
 
 def test_the_one_tap_swap_is_computed_not_spliced_in_a_template():
-    (swap,) = swaps(CAMERA_JSON)
+    (swap,) = swaps(RecordedProposal.from_json(CAMERA_JSON))
     assert swap.doubt == Doubt("B", "8D", "8H")
     assert swap.fields == {"melds_A": "2C 3C 4C", "cards_A": "5S", "melds_B": "",
                            "cards_B": "8H 9S"}
-    assert swaps({**CAMERA_JSON, "kind": "dead"}) == [] and swaps(None) == []
+    assert swaps(RecordedProposal.from_json({**CAMERA_JSON, "kind": "dead"})) == []
+    assert swaps(None) == []
 
 
 def test_the_doubts_are_the_cameras_doubtful_card_notes_still_in_the_hand():
@@ -87,7 +88,7 @@ def test_the_doubts_are_the_cameras_doubtful_card_notes_still_in_the_hand():
 def test_an_old_database_with_notes_as_text_still_offers_the_swap():
     old = {**CAMERA_JSON, "problems": ["doubtful_card: 8D may be 8H (player B)"],
            "doubts": [{"player": "B", "card": "8D", "alternative": "8H"}]}
-    (swap,) = swaps(old)
+    (swap,) = swaps(RecordedProposal.from_json(old))
     assert swap.doubt == Doubt("B", "8D", "8H")
 
 
@@ -96,9 +97,10 @@ def test_a_hands_phase():
     assert hand.phase is Phase.DEALING
     hand.up_card = "9H"
     assert hand.phase is Phase.PLAYING
-    hand.proposal = {"kind": "score", "error": {"code": "card_count", "message": "?"}}
+    hand.proposal = RecordedProposal.from_json(
+        {"kind": "score", "error": {"code": "card_count", "message": "?"}})
     assert hand.phase is Phase.UNPLAYABLE
-    hand.proposal = {"kind": "dead"}
+    hand.proposal = RecordedProposal(Proposal(Kind.DEAD))
     assert hand.phase is Phase.PROPOSED
     hand.director_confirmed = True
     assert hand.phase is Phase.CONFIRMED

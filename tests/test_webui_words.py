@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
@@ -39,11 +40,9 @@ def camera_proposal(app, problems, cards_b=KNOCK_B):
     proposal = commands.parse_proposal({"kind": "score", "knocker": "A",
                                         "cards": {"A": "5S", "B": " ".join(cards_b)},
                                         "melds": {"A": KNOCK_MELDS_A}})
+    proposal = replace(proposal, problems=tuple(problems))
     store.execute(1, commands.propose(hand.game, hand.number, proposal, source="camera",
-                                      strict=False,
-                                      extra={"problems": [p if isinstance(p, str) else
-                                                          p.to_json() for p in problems]}),
-                  Actor("camera"))
+                                      strict=False), Actor("camera"))
 
 
 def test_the_cameras_notes_are_sentences_on_the_tablet(app, tablet):

@@ -33,6 +33,7 @@ from webui.security import (
     seats_of,
 )
 from webui.store import Command, CommandError, commands
+from webui.store.event_kind import EventKind
 from webui.views import table_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api/t/<int:table_id>")
@@ -76,12 +77,12 @@ def _back(table_id: int) -> Any:
     return redirect(target), 303
 
 
-def _answer(table_id: int, command: Command, success: str, kind: str) -> Any:
+def _answer(table_id: int, command: Command, success: str, kind: EventKind) -> Any:
     """Run ``command`` (whose first event is of ``kind``) for this device and answer."""
     table_or_404(table_id)
     actor = actor_for(table_id)
     try:
-        outcome = store().execute(table_id, command, actor, request_id(), kind)
+        done = store().execute(table_id, command, actor, request_id(), kind)
     except CommandError as exc:
         if wants_json():
             return jsonify(exc.to_json()), exc.status
@@ -89,10 +90,10 @@ def _answer(table_id: int, command: Command, success: str, kind: str) -> Any:
         return _back(table_id)
     if wants_json():
         state = store().state(table_id)
-        return jsonify({"ok": True, "duplicate": outcome.duplicate,
-                        "events": [e.to_json() for e in outcome.events],
+        return jsonify({"ok": True, "duplicate": done.duplicate,
+                        "events": [e.to_json() for e in done.events],
                         "state": state.to_json()})
-    flash(success if outcome.events else "Nothing changed.")
+    flash(success if done.events else "Nothing changed.")
     return _back(table_id)
 
 
@@ -107,7 +108,7 @@ def get_state(table_id: int) -> Any:
 def knock_card(table_id: int) -> Any:
     b = g.body
     return _answer(table_id, commands.set_knock_card(b.get("game"), b.get("hand"), b.get("card")),
-                   "Knock card recorded.", "knock_card_set")
+                   "Knock card recorded.", EventKind.KNOCK_CARD_SET)
 
 
 @bp.post("/proposal")
@@ -125,7 +126,7 @@ def proposal(table_id: int) -> Any:
     director = is_director() and bool(b.get("director"))
     return _answer(table_id, commands.propose(b.get("game"), b.get("hand"), parsed,
                                               director=director),
-                   "Result proposed: both players confirm it.", "proposal_set")
+                   "Result proposed: both players confirm it.", EventKind.PROPOSAL_SET)
 
 
 def _require_player_tablet(table_id: int, player: Any) -> None:
@@ -142,7 +143,7 @@ def confirm(table_id: int) -> Any:
     player = b.get("player")
     _require_player_tablet(table_id, player)
     return _answer(table_id, commands.confirm(b.get("game"), b.get("hand"), player,
-                                              b.get("revision")), "Confirmed.", "confirmed")
+                                              b.get("revision")), "Confirmed.", EventKind.CONFIRMED)
 
 
 @bp.post("/undo")
@@ -152,7 +153,7 @@ def undo(table_id: int) -> Any:
     actor_for(table_id)
     events = store().events(table_id)
     return _answer(table_id, commands.undo(b.get("target_seq"), events, seats_of(table_id)),
-                   "Undone.", "undo")
+                   "Undone.", EventKind.UNDO)
 
 
 @bp.post("/sign")
@@ -161,13 +162,13 @@ def sign(table_id: int) -> Any:
     player = b.get("player")
     _require_player_tablet(table_id, player)
     return _answer(table_id, commands.sign(b.get("game"), player, b.get("png"), b.get("sheet")),
-                   "Signed.", "signed")
+                   "Signed.", EventKind.SIGNED)
 
 
 @bp.post("/next-game")
 def next_game(table_id: int) -> Any:
     return _answer(table_id, commands.next_game(g.body.get("dealer")), "Next game started.",
-                   "game_started")
+                   EventKind.GAME_STARTED)
 
 
 @bp.post("/reopen")
@@ -176,7 +177,7 @@ def reopen(table_id: int) -> Any:
         abort(403, description="only the director can reopen a signed game")
     b = g.body
     return _answer(table_id, commands.reopen(b.get("game"), b.get("reason")),
-                   "Game reopened (recorded).", "reopened")
+                   "Game reopened (recorded).", EventKind.REOPENED)
 
 
 def _stream_slot(table_id: int) -> tuple[StreamSlots, StreamKey]:

@@ -80,19 +80,16 @@ class CameraClerk:
 
         def run(st: Any) -> list[Any]:
             hand = st.current_hand()
-            if hand is None or (hand.proposal and hand.proposal.get("source") != "camera"):
+            if hand is None or (hand.proposal and not hand.proposal.from_camera):
                 return []  # a result entered by hand wins over the camera
-            extra: dict[str, Any] = {}
+            # a camera read never becomes penalty points: ask the players
             question = card_count_question(problems, st.players)
-            if question:  # a camera read never becomes penalty points: ask the players
-                extra.update(result=None, question=question,
-                             error={"code": "card_count", "message": question})
             if up_card and hand.up_card and up_card != hand.up_card:
                 log.info("table %s: reading of a later deal (%s) ignored until hand %s is "
                          "confirmed", self.table_id, up_card, hand.number)
                 return []
             return commands.propose(hand.game, hand.number, proposal, source="camera",
-                                    strict=False, extra=extra)(st)
+                                    strict=False, question=question)(st)
 
         self.command(run)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from webui.store.engine import Outcome
+from webui.store.engine import PLAYERS, Outcome, other_player
+from webui.store.proposal import Kind
+from webui.store.record import RecordedProposal
 from webui.store.state import digest as record_digest
 from webui.store.state import sheet_record
 from webui.words import rules_words
@@ -13,25 +15,24 @@ OUTCOME_WORDS = {Outcome.KNOCK: "knocks", Outcome.GIN: "gin", Outcome.BIG_GIN: "
                  Outcome.UNDERCUT: "knocks"}
 
 
-def hand_text(players: dict[str, str], proposal: dict[str, Any]) -> str:
+def hand_text(players: dict[str, str], recorded: RecordedProposal) -> str:
     """A short line saying what happened in a hand, e.g. "Ann knocks, Bob undercuts (9 v 7)"."""
-    kind = proposal["kind"]
-    if kind == "dead":
+    if recorded.kind is Kind.DEAD:
         return "dead hand (no knock by the 50th card)"
-    result = proposal["result"]
-    if kind == "manual":
+    result = recorded.result or {}
+    if recorded.kind is Kind.MANUAL:
         note = f": {result['note']}" if result.get("note") else ""
         return f"entered by hand{note}"
-    knocker = proposal["knocker"]
-    defender = "B" if knocker == "A" else "A"
-    outcome = Outcome.of(result["outcome"])
-    text = f"{players[knocker]} {OUTCOME_WORDS.get(outcome, result['outcome'])}"
+    knocker = recorded.knocker or PLAYERS[0]
+    defender = other_player(knocker)
+    outcome = Outcome.of(result.get("outcome"))
+    text = f"{players[knocker]} {OUTCOME_WORDS.get(outcome, result.get('outcome'))}"
     if outcome is Outcome.UNDERCUT:
         text += f", {players[defender]} undercuts"
     dw = result.get("deadwood") or {}
     if outcome in (Outcome.KNOCK, Outcome.UNDERCUT) and dw:
         text += f" ({dw.get(knocker)} v {dw.get(defender)})"
-    if proposal.get("improper_accepted"):
+    if recorded.improper_accepted:
         text += ", improper knock accepted"
     if result.get("doubled"):
         text += ", doubled"
@@ -51,7 +52,7 @@ def game_view(state: Any, game: Any) -> dict[str, Any]:
         rows.append({"hand": hand.number, "dealer": hand.dealer, "knock": hand.up_card,
                      "text": hand_text(players, hand.proposal),
                      "winner": record.get("winner"), "points": record.get("points"),  # None: dead
-                     "totals": {p: totals.get(p, 0) for p in ("A", "B")}})
+                     "totals": {p: totals.get(p, 0) for p in PLAYERS}})
     engine_games = sheet.get("games") or []
     bonuses: list[dict[str, Any]] = []
     finals = None

@@ -36,6 +36,9 @@ from webui.security import (
 )
 from webui.store import CommandError
 from webui.store.db import Device
+from webui.store.event_kind import EventKind
+from webui.store.proposal import Kind
+from webui.store.record import RecordedProposal
 from webui.store.seats import SeatTaken
 from webui.store.state import TableState
 
@@ -77,7 +80,8 @@ def undo_offer(table_id: int, state: TableState, seats: list[str]) -> dict[str, 
         return None
     for seq in reversed(latest.seqs):
         ev = store().event(table_id, seq)
-        if ev is None or (ev.kind == "confirmed" and ev.payload.get("player") not in seats):
+        if ev is None or (ev.kind == EventKind.CONFIRMED
+                          and ev.payload.get("player") not in seats):
             continue
         return {"seq": seq, "label": undo_label(state, ev.kind, ev.payload, latest.number)}
     return None
@@ -86,16 +90,15 @@ def undo_offer(table_id: int, state: TableState, seats: list[str]) -> dict[str, 
 def undo_label(state: TableState, kind: str, payload: dict[str, Any], hand: int) -> str:
     """What undoing an event does, e.g. "Undo Ben's confirmation of hand 1"."""
     names = state.players
-    if kind == "confirmed":
+    if kind == EventKind.CONFIRMED:
         return f"Undo {names.get(payload.get('player'), '?')}'s confirmation of hand {hand}"
-    if kind == "knock_card_set":
+    if kind == EventKind.KNOCK_CARD_SET:
         return f"Undo the knock card {words.card_words(str(payload.get('card')))} of hand {hand}"
-    proposal = payload.get("proposal") or {}
-    result = proposal.get("result") or {}
-    if proposal.get("kind") == "dead":
+    recorded = RecordedProposal.from_json(payload.get("proposal") or {})
+    if recorded.kind is Kind.DEAD:
         what = "dead hand"
-    elif result.get("winner") in names:
-        what = f"{names[result['winner']]} scores {result.get('points')}"
+    elif recorded.winner in names:
+        what = f"{names[recorded.winner]} scores {(recorded.result or {}).get('points')}"
     else:
         what = "not scored"
     return f"Undo the result entered for hand {hand} ({what})"

@@ -16,7 +16,8 @@ from vision.table.notes import NoteKind, Problem, problems_from_json
 from webui.store import engine
 from webui.store.engine import Outcome
 from webui.store.event_kind import EventKind, taken_back
-from webui.store.proposal import answers, swaps
+from webui.store.proposal import Kind
+from webui.store.record import RecordedProposal, answers, swaps
 
 
 def card_words(code: str) -> str:
@@ -170,16 +171,16 @@ def actor_words(actor: str, device_seat: str | None, players: dict[str, str]) ->
 
 
 def _proposal_words(p: dict[str, Any], players: dict[str, str]) -> str:
-    proposal = p.get("proposal") or {}
-    result = proposal.get("result") or {}
+    recorded = RecordedProposal.from_json(p.get("proposal") or {})
+    result = recorded.result or {}
     where = f"hand {p.get('hand')} of game {p.get('game')}"
-    verb = "proposed by the camera" if proposal.get("source") == "camera" else "entered"
-    if proposal.get("kind") == "dead":
+    verb = "proposed by the camera" if recorded.from_camera else "entered"
+    if recorded.kind is Kind.DEAD:
         return f"{where} {verb} as a dead hand (no score)"
-    winner = players.get(result.get("winner") or "")
-    if proposal.get("question") or proposal.get("error") or not winner:
+    winner = players.get(recorded.winner or "")
+    if recorded.question or recorded.error or not winner:
         return f"a reading of {where} {verb}, not scored yet"
-    how = "entered by hand" if proposal.get("kind") == "manual" else "scored from the cards"
+    how = "entered by hand" if recorded.kind is Kind.MANUAL else "scored from the cards"
     note = f": {result['note']}" if result.get("note") else ""
     director = "; the director's correction, confirmed at once" if p.get("director") else ""
     return (f"result of {where} {verb}: {winner} scores {result.get('points')} "

@@ -47,12 +47,11 @@ def problems(state: TableState) -> list[str]:
     hand = state.current_hand()
     proposal = hand.proposal if hand else None
     if proposal:
-        err = proposal.get("error")
-        if err:
-            out.append(f"hand {hand.number}: {err.get('message', err)}")
+        if proposal.error is not None:
+            out.append(f"hand {hand.number}: {proposal.error.message}")
         out += [f"hand {hand.number}: {sentence}" for sentence in problem_sentences(
-            proposal.get("problems"), state.players, proposal.get("question"))]
-        conf = proposal.get("confidence")
+            proposal.problems, state.players, proposal.question)]
+        conf = proposal.confidence
         if isinstance(conf, (int, float)) and conf < LOW_CONFIDENCE:
             out.append(f"hand {hand.number}: camera reading uncertain ({conf:.0%})")
     for game in state.games:
@@ -68,7 +67,7 @@ def table_summary(store: Store, table_id: int, mirrored: bool) -> dict[str, Any]
     game = state.game
     hand = state.current_hand()
     waiting: list[str] = []
-    if hand and hand.proposal and not hand.proposal.get("error"):
+    if hand and hand.proposal and hand.proposal.error is None:
         waiting = [state.players[p] for p in PLAYERS if p not in hand.confirmed_by]
     score = {p: 0 for p in PLAYERS}
     if game is not None:

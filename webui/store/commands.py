@@ -16,6 +16,7 @@ from webui.store import Command, CommandError, engine
 from webui.store.engine import Outcome
 from webui.store.event_kind import UNDOABLE, EventKind
 from webui.store.proposal import Kind, Phase, Proposal
+from webui.store.record import CARD_COUNT, EngineError, RecordedProposal
 from webui.store.state import PLAYERS, HandState, TableState, sheet_hash
 
 MAX_SIGNATURE_BYTES = signature_image.MAX_BYTES
@@ -52,21 +53,30 @@ def _card(code: Any) -> str:
         raise CommandError(exc.code, exc.message, 400) from None
 
 
-def _scored(state: TableState, up_card: str | None, proposal: dict[str, Any]) -> dict[str, Any]:
-    """Score a proposal with the table's rules; engine errors are kept on the proposal."""
-    out = dict(proposal)
-    if proposal["kind"] != "score":
-        return out
-    out.pop("result", None)
-    out.pop("error", None)
+def _scored(state: TableState, up_card: str | None, proposal: Proposal, source: str,
+            question: str | None = None) -> RecordedProposal:
+    """A proposal scored with the table's rules, as recorded: the engine's result, or its
+    refusal kept as the record's error. ``question``: the camera's question about the card
+    count, which stands in for a score until the players correct the cards."""
+    if proposal.kind is Kind.MANUAL:
+        return RecordedProposal(proposal, source, result=proposal.result)
+    if proposal.kind is not Kind.SCORE:
+        return RecordedProposal(proposal, source)
+    if question:
+        return RecordedProposal(proposal, source, error=EngineError(CARD_COUNT, question),
+                                question=question)
     try:
-        out["result"] = engine.score(state.rules, up_card=up_card, knocker=proposal["knocker"],
-                                     hands=proposal["cards"], melds=proposal.get("melds"),
-                                     accept_improper_knock=bool(proposal.get("improper_accepted")),
-                                     layout=proposal.get("layout"))
+        result = engine.score(state.rules, up_card=up_card, knocker=proposal.knocker,
+                              hands=proposal.cards, melds=proposal.melds,
+                              accept_improper_knock=proposal.improper_accepted,
+                              layout=proposal.layout)
     except engine.ScorerError as exc:
-        out["error"] = {"code": exc.code, "message": exc.message}
-    return out
+        return RecordedProposal(proposal, source, error=EngineError(exc.code, exc.message))
+    return RecordedProposal(proposal, source, result=result)
+
+
+def _rescored(state: TableState, up_card: str, record: RecordedProposal) -> RecordedProposal:
+    return _scored(state, up_card, record.proposal, record.source, record.question)
 
 
 def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual",
@@ -86,15 +96,11 @@ def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual",
         if alternative and source == "camera" and alternative != code:
             payload["alternative"] = _card(alternative)
         if current.proposal is not None:
-            rescored = _scored(state, code, current.proposal)
+            rescored = _rescored(state, code, current.proposal)
             changes = [f"knock card {code} (was {current.up_card or 'none'})",
                        *describe_changes(state.players, current.proposal, rescored)]
-            rescored["changes"] = changes
             voided = [state.players[p] for p in current.confirmed_by]
-            rescored.pop("voided_confirmations", None)
-            if voided:
-                rescored["voided_confirmations"] = voided
-            payload["rescored"] = rescored
+            payload["rescored"] = rescored.reworded(changes, voided).to_json()
         return [(EventKind.KNOCK_CARD_SET, payload)]
 
     return run
@@ -168,40 +174,33 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
 
 
 def propose(game: Any, hand: Any, proposal: Proposal | dict[str, Any], source: str = "manual",
-            director: bool = False, strict: bool = True, extra: dict[str, Any] | None = None
+            director: bool = False, strict: bool = True, question: str | None = None
             ) -> Command:
     """Set the hand's proposed result (engine-scored). Players then confirm it.
 
     ``proposal``: a ``Proposal`` (a stored proposal's JSON is read with ``Proposal.from_json``).
     ``strict`` (hand input) refuses a proposal the engine rejects; camera readings keep the
     engine's error on the proposal so people see what to fix. ``director`` confirms it at once.
-    ``extra``: fields stored beside the result (the camera's question about the card count).
+    ``question``: the camera's question about the card count (nothing is scored until the
+    players answer it).
     """
     if not isinstance(proposal, Proposal):
         proposal = Proposal.from_json(proposal)
-    core, reading = proposal.core_json(), proposal.reading_json()
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         pick = _director_hand if director else _open_hand
         current = pick(state, game, hand)
-        scored = _scored(state, current.up_card, core)
-        scored["source"] = source
-        scored.update(reading)
-        if extra:
-            scored.update(extra)
-        if strict and scored.get("error"):
-            err = scored["error"]
-            raise CommandError(err["code"], err["message"], 422)
+        scored = _scored(state, current.up_card, proposal, source, question)
+        if strict and scored.error is not None:
+            raise CommandError(scored.error.code, scored.error.message, 422)
         if current.proposal is not None and _same(current.proposal, scored) and not director:
             return []  # an unchanged re-read (cards in another order): nothing to confirm again
         if current.proposal is not None:
             changes = describe_changes(state.players, current.proposal, scored)
             if changes:
-                scored["changes"] = changes
                 voided = [state.players[p] for p in current.confirmed_by]
-                if voided:
-                    scored["voided_confirmations"] = voided
-        payload = {"game": current.game, "hand": current.number, "proposal": scored}
+                scored = scored.reworded(changes, voided)
+        payload = {"game": current.game, "hand": current.number, "proposal": scored.to_json()}
         if director:
             payload["director"] = True
         return [(EventKind.PROPOSAL_SET, payload)]
@@ -209,27 +208,26 @@ def propose(game: Any, hand: Any, proposal: Proposal | dict[str, Any], source: s
     return run
 
 
-def _canonical(proposal: dict[str, Any]) -> dict[str, Any]:
+def _canonical(record: RecordedProposal) -> dict[str, Any]:
     """What players confirm in a proposal, independent of the order cards were read in."""
-    result = proposal.get("result") or {}
-    error = proposal.get("error") or {}
+    result = record.result or {}
     return {
-        "kind": proposal.get("kind"), "knocker": proposal.get("knocker"),
-        "cards": {p: sorted(c) for p, c in (proposal.get("cards") or {}).items()},
+        "kind": record.kind.value, "knocker": record.knocker,
+        "cards": {p: sorted(c) for p, c in record.cards.items()},
         "melds": {p: sorted(sorted(g) for g in groups)
-                  for p, groups in (proposal.get("melds") or {}).items() if groups},
-        "improper_accepted": bool(proposal.get("improper_accepted")),
+                  for p, groups in (record.melds or {}).items() if groups},
+        "improper_accepted": record.improper_accepted,
         "result": {k: result.get(k) for k in ("winner", "points", "outcome", "note")},
-        "error": error.get("code"), "question": proposal.get("question"),
+        "error": record.error.code if record.error else None, "question": record.question,
     }
 
 
-def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def _same(a: RecordedProposal, b: RecordedProposal) -> bool:
     return _canonical(a) == _canonical(b)
 
 
-def describe_changes(players: dict[str, str], old: dict[str, Any],
-                     new: dict[str, Any]) -> list[str]:
+def describe_changes(players: dict[str, str], old: RecordedProposal,
+                     new: RecordedProposal) -> list[str]:
     """What a new proposal changes from the one it replaces, in words for both tablets, e.g.
     ["Ben's cards: 8H instead of 8D", "Ann scores 9 (was 7)"]."""
     out: list[str] = []
@@ -297,11 +295,9 @@ def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
             raise CommandError("already_confirmed", f"{state.players[p]} already confirmed "
                                "this hand", 409)
         return [(EventKind.CONFIRMED, {"game": current.game, "hand": current.number, "player": p,
-                               "revision": rev})]
+                                         "revision": rev})]
 
     return run
-
-
 
 
 def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -> Command:

@@ -18,12 +18,17 @@ from scorer import (
     spread_sizes,
 )
 
-PLAYERS = ("A", "B")
+PLAYERS = ("A", "B")  #: a table's two seats, the one place they are named
+
+
+def other_player(player: str) -> str:
+    """The seat across the table from ``player``."""
+    return PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
 
 __all__ = ["PLAYERS", "Outcome", "ScorerError", "card_json", "dealer_after", "game_sheet",
            "hand_winner", "knock_card_info", "match", "melding_cards", "normalise_cards",
-           "plays_match", "preset_names", "rules_json", "same_rules", "score", "sheet",
-           "sheet_hand", "spread_sizes", "team_hand"]
+           "other_player", "plays_match", "preset_names", "rules_json", "same_rules", "score",
+           "sheet", "sheet_hand", "spread_sizes", "team_hand"]
 
 
 def preset_names() -> list[str]:

@@ -226,17 +226,3 @@ class Proposal:
         if self.kind is not Kind.SCORE:
             return []
         return [Answer(m, self.form_fields(add=m)) for m in self.missing]
-
-
-def swaps(proposal: dict[str, Any] | None) -> list[Swap]:
-    """The one-tap corrections of a stored proposal (a template filter)."""
-    if not proposal:
-        return []
-    return Proposal.from_json(proposal).swaps()
-
-
-def answers(proposal: dict[str, Any] | None) -> list[Answer]:
-    """The one-tap answers to a stored proposal's card-count question (a template filter)."""
-    if not proposal:
-        return []
-    return Proposal.from_json(proposal).answers()

@@ -13,7 +13,8 @@ from typing import Any
 
 from webui.store import engine
 from webui.store.event_kind import EventKind, taken_back
-from webui.store.proposal import Phase
+from webui.store.proposal import Kind, Phase
+from webui.store.record import RecordedProposal
 
 PLAYERS = engine.PLAYERS
 
@@ -29,7 +30,7 @@ class HandState:
     up_source: str | None = None
     #: the camera's runner-up reading of the knock card (a one-tap swap), while it stands
     up_alternative: str | None = None
-    proposal: dict[str, Any] | None = None
+    proposal: RecordedProposal | None = None
     revision: int = 0  # seq of the last event that changed what players confirm
     confirmations: dict[str, int] = field(default_factory=dict)
     director_confirmed: bool = False
@@ -43,7 +44,7 @@ class HandState:
     @property
     def confirmed(self) -> bool:
         """True once both players (or the director) confirmed the current, valid proposal."""
-        if self.proposal is None or self.proposal.get("error"):
+        if self.proposal is None or self.proposal.error is not None:
             return False
         return self.director_confirmed or len(self.confirmed_by) == len(PLAYERS)
 
@@ -53,7 +54,7 @@ class HandState:
         confirmed."""
         if self.proposal is None:
             return Phase.PLAYING if self.up_card is not None else Phase.DEALING
-        if self.proposal.get("error"):
+        if self.proposal.error is not None:
             return Phase.UNPLAYABLE
         return Phase.CONFIRMED if self.confirmed else Phase.PROPOSED
 
@@ -61,7 +62,7 @@ class HandState:
     def result(self) -> dict[str, Any] | None:
         """The proposal's result (None for a dead hand)."""
         assert self.proposal is not None
-        return None if self.proposal["kind"] == "dead" else self.proposal["result"]
+        return None if self.proposal.kind is Kind.DEAD else self.proposal.result
 
     @property
     def winner(self) -> str | None:
@@ -75,7 +76,8 @@ class HandState:
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "number": self.number, "dealer": self.dealer,
                 "up_card": self.up_card, "up_source": self.up_source,
-                "up_alternative": self.up_alternative, "proposal": self.proposal,
+                "up_alternative": self.up_alternative,
+                "proposal": self.proposal.to_json() if self.proposal is not None else None,
                 "revision": self.revision, "confirmed_by": self.confirmed_by,
                 "director_confirmed": self.director_confirmed, "confirmed": self.confirmed}
 
@@ -164,10 +166,14 @@ def sheet_record(state: TableState, game: GameState) -> dict[str, Any]:
     hand of the game as recorded (dealer, knock card, cards, melds, result) and the engine's
     sheet with its totals and bonuses. Embedded in the exported PDF so it can be checked."""
     keys = ("kind", "knocker", "cards", "melds", "result", "improper_accepted")
-    hands = [{"hand": h.number, "dealer": h.dealer, "knock_card": h.up_card,
-              "director": h.director_confirmed,
-              "proposal": {k: h.proposal.get(k) for k in keys if h.proposal.get(k) is not None}}
-             for h in game.hands if h.confirmed and h.proposal is not None]
+    hands = []
+    for h in game.hands:
+        if not h.confirmed or h.proposal is None:
+            continue
+        recorded = h.proposal.to_json()
+        hands.append({"hand": h.number, "dealer": h.dealer, "knock_card": h.up_card,
+                      "director": h.director_confirmed,
+                      "proposal": {k: recorded[k] for k in keys if recorded.get(k) is not None}})
     return {"table": state.name, "players": dict(state.players), "rules": state.rules,
             "game": game.number, "hands": hands, "sheet": game.sheet}
 
@@ -384,11 +390,11 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
             hand.revision = seq
             hand.seqs.append(seq)
             if hand.proposal is not None and p.get("rescored") is not None:
-                hand.proposal = p["rescored"]
+                hand.proposal = RecordedProposal.from_json(p["rescored"])
     elif kind == EventKind.PROPOSAL_SET:
         hand = state.hand(p["game"], p["hand"], create=True)
         if hand is not None:
-            hand.proposal = p["proposal"]
+            hand.proposal = RecordedProposal.from_json(p["proposal"])
             hand.revision = seq
             hand.director_confirmed = bool(p.get("director"))
             hand.seqs.append(seq)

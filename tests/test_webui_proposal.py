@@ -109,3 +109,25 @@ def test_a_hands_phase():
 def test_outcomes():
     assert Outcome.of("big_gin") is Outcome.BIG_GIN and Outcome.of(None) is None
     assert Outcome.of("undercut") == "undercut"
+
+
+SHEET_KEYS = ("kind", "knocker", "cards", "melds", "result", "improper_accepted")
+
+
+@pytest.mark.parametrize("stored", [
+    {**CAMERA_JSON, "result": {"winner": "A", "points": 9, "outcome": "knock"},
+     "source": "camera", "changes": ["Ann scores 9 (was 7)"]},
+    {**CAMERA_JSON, "problems": ["doubtful_card: 8D may be 8H (player B)"],
+     "doubts": [{"player": "B", "card": "8D", "alternative": "8H"}], "source": "camera",
+     "result": None, "question": "which is missing?",
+     "error": {"code": "card_count", "message": "which is missing?"}},
+    {"kind": "manual", "result": {"winner": "B", "points": 12, "outcome": "manual",
+                                  "note": ""}, "source": "manual"},
+    {"kind": "dead", "source": "director"},
+])
+def test_what_a_signature_covers_reads_back_unchanged(stored):
+    """A signature's sheet hash covers these fields of each confirmed hand: the typed record
+    must write them back exactly as events (old ones too) hold them."""
+    again = RecordedProposal.from_json(stored).to_json()
+    assert {k: again.get(k) for k in SHEET_KEYS} == {k: stored.get(k) for k in SHEET_KEYS}
+    assert RecordedProposal.from_json(again) == RecordedProposal.from_json(stored)

@@ -1,12 +1,13 @@
 # gintray: `make run` sets up and starts the table web app on the demo feed;
-# `make test` sets up (with test extras) and runs the whole suite.
+# `make test` sets up (with test extras) and runs the whole suite; `make test-fast` is the quick
+# lane: all but the slow, browser and emulation tests, with fewer generated examples.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test test-pi install install-test system-test-deps lint clean
+.PHONY: run test test-fast test-pi install install-test system-test-deps lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +34,15 @@ run: install
 
 test: install-test
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest
+	GINTRAY_HYPOTHESIS=full $(BIN)/python -m pytest
+
+# Under 3 minutes on 2 cores: no test marked slow (long fuzz and inference runs), browser
+# (Chromium) or emulation (qemu); Hypothesis's quick profile (a tenth of the examples,
+# tests/conftest.py).
+FAST_MARKERS := not slow and not browser and not emulation
+test-fast: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	GINTRAY_HYPOTHESIS=quick $(BIN)/python -m pytest -q -m "$(FAST_MARKERS)"
 
 # The Pi kit end to end: hardware/pi/setup.sh in an emulated ARM64 Debian root, twice, to the
 # table page (tests/test_pi_install_emulated.py; needs root; not in `make test`: it takes

@@ -54,6 +54,7 @@ def test_ncnn_detector_names_its_graph_weights_and_namer_for_the_doctor():
     ]
 
 
+@pytest.mark.slow  # the doctor's real reads on the ncnn backend
 def test_doctor_checks_the_ncnn_files(capsys):
     _needs_ncnn()
     assert doctor.main(["--backend", "ncnn", "--json"]) == 0

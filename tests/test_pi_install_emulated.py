@@ -49,7 +49,7 @@ from pathlib import Path
 import pytest
 from emulation_helpers import A76_CPUINFO, EMULATION, REPO
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.emulation]
 
 WORK = EMULATION / "pi-install"
 PROOT_RUN = REPO / "tests" / "emulation" / "proot_run.py"

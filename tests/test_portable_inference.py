@@ -32,7 +32,7 @@ from emulation_helpers import (
 from vision.inference.detector import load_detector
 from vision.inference.doctor import Reading, check_frame, compare_readings
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.emulation]
 TIMEOUT = 1500  # seconds for one emulated run (6 and 3 minutes measured, see above)
 
 

@@ -260,6 +260,7 @@ def test_enlarged_tiles_map_boxes_back_to_frame_pixels():
         assert max(abs(g - w) for g, w in zip(got, want, strict=True)) <= 1
 
 
+@pytest.mark.slow  # real inference on every phone photo
 def test_real_phone_photos_of_melds_never_give_a_wrong_meld_or_wrong_deadwood():
     """Issue 17, on real photos: held-out phone photos of runs and sets (a second deck, never
     mirrored by the exporter), read with the shipped detector. On every photo each group the

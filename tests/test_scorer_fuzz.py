@@ -1,6 +1,7 @@
 """Fuzzing the rules engine's command line (issue 14): ``melds``, ``score`` and ``sheet``.
 
-Over 10,000 generated inputs a run (``FUZZ_EXAMPLES`` per test, five tests): malformed JSON,
+Over 10,000 generated inputs a run under the ``full`` Hypothesis profile (``FUZZ_EXAMPLES`` per
+test, five tests; a tenth of that under ``quick``, `make test-fast`): malformed JSON,
 invalid UTF-8, wrong types, huge numbers and strings, deep nesting, Unicode look-alikes of card
 codes, duplicates, wrong card counts, and well-formed hands. Each must end in exit 0 with a
 result that keeps every card given, or exit 2 with ``{"error": {"code", "message"}}`` and a
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 from scorer.cards import DECK
 from scorer.cli import melds_main, score_main, sheet_main
 
-FUZZ_EXAMPLES = 2_100  # x 5 tests = 10,500 inputs a run
+FUZZ_EXAMPLES = 21 * settings.default.max_examples  # full profile: 2,100 x 5 tests = 10,500 inputs
 FUZZ = settings(
     max_examples=FUZZ_EXAMPLES,
     deadline=None,

@@ -14,7 +14,7 @@ from vision.table.notes import NoteKind, Problem
 from webui.store import Actor, commands
 from webui.store.proposal import Kind, Proposal
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 served = test_webui_browser.served  # the browser test's server (app, base, table, feed, truth)
 CAMERA = Actor("camera")
 MELDS_A = [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]

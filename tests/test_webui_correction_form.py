@@ -96,7 +96,10 @@ def typed_hands(draw: st.DrawFn) -> tuple[str, str, str, str]:
     return " ".join(hands[0]), " ".join(hands[1]), knocker, ""
 
 
-@settings(max_examples=400, deadline=None, derandomize=True,
+TYPED_EXAMPLES = 4 * settings.default.max_examples  # 400 under the full profile, 40 quick
+
+
+@settings(max_examples=TYPED_EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(typed_hands())
 def test_any_cards_typed_into_the_form_are_scored_whole_or_refused_clearly(typed):

@@ -21,7 +21,7 @@ from webui_helpers import make_app, pin_of
 import webui.camera_feed as camera_feed
 from webui.camera_feed import TableCamera
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 KNOCK_CARD_BOUND = 20.0  # seconds after the deal frame (2 s on this project's machine)
 PROPOSAL_BOUND = 60.0  # seconds after the last spread frame (5 s on this project's machine)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,45 @@ from vision.inference.detection import Detections
 from webui.camera_feed import TableCamera
 
 DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
+# Waits below are for a condition (a status told, a frame sent). This is only a guard against a
+# hang, never a speed limit: a slow CPU takes as long as it takes.
+HANG_GUARD = 120.0  # seconds
+
+
+def told_feed(app, source, **options):
+    """A table 1 camera on ``source`` (not started) whose status changes are published as the
+    app does and also set the returned event (see ``wait_for_status``)."""
+    told = threading.Event()
+    publish = app.extensions["gintray.notifier"].publish
+
+    def notify(table_id, seq):
+        publish(table_id, seq)
+        told.set()
+
+    feed = TableCamera(app.extensions["gintray.store"], 1, source,
+                       Path(app.config["DATA_DIR"]), notify, **options)
+    app.extensions["gintray.cameras"][1] = feed
+    return feed, told
+
+
+def wait_for_status(feed, told, done):
+    """Wait until ``done(feed.status())``; each status change sets ``told`` (the status is set
+    before it is told, so no change is missed)."""
+    while not done(feed.status()):
+        assert told.wait(HANG_GUARD), f"no status change in {HANG_GUARD} s: {feed.status()}"
+        told.clear()
+    return feed.status()
+
+
+def finish(feed):
+    """Stop the camera and wait for its threads: a detector run still going when Python exits
+    aborts the process ('terminate called without an active exception')."""
+    feed.stop()
+    feed.thread.join(HANG_GUARD)
+    assert not feed.thread.is_alive()
+    if feed.checker is not None:  # the self-check's thread, when the feed loaded its detector
+        feed.checker.join(HANG_GUARD)
+        assert not feed.checker.is_alive()
 
 
 def read_sse(response, count):
@@ -78,43 +117,89 @@ def test_camera_feed_proposes_and_never_confirms(tmp_path):
     assert "proposed by the camera" in panel
 
 
+def first_mjpeg_part(app):
+    """The first part of the table's MJPEG stream: it waits for the camera's first picture (the
+    stream's ``max`` is the hang guard; a stream that ends with no picture fails the test)."""
+    response = app.test_client().get(f"/api/t/1/camera.mjpg?max={HANG_GUARD:.0f}",
+                                     buffered=False)
+    try:
+        assert response.mimetype == "multipart/x-mixed-replace"
+        return next(iter(response.response), b"")
+    finally:
+        response.close()
+
+
 def test_mjpeg_stream_sends_jpeg_frames(tmp_path):
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
-    feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=20&loop=1", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
-    app.extensions["gintray.cameras"][1] = feed
+    feed, _ = told_feed(app, f"replay:{DEMO / 'hand'}?fps=20&loop=1")
     feed.start()
     try:
-        client = app.test_client()
-        # the first picture is sent as soon as the camera gives one: a generous limit, since
-        # the stream answers at once and a slow CPU must not fail the test
-        response = client.get("/api/t/1/camera.mjpg?max=120", buffered=False)
-        assert response.mimetype == "multipart/x-mixed-replace"
-        part = next(iter(response.response))
+        part = first_mjpeg_part(app)
         assert part.startswith(b"--frame\r\nContent-Type: image/jpeg")
         assert b"\xff\xd8" in part
-        response.close()
     finally:
-        feed.stop()
+        finish(feed)
 
 
-def test_missing_camera_is_reported_not_fatal(tmp_path):
-    app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
-    feed = TableCamera(store, 1, "replay:/no/such/folder", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
-    app.extensions["gintray.cameras"][1] = feed
-    feed.start()
-    deadline = time.monotonic() + 10
-    while feed.status()["state"] in ("starting", "running") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    feed.stop()
-    assert feed.status()["state"] in ("lost", "unavailable")
+def assert_missing_camera_reported(app, feed, told):
+    state = wait_for_status(feed, told, lambda s: s["state"] not in ("starting", "running"))
+    assert state["state"] in ("lost", "unavailable"), state
     tablet = Tablet(app)
     page = tablet.client.get("/t/1").get_data(as_text=True)
     assert "Camera:" in page and ("lost" in page or "unavailable" in page)
     assert tablet.knock_card("9H").status_code == 200  # scoring by hand still works
+
+
+def test_missing_camera_is_reported_not_fatal(tmp_path):
+    app = make_app(tmp_path)
+    feed, told = told_feed(app, "replay:/no/such/folder")
+    feed.start()
+    try:
+        assert_missing_camera_reported(app, feed, told)
+    finally:
+        finish(feed)
+
+
+def test_a_self_check_that_never_ends_holds_neither_the_picture_nor_a_missing_camera(
+        tmp_path, monkeypatch):
+    """Issue 28 item 7: on a slow CPU the detector's self-check takes many seconds. It runs
+    beside the camera: here it blocks until the test ends, and the first picture still reaches
+    the stream, a missing camera is still reported, and the table screen has no verdict yet."""
+    import json
+
+    import webui.camera_feed as camera_feed
+
+    release = threading.Event()
+    started = threading.Event()
+
+    def blocked_self_check(detector, backend):
+        started.set()
+        release.wait(2 * HANG_GUARD)
+        return {"passed": True, "line": "released"}
+
+    truth = json.loads((DEMO / "ground_truth.json").read_text())
+    monkeypatch.setattr(camera_feed, "self_check", blocked_self_check)
+    monkeypatch.setattr(camera_feed.card_detector, "load_detector",
+                        lambda *a, **k: verify.TruthDetector(truth["frames"]))
+    feeds = []
+    try:
+        app = make_app(tmp_path / "stream")
+        feed, _ = told_feed(app, f"replay:{DEMO / 'hand'}?fps=20&loop=1")
+        feeds.append(feed.start())
+        part = first_mjpeg_part(app)
+        assert part.startswith(b"--frame\r\nContent-Type: image/jpeg") and b"\xff\xd8" in part
+        assert started.wait(HANG_GUARD) and not feed.checked.is_set()
+        assert "self_check" not in feed.status()
+
+        app = make_app(tmp_path / "missing")
+        feed, told = told_feed(app, "replay:/no/such/folder")
+        feeds.append(feed.start())
+        assert_missing_camera_reported(app, feed, told)
+        assert not feed.checked.is_set()
+    finally:
+        release.set()
+        for feed in feeds:
+            finish(feed)
 
 
 def _demo_replay(tmp_path, detector):

@@ -15,7 +15,7 @@ from webui_helpers import KNOCK_B, KNOCK_MELDS_A, pin_of
 
 from webui.store import Actor, commands
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 served = test_webui_browser.served  # the browser test's server (app, base, table, feed, truth)
 
 SIZES = {"phone": (390, 844), "tablet": (820, 1180)}

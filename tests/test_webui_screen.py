@@ -90,6 +90,7 @@ def test_a_long_result_wraps_inside_its_column_in_the_pdf(app):
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 def test_the_screen_follows_the_tablets_live(served):
     """What the players see on the table's screen while they confirm on their tablets."""
     from playwright.sync_api import expect, sync_playwright

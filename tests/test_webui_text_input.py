@@ -74,6 +74,7 @@ def test_plain_text():
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 def test_a_forty_letter_name_fits_the_history_page_on_a_phone(tmp_path):
     waitress = pytest.importorskip("waitress")
     sync_api = pytest.importorskip("playwright.sync_api")

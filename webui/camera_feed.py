@@ -95,6 +95,7 @@ class TableCamera:
         # the detector's self-check on this CPU (``self_check``), once run
         self._self_check: dict[str, Any] | None = None
         self.checked = threading.Event()  # set once the self-check's verdict is in
+        self.checker: threading.Thread | None = None  # the self-check's thread, once started
         self._jpeg: bytes | None = None
         self._raw: Any = None  # the latest frame as captured (for calibration)
         self._frame_cond = threading.Condition()
@@ -160,9 +161,13 @@ class TableCamera:
         except Exception as exc:
             self._set_status("unavailable", f"camera unavailable: {exc}")
             return
+        for ev in camera.pop_events():  # a device absent at start is told before anything loads
+            self._on_event(ev)
         prepare()  # the picture's drawing library, before the first card is seen
         detector, table_reader, why = self._make_reader()
-        self._set_status("running", "camera on" + (f"; {why}" if why else ", reading the table"))
+        if camera.connected:  # else "lost" stands until the camera's "back"
+            self._set_status("running",
+                             "camera on" + (f"; {why}" if why else ", reading the table"))
         reader: TableReader | Onlooker | None = table_reader
         if reader is None and detector is not None:
             reader = Onlooker(detector)
@@ -192,8 +197,10 @@ class TableCamera:
                 self._given_detector = card_detector.load_detector()
                 # the self-check (a few reads) runs beside the camera, never before its first
                 # picture; the table screen shows its verdict when it is done
-                threading.Thread(target=self._check_detector, args=(self._given_detector,),
-                                 name=f"self-check-{self.table_id}", daemon=True).start()
+                self.checker = threading.Thread(
+                    target=self._check_detector, args=(self._given_detector,),
+                    name=f"self-check-{self.table_id}", daemon=True)
+                self.checker.start()
             detector = self._given_detector
         except Exception as exc:
             return None, None, f"cards are not read (detector unavailable: {exc})"

@@ -30,6 +30,7 @@ from test_webui_kill import Client, Server, free_port
 from webui_helpers import make_app, pin_of
 
 from webui.store import Actor
+from webui.store.engine import PLAYERS
 
 TARGET = 10**6  # the game never ends during the loop
 
@@ -71,7 +72,7 @@ def run(cycles: int, seed: int, data_dir: Path) -> Tally:
     server.start()
     base = f"http://127.0.0.1:{port}"
     tablets: dict[str, Client] = {}
-    for seat in ("A", "B"):
+    for seat in PLAYERS:
         tablets[seat] = tablet = Client(base)
         tablet.csrf_from(f"/t/{table_id}/join")
         status, _ = tablet.call("POST", f"/t/{table_id}/join", form={
@@ -110,7 +111,7 @@ def run(cycles: int, seed: int, data_dir: Path) -> Tally:
                                          "winner": "A" if i % 2 else "B",
                                          "points": points_of(i), "request_id": f"result-{i}"})
             revision = state()["current_hand"]["revision"]
-            for seat in ("A", "B"):
+            for seat in PLAYERS:
                 tablets[seat].post(f"{api}/confirm", {
                     "game": 1, "hand": i, "player": seat, "revision": revision,
                     "request_id": f"confirm-{i}-{seat}"})

@@ -26,6 +26,7 @@ from webui_helpers import KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
 
 from webui.store import Actor
 from webui.store import state as state_mod
+from webui.store.engine import PLAYERS
 
 
 def play(tablet: Tablet, timings: dict[str, list[float]]) -> None:
@@ -42,7 +43,7 @@ def play(tablet: Tablet, timings: dict[str, list[float]]) -> None:
         assert tablet.post(path, body).status_code == 200
         timings[name].append(time.perf_counter() - started)
     revision = tablet.hand()["revision"]
-    for player in ("A", "B"):
+    for player in PLAYERS:
         started = time.perf_counter()
         r = tablet.post("confirm", {"game": game, "hand": number, "player": player,
                                     "revision": revision})
@@ -70,7 +71,7 @@ def start_time(hands: int) -> None:
             "kind": "manual", "result": {"winner": "AB"[i % 2], "points": 10 + i % 7,
                                          "outcome": "manual", "note": ""}}), actor)
         revision = store.state(table).current_hand().revision
-        for player in ("A", "B"):
+        for player in PLAYERS:
             store.execute(table, commands.confirm(game, number, player, revision), actor)
     events = store.events(table)
     timings = []

@@ -27,6 +27,7 @@ from scorer.melds import (
 from scorer.outcomes import Outcome
 from scorer.rules import PRESETS, RuleSet, Shutout, knock_limit_for, rules_from_spec
 from scorer.sheet import (
+    PLAYERS,
     BoardResult,
     Game,
     MatchStatus,
@@ -41,6 +42,7 @@ from scorer.sheet import (
 
 __all__ = [
     "DECK",
+    "PLAYERS",
     "PRESETS",
     "SUITS",
     "Alternative",

@@ -22,6 +22,9 @@ from scorer.cards import parse_card
 from scorer.errors import InputError, shown
 from scorer.rules import RuleSet, rules_from_spec
 
+#: the two players of a sheet when it names none (a table's seats)
+PLAYERS: tuple[str, str] = ("A", "B")
+
 # A sheet hand is {"winner", "points"} or {"dead": true}; a HandResult.to_json() is accepted too
 # (its other fields are ignored), plus "dealer", the hand's knock card "up_card" (seed 000 rule 4:
 # the knock card goes on the score sheet) and a free-text "note".
@@ -51,7 +54,7 @@ def next_dealer(
     rules: RuleSet | str | dict[str, Any],
     dealer: str,
     winner: str | None,
-    players: Sequence[str] = ("A", "B"),
+    players: Sequence[str] = PLAYERS,
 ) -> str:
     """Who deals the next hand of this game.
 
@@ -329,8 +332,8 @@ def _players_for(hands: Sequence[Mapping[str, Any]], players: Sequence[str] | No
         w = hand.get("winner") if isinstance(hand, Mapping) else None
         if isinstance(w, str) and w not in winners:
             winners.append(w)
-    if set(winners) <= {"A", "B"}:
-        return ["A", "B"]
+    if set(winners) <= set(PLAYERS):
+        return list(PLAYERS)
     if len(winners) == 2:
         return winners
     raise InputError('give "players": [name, name] (winners are not A and B)', "bad_field")

@@ -19,6 +19,7 @@ from pathlib import Path
 from webui import create_app
 from webui.camera_feed import TableCamera
 from webui.store import Actor, commands
+from webui.store.engine import PLAYERS
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -36,7 +37,7 @@ HANDS = [
 
 
 def _confirm_both(store, table_id: int) -> None:
-    for player in ("A", "B"):
+    for player in PLAYERS:
         st = store.state(table_id)
         hand = st.current_hand()
         store.execute(table_id, commands.confirm(hand.game, hand.number, player, hand.revision),

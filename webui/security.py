@@ -8,6 +8,7 @@ from flask import abort, g, request, session
 from webui.common.security import is_director, is_local, store
 from webui.store import Actor
 from webui.store.db import Device
+from webui.store.engine import PLAYERS
 
 
 def current_device(table_id: int) -> Device | None:
@@ -48,9 +49,9 @@ def seats_of(table_id: int) -> tuple[str, ...]:
     before tablets were bound to one player confirms and signs for nobody: it joins again for
     its player)."""
     if is_director():
-        return ("A", "B")
+        return PLAYERS
     device = current_device(table_id)
-    if device is None or device.seat not in ("A", "B") or not store().holds_seat(device):
+    if device is None or device.seat not in PLAYERS or not store().holds_seat(device):
         return ()
     return (device.seat,)
 

@@ -64,7 +64,7 @@ def game_view(state: Any, game: Any) -> dict[str, Any]:
         if g0.get("bonuses"):
             for key, label in (("game", "game bonus"), ("boxes", "boxes"),
                                ("shutout", "shutout")):
-                values = {p: g0["bonuses"].get(p, {}).get(key, 0) for p in ("A", "B")}
+                values = {p: g0["bonuses"].get(p, {}).get(key, 0) for p in PLAYERS}
                 if any(values.values()) or key != "shutout":
                     bonuses.append({"label": label, **values})
         finals = g0.get("finals") or g0.get("totals")

@@ -36,6 +36,7 @@ from webui.security import (
 )
 from webui.store import CommandError
 from webui.store.db import Device
+from webui.store.engine import PLAYERS
 from webui.store.event_kind import EventKind
 from webui.store.proposal import Kind
 from webui.store.record import RecordedProposal
@@ -59,7 +60,7 @@ def page_context(table_id: int) -> dict[str, Any]:
     state = store().state(table_id)
     cameras = current_app.extensions["gintray.cameras"]
     feed = cameras.get(table_id)
-    seats = [p for p in ("A", "B") if may_act_for(table_id, p)]
+    seats = [p for p in PLAYERS if may_act_for(table_id, p)]
     sheets = [sheetview.game_view(state, g) for g in state.games]
     return {"table": table, "state": state, "s": state.to_json(),
             "device": current_device(table_id), "director": is_director(),
@@ -152,7 +153,7 @@ def join(table_id: int) -> Any:
         scope, address, local = "pin", client_address(), is_local()
         if label_error is not None:
             error, status = label_error, 400
-        elif seat not in ("A", "B"):
+        elif seat not in PLAYERS:
             error, status = ("Choose whose tablet this is: each player joins on their own "
                              "tablet.", 400)
         elif (block := attempts.begin(store(), scope, address, local)) is not None:

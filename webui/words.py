@@ -228,6 +228,7 @@ def history_lines(events: list[Any], players: dict[str, str], seats: dict[int, s
 def register(app: Any) -> None:
     """Make these wordings the templates' filters (``zone``: the app's ``TIMEZONE``)."""
     zone = app.config.get("TIMEZONE")
+    app.jinja_env.globals["PLAYERS"] = engine.PLAYERS  # the seats, for the templates' loops
     app.jinja_env.filters["problem_sentences"] = problem_sentences
     app.jinja_env.filters["swaps"] = swaps
     app.jinja_env.filters["answers"] = answers

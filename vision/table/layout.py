@@ -18,6 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from scorer import PLAYERS
 from vision.inference.tiling import DetectorSettings
 from vision.table.markers import detect_markers, homography
 
@@ -203,7 +204,7 @@ def load_layout(path: str | Path) -> TableLayout:
 
 
 def layout_from_markers(
-    image: np.ndarray, players: tuple[str, str] = ("A", "B"), name: str = ""
+    image: np.ndarray, players: tuple[str, str] = PLAYERS, name: str = ""
 ) -> TableLayout:
     """A layout computed from the printed markers alone (no manual drawing).
 

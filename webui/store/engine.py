@@ -18,7 +18,7 @@ from scorer import (
     spread_sizes,
 )
 
-PLAYERS = ("A", "B")  #: a table's two seats, the one place they are named
+PLAYERS = scorer.PLAYERS  #: a table's two seats (named once, in the rules engine)
 
 
 def other_player(player: str) -> str:

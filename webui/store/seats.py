@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import sessionmaker
 
+from webui.store import engine
 from webui.store.db import REVOKED, Device, SeatHolder, commit_first
 from webui.store.devices import hash_token
 
-SEATS = ("A", "B")
+SEATS = engine.PLAYERS
 
 
 @dataclass(frozen=True)

@@ -415,6 +415,43 @@ def test_an_unchanged_camera_reread_keeps_confirmations_and_a_change_is_told(tmp
         assert "8H instead of 8D" in panel and "Ann confirmed the earlier version" in panel
 
 
+def test_a_change_is_told_only_to_a_tablet_that_showed_the_earlier_version(tmp_path):
+    """Issue 26 (at the table): the first proposal a player saw said "The camera read the hand
+    again, and this changed" (re-reads before anyone looked). A tablet is told what changed
+    since the version it showed (``seen``), including several re-reads at once."""
+    from webui_helpers import KNOCK_B
+
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    feed = TableCamera(store, 1, "replay:none", tmp_path,
+                       app.extensions["gintray.notifier"].publish)
+    melds = [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
+    cards_a = [c for g in melds for c in g] + ["5S"]
+    tablet = Tablet(app)
+    ann = tablet.tablets["A"].client
+    feed.clerk.dealt("9H")
+    knock_only = tablet.hand()["revision"]  # what Ann's tablet shows: a knock card, no result
+    feed.clerk.propose(_fake_read(cards_a, ["8H" if c == "8D" else c for c in KNOCK_B], melds))
+    feed.clerk.propose(_fake_read(cards_a, KNOCK_B, melds))  # re-read before anyone looked
+    first_seen = tablet.hand()["revision"]
+
+    def panel(seen):
+        query = f"?seen={seen}" if seen is not None else ""
+        return ann.get(f"/t/1/panel{query}").get_data(as_text=True).replace("&#39;", "'")
+
+    for seen in (None, knock_only, first_seen):
+        assert "this changed" not in panel(seen), seen
+    changed_b = [("8H" if c == "8D" else c) for c in KNOCK_B]
+    feed.clerk.propose(_fake_read(cards_a, changed_b, melds))
+    feed.clerk.propose(_fake_read(cards_a, [("QH" if c == "QD" else c) for c in changed_b],
+                                  melds))
+    told = panel(first_seen)
+    assert "The camera read the hand again, and this changed" in told
+    assert "Ben's cards: 8H QH instead of 8D QD" in told  # both re-reads since Ann looked
+    assert "this changed" not in panel(None)  # a page opened now shows the hand as it is
+    assert "this changed" not in panel(tablet.hand()["revision"])
+
+
 def test_open_streams_are_capped_per_device_and_overall(tmp_path):
     """Issue 15 item 6: 66 open event streams from one tablet took every thread."""
     app = make_app(tmp_path, MAX_STREAMS=5)

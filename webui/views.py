@@ -34,7 +34,7 @@ from webui.security import (
     remember_device,
     require_viewer,
 )
-from webui.store import CommandError
+from webui.store import CommandError, commands
 from webui.store.db import Device
 from webui.store.engine import PLAYERS
 from webui.store.event_kind import EventKind
@@ -69,7 +69,7 @@ def page_context(table_id: int) -> dict[str, Any]:
             "players": state.players, "seats": seats,
             "undo": undo_offer(table_id, state, seats),
             "recorded": recorded_line(state, sheets[-1]) if sheets else None,
-            "short_hash": sheetview.short_hash}
+            "short_hash": sheetview.short_hash, "seen_changes": []}
 
 
 def undo_offer(table_id: int, state: TableState, seats: list[str]) -> dict[str, Any] | None:
@@ -131,12 +131,50 @@ def table_page(table_id: int) -> Any:
     return render_template("table.html", **ctx)
 
 
+def changes_since(table_id: int, state: TableState, seen: int | None) -> list[str]:
+    """What changed in the current hand's proposal since a tablet showed revision ``seen``
+    (the proposal it saw then), in words; nothing when it saw no proposal of this hand."""
+    hand = state.current_hand()
+    if hand is None or hand.proposal is None or seen is None or seen >= hand.revision:
+        return []
+    if seen not in hand.seqs:
+        return []  # not a version of this hand: the tablet saw another hand
+    ev = store().event(table_id, seen)
+    if ev is None:
+        return []
+    earlier = (ev.payload.get("proposal") if ev.kind == EventKind.PROPOSAL_SET
+               else ev.payload.get("rescored") if ev.kind == EventKind.KNOCK_CARD_SET else None)
+    if not isinstance(earlier, dict):
+        return []  # the tablet saw a knock card and no proposal: this one is the first
+    changes = []
+    up_then = _knock_card_at(table_id, hand.seqs, seen)
+    if up_then is not None and up_then != hand.up_card:
+        changes.append(f"knock card {hand.up_card} (was {up_then})")
+    return changes + commands.describe_changes(
+        state.players, RecordedProposal.from_json(earlier), hand.proposal)
+
+
+def _knock_card_at(table_id: int, seqs: list[int], seen: int) -> str | None:
+    """The hand's knock card as it stood at event ``seen``."""
+    card = None
+    for seq in seqs:
+        if seq > seen:
+            break
+        ev = store().event(table_id, seq)
+        if ev is not None and ev.kind == EventKind.KNOCK_CARD_SET:
+            card = ev.payload.get("card")
+    return card
+
+
 @bp.get("/t/<int:table_id>/panel")
 def panel(table_id: int) -> Any:
-    """The live part of the table page (fetched again on every server-sent change)."""
+    """The live part of the table page (fetched again on every server-sent change; ``seen``:
+    the revision of the hand the tablet showed until now, so it is told what changed)."""
     ctx = page_context(table_id)
     if ctx["device"] is None and not ctx["director"]:
         abort(403, description="this device has not joined the table")
+    seen = request.args.get("seen", type=int)
+    ctx["seen_changes"] = changes_since(table_id, ctx["state"], seen)
     return render_template("panel.html", **ctx)
 
 

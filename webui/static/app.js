@@ -37,7 +37,10 @@
     }
     refreshing = true;
     try {
-      const resp = await fetch(panel.dataset.panelUrl, { headers: { Accept: "text/html" } });
+      // the revision shown until now: the page then says what changed since (not before)
+      const shown = panel.querySelector("#proposal[data-revision]");
+      const url = panel.dataset.panelUrl + (shown ? "?seen=" + shown.dataset.revision : "");
+      const resp = await fetch(url, { headers: { Accept: "text/html" } });
       if (resp.ok) {
         const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
         const inner = doc.getElementById("panel");

@@ -24,12 +24,12 @@ from hall_helpers import (
 
 from vision.table.notes import NoteKind, Problem
 from webui.common.signing import verify_pdf
+from webui.common.words import problem_sentence
 from webui.hall import create_hall_app
 from webui.hall.cli import hall_main, sync_main
 from webui.hall.draw import DrawError, blind_draw
 from webui.hall.sync import open_store, sync_once
 from webui.store import commands
-from webui.words import problem_sentence
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 DOUBT = Problem(NoteKind.DOUBTFUL_CARD, player="A", cards=("7C",), alternative="7S")

@@ -337,7 +337,7 @@ def test_after_both_confirm_the_page_says_what_was_recorded(app):
 
 
 def test_verify_fails_when_a_signature_does_not_cover_the_final_sheet(app, finished, tmp_path):
-    from webui import sheetview
+    from webui.common import sheetview
     from webui.common.pdf import render_sheet_pdf
     from webui.common.signing import sign_pdf
     from webui.verify import main as verify_main

@@ -290,7 +290,7 @@ def test_card_count_question_comes_from_the_readers_count_notes():
     from vision.table.grouping import SeenCard
     from vision.table.notes import NoteKind, Problem
     from vision.table.spreads import Knock, read_spreads
-    from webui.words import card_count_question
+    from webui.common.words import card_count_question
 
     def seen(codes):
         return [SeenCard(c, ((10.0 * i, 0.0, 10.0 * i + 5, 5.0),), 0.9, (10.0 * i, 0.0))

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
 
 from vision.table.notes import NoteKind, Problem
-from webui import words
+from webui.common import words
 from webui.store import Actor, commands
 
 RAW = re.compile(r'\{["\']|_card[:_]|wrong_card_count|doubtful_card|\(player [AB]\)')

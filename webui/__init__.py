@@ -57,7 +57,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gintray.streams"] = StreamSlots(app.config["MAX_STREAMS_PER_DEVICE"],
                                                     app.config["MAX_STREAMS"],
                                                     app.config["MAX_STREAMS_PER_TABLE"])
-    from webui import words
+    from webui.common import words
 
     words.register(app)
     _register_database_errors(app)

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from vision.table.notes import Problem
+from webui.common.words import card_count_question
 from webui.store import Actor, CommandError, Store, commands, engine
 from webui.store.proposal import Kind, Missing, Proposal, reader_card, reader_cards
-from webui.words import card_count_question
 
 log = logging.getLogger(__name__)
 CAMERA = Actor("camera")

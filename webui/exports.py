@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, send_file
 
-from webui import sheetview
+from webui.common import sheetview
 from webui.common.pdf import render_sheet_pdf
 from webui.common.security import store
 from webui.common.signing import sign_pdf

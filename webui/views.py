@@ -20,9 +20,8 @@ from flask import (
     url_for,
 )
 
-from webui import sheetview, words
 from webui.addresses import is_loopback_host, join_base
-from webui.common import attempts
+from webui.common import attempts, sheetview, words
 from webui.common.seating import finished, next_seated, seating_of, syncs_to_hall
 from webui.common.security import client_address, is_director, is_local, store
 from webui.common.validate import plain_text

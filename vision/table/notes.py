@@ -2,9 +2,9 @@
 
 The reader makes each note where it knows the fact (a card seen twice, a card it doubts, a
 spread of the wrong size...) and the web app stores it as JSON (``to_json``/``from_json``) and
-words it for players (``webui.words.problem_sentence``): nobody parses text back. Notes written
-as text by readers before this type existed are read once by ``Problem.from_json`` (see
-``_from_old_text``), so old databases still show them.
+words it for players (``webui.common.words.problem_sentence``): nobody parses text back. Notes
+written as text by readers before this type existed are read once by ``Problem.from_json``
+(see ``_from_old_text``), so old databases still show them.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class Problem:
         return self.cards[0] if self.cards else None
 
     def __str__(self) -> str:
-        """A compact form for logs and the developers' CLI (players read ``webui.words``)."""
+        """A compact form for logs and the developers' CLI (players read ``webui.common.words``)."""
         parts = [self.kind.value, *self.cards]
         if self.alternative:
             parts.append(f"-> {self.alternative}")

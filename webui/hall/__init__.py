@@ -14,7 +14,7 @@ from typing import Any
 from flask import Flask
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from webui.words import local_time
+from webui.common.words import local_time
 
 SESSION_COOKIE = "gintray_hall_session"  # not the table app's "session": one host runs both
 

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from webui import sheetview
+from webui.common import sheetview
 from webui.common.pdf import render_sheet_pdf
 from webui.common.signing import SigningIdentity, sign_pdf
 from webui.store import Store

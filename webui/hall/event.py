@@ -12,7 +12,8 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
-from webui import sheetview
+from webui.common import sheetview
+from webui.common.words import problem_sentences
 from webui.hall import adjustments, awards, entries, merges, roster, stations, tiebreaks
 from webui.hall.clock import table_playing
 from webui.hall.health import as_utc
@@ -20,7 +21,6 @@ from webui.hall.players import PlayerNames, player_key
 from webui.hall.tiebreaks import MatchWin, TieBreak
 from webui.store import Store, engine
 from webui.store.state import PLAYERS, TableState
-from webui.words import problem_sentences
 
 LOW_CONFIDENCE = 0.6
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from webui.common.words import rules_words
 from webui.store.engine import PLAYERS, Outcome, other_player
 from webui.store.proposal import Kind
 from webui.store.record import RecordedProposal
 from webui.store.state import digest as record_digest
 from webui.store.state import sheet_record
-from webui.words import rules_words
 
 OUTCOME_WORDS = {Outcome.KNOCK: "knocks", Outcome.GIN: "gin", Outcome.BIG_GIN: "big gin",
                  Outcome.UNDERCUT: "knocks"}

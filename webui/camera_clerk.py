@@ -61,7 +61,7 @@ class CameraClerk:
         the records): cards, and the cards named in the reader's notes, through the engine's
         parser."""
         spreads = read.spreads
-        if set(spreads) != {"A", "B"}:
+        if set(spreads) != set(engine.PLAYERS):
             return
         knocker = read.knocker
         if knocker is None:  # a read without a knock cannot be a proposal

@@ -21,6 +21,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from webui.common.signature_image import readable
+from webui.store.engine import PLAYERS
 
 SIGNATURE_BOX = (80 * mm, 27 * mm)
 RECORD_NAME = "gintray-sheet-record.json"
@@ -151,7 +152,7 @@ def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, byt
     story += [table, Spacer(1, 4 * mm)]
     if view["hollywood"]:
         hrows = [["Hollywood", *[f"game {i + 1}" for i in range(len(view["hollywood"]))]]]
-        for p in ("A", "B"):
+        for p in PLAYERS:
             hrows.append([players[p], *[str(col.get(p, "")) for col in view["hollywood"]]])
         story += [Table(hrows), Spacer(1, 4 * mm)]
     if view["winner"]:
@@ -161,7 +162,7 @@ def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, byt
     story.append(Paragraph("Signatures of the players", styles["Heading3"]))
     over = {p: s.get("sheet_hash") for p, s in view.get("signed_over", {}).items()}
     sig_table = Table([[_signature_cell(signatures.get(p), players[p], over.get(p))
-                        for p in ("A", "B")]], colWidths=[85 * mm, 85 * mm])
+                        for p in PLAYERS]], colWidths=[85 * mm, 85 * mm])
     sig_table.setStyle(TableStyle([("BOX", (0, 0), (0, 0), 0.5, colors.grey),
                                    ("BOX", (1, 0), (1, 0), 0.5, colors.grey),
                                    ("VALIGN", (0, 0), (-1, -1), "BOTTOM")]))

@@ -22,6 +22,7 @@ from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallBracket, HallPairing, HallRound, HallTableSeating
 from webui.hall.swiss import Entrant, Pair, SwissRound, swiss_round
 from webui.store import Store
+from webui.store.engine import PLAYERS
 
 
 class PairingSystem(enum.Enum):
@@ -200,7 +201,7 @@ def _winners(store: Store, planned: Planned) -> dict[int, int]:
         if table_id is None:
             continue
         match = match_result(store.state(table_id))
-        if match["complete"] and match["winner"] in ("A", "B"):
+        if match["complete"] and match["winner"] in PLAYERS:
             out[pair.table] = (pair.a if match["winner"] == "A" else pair.b).player_id
     return out
 
@@ -298,7 +299,7 @@ def swap(store: Store, pairing_id: int, first: int, second: int,
             raise PairingRefused("only a proposed pairing can be changed")
         if s.scalar(select(HallBracket.id).where(HallBracket.pairing_id == pairing_id)):
             raise PairingRefused("a knockout bracket is seeded: swap players in a Swiss round")
-        slots = [(i, seat) for i in range(len(row.pairs)) for seat in ("A", "B")]
+        slots = [(i, seat) for i in range(len(row.pairs)) for seat in PLAYERS]
         where = {row.pairs[i][seat]["id"]: (i, seat) for i, seat in slots}
         if row.bye:
             where[row.bye["id"]] = (-1, "bye")

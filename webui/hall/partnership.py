@@ -18,6 +18,7 @@ from webui.hall.players import player_key
 from webui.hall.refusal import HallRefusal
 from webui.hall.schema import Partnership
 from webui.store import Store, engine
+from webui.store.engine import PLAYERS
 
 PARTNERSHIP_RULES = "partnership"
 
@@ -57,7 +58,7 @@ def board_results(store: Store, table_id: int) -> list[dict[str, Any]]:
 def partnership_view(store: Store, match: Partnership) -> dict[str, Any]:
     """The team score sheet of a partnership match: each team hand with its two boards, the
     engine's games to 250 and its series result, and which teams reached the finals."""
-    names = {seat: match.teams[seat]["name"] for seat in ("A", "B")}
+    names = {seat: match.teams[seat]["name"] for seat in PLAYERS}
     boards = [board_results(store, t) for t in match.boards]
     count = min(len(b) for b in boards)
     hands = [{**engine.team_hand([b[i] for b in boards]), "boards": [b[i] for b in boards]}
@@ -69,5 +70,5 @@ def partnership_view(store: Store, match: Partnership) -> dict[str, Any]:
             "boards": match.boards, "board_hands": [len(b) for b in boards],
             "hands": hands, "games": sheet["games"], "match": match_status,
             "winner_name": names.get(match_status["winner"]) if match_status["winner"] else None,
-            "finalists": [names[s] for s in ("A", "B")
+            "finalists": [names[s] for s in PLAYERS
                           if match_status["series"][s]["finalist"]]}

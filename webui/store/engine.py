@@ -140,7 +140,7 @@ def team_hand(boards: list[dict[str, Any]]) -> dict[str, Any]:
     sheet entry (``sheet_hand``), seat A of every board in the first team: a sheet hand,
     ``{"winner", "points"}`` or ``{"dead": True}``."""
     results = [scorer.BoardResult.from_sheet_hand(entry) for entry in boards]
-    return scorer.team_hand(results, {"A": "A", "B": "B"})
+    return scorer.team_hand(results, {p: p for p in PLAYERS})
 
 
 def hand_winner(result: dict[str, Any] | None) -> str | None:

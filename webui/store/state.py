@@ -195,7 +195,7 @@ class TableState:
 
     table_id: int
     name: str = ""
-    players: dict[str, str] = field(default_factory=lambda: {"A": "A", "B": "B"})
+    players: dict[str, str] = field(default_factory=lambda: {p: p for p in PLAYERS})
     rules: Any = "tournament"
     camera: str | None = None
     layout: str | None = None

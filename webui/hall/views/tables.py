@@ -22,6 +22,7 @@ from webui.hall.sync import linked_tables, pending_requests
 from webui.hall.views.base import director_name, done, refusals
 from webui.hall.views.sync import stall_after
 from webui.store import Actor, CommandError, commands
+from webui.store.engine import PLAYERS
 
 bp = Blueprint("tables", __name__)
 
@@ -158,7 +159,7 @@ def forfeit(table_id: int) -> Any:
     """A player did not show: the match is a forfeit, won by the other (no points)."""
     absent = request.form.get("absent", "")
     _table_or_404(table_id)
-    if absent not in ("A", "B"):
+    if absent not in PLAYERS:
         raise HallRefusal("Say which seat did not show.")
     state = store().state(table_id)
     if state.match_json()["complete"]:

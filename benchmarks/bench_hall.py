@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import shutil
 import statistics
 import subprocess
 import sys
@@ -35,10 +36,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from webui import commands  # noqa: E402
-from webui.store import Actor, Store  # noqa: E402
+from webui.store import Actor, Store, commands  # noqa: E402
 
 A, B = Actor("device:a", 1), Actor("device:b", 2)
+# A signature as a tablet sends it (a 1x1 PNG): a finished game must be signed by both players
+# before the next one starts.
+SIGNATURE = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVQI"
+             "HWMAAQAABQABim28IAAAAABJRU5ErkJggg==")
 KNOCK = {"A": ["AS", "2S", "3S", "4H", "5H", "6H", "7C", "7D", "7S", "2D"],
          "B": ["KC", "QC", "JC", "9H", "9D", "9S", "2H", "3D", "5C", "6S"]}
 
@@ -52,12 +56,18 @@ def timed(store: Store, table: int, command: Any, actor: Actor, out: list[float]
 
 def play_hand(store: Store, table: int, lat: dict[str, list[float]], n: int) -> None:
     """One hand from the knock card to both confirmations; winners alternate."""
-    hand = store.state(table).current_hand()
+    state = store.state(table)
+    hand = state.current_hand()
     if hand is None:
+        if state.match_json()["decided"]:  # the match is over: a new match (new table row)
+            raise StopIteration
+        over = state.game
+        for player, actor in (("A", A), ("B", B)):  # both sign the game, then the next one
+            if player not in over.signatures:
+                timed(store, table, commands.sign(over.number, player, SIGNATURE), actor,
+                      lat["other"])
         timed(store, table, commands.next_game(), Actor("director"), lat["other"])
         hand = store.state(table).current_hand()
-        if hand is None:  # the match is over: the table starts a new match (new table row)
-            raise StopIteration
     g, h = hand.game, hand.number
     winner = "AB"[n % 2]
     cards = {winner: KNOCK["A"], ("B" if winner == "A" else "A"): KNOCK["B"]}
@@ -181,7 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     report = sync_once(local, central)
     sync_s = time.perf_counter() - t0
     central.engine.dispose()
+    local.engine.dispose()
     pg_admin(server, f'DROP DATABASE "{db_name}" WITH (FORCE)')
+    shutil.rmtree(folder, ignore_errors=True)
 
     print(f"{'setup':32} {'tables':>6} {'hands':>6} {'hands/s':>8} {'p50 ms':>7} "
           f"{'p95 ms':>7} {'confirm p95 ms':>15}")

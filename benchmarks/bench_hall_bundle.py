@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import argparse
 import io
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 import zipfile
@@ -31,8 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from hall_helpers import PLAYER_A, PNG_DATA_URL, new_table, play_hand  # noqa: E402
 
-from webui import commands  # noqa: E402
-from webui.store import Store  # noqa: E402
+from webui.store import Store, commands  # noqa: E402
 
 LONG_MATCH = {"preset": "tournament", "match_games": 99}
 
@@ -84,13 +85,12 @@ def main() -> int:
     name = f"bench_bundle_{uuid.uuid4().hex[:8]}"
     admin(server, f'CREATE DATABASE "{name}"')
     url = f"{server.rsplit('/', 1)[0]}/{name}"
+    data_dir = tempfile.mkdtemp(prefix="bench-bundle-")
     try:
-        import tempfile
-
         from webui.hall import create_hall_app
         from webui.hall.bundle import build_bundle
 
-        app = create_hall_app({"DATABASE_URL": url, "DATA_DIR": tempfile.mkdtemp()})
+        app = create_hall_app({"DATABASE_URL": url, "DATA_DIR": data_dir})
         store = app.extensions["gintray.store"]
         t0 = time.perf_counter()
         table = play_signed_games(store, args.games)
@@ -113,6 +113,7 @@ def main() -> int:
               f"largest game JSON {largest / 1e3:.0f} kB", flush=True)
     finally:
         admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        shutil.rmtree(data_dir, ignore_errors=True)
     return 0
 
 

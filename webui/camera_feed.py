@@ -1,7 +1,8 @@
 """One background thread per table: camera frames -> table reader -> proposals on the page.
 
-``TableCamera`` owns the frames: the thread and its loop, the status, the latest frame and its
-picture (the cards read outlined) for the MJPEG view, and the detector's self-check. Each event
+``TableCamera`` owns the frames: the thread and its loop, the status (lost and back with their
+times), its ``Picture`` (the latest frame, outlined, for the MJPEG view) and the detector's
+self-check. Each event
 of the table reader goes to its ``CameraClerk`` (``webui.camera_clerk``), which records it.
 """
 
@@ -13,6 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +86,50 @@ def read_frame(reader: TableReader | Onlooker | None, frame: Any) -> FrameRead:
     return FrameRead(frame.index)
 
 
+class Picture:
+    """The camera's latest frame and its picture (the cards the reader used, outlined), when
+    it was taken, and the MJPEG stream of pictures as they come."""
+
+    def __init__(self) -> None:
+        self.jpeg: bytes | None = None
+        self.raw: Any = None  # the latest frame as captured (for calibration)
+        self.taken: datetime | None = None  # when the latest frame came (UTC)
+        self._cond = threading.Condition()
+        self._number = 0
+
+    def publish(self, image: Any, read: FrameRead) -> None:
+        """Keep the frame and its picture."""
+        self.raw, self.taken = image, datetime.now(UTC)
+        annotated = draw_detections(image, read.detections)
+        ok, buf = cv2.imencode(".jpg", annotated, [cv2.IMWRITE_JPEG_QUALITY, 75])
+        if not ok:
+            return
+        with self._cond:
+            self.jpeg = buf.tobytes()
+            self._number += 1
+            self._cond.notify_all()
+
+    def wake(self) -> None:
+        """Wake the streams (the camera stops)."""
+        with self._cond:
+            self._cond.notify_all()
+
+    def mjpeg(self, stopped: threading.Event, max_seconds: float) -> Iterator[bytes]:
+        """A multipart JPEG stream of the pictures, until ``stopped`` or ``max_seconds``."""
+        started = time.monotonic()
+        seen = -1
+        while time.monotonic() - started < max_seconds and not stopped.is_set():
+            with self._cond:
+                last = seen
+                self._cond.wait_for(
+                    lambda last=last: self._number != last or stopped.is_set(), timeout=5)
+                seen, jpeg = self._number, self.jpeg
+            if jpeg is None:
+                continue
+            yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                   + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
+
+
 class TableCamera:
     """Reads one table's camera in a daemon thread; see the module docstring."""
 
@@ -96,10 +142,7 @@ class TableCamera:
         self._self_check: dict[str, Any] | None = None
         self.checked = threading.Event()  # set once the self-check's verdict is in
         self.checker: threading.Thread | None = None  # the self-check's thread, once started
-        self._jpeg: bytes | None = None
-        self._raw: Any = None  # the latest frame as captured (for calibration)
-        self._frame_cond = threading.Condition()
-        self._frame_no = 0
+        self.picture = Picture()
         self._stop = threading.Event()
         self.clerk = CameraClerk(store, table_id, data_dir, self.latest_jpeg)
         self.thread = threading.Thread(target=self._run, name=f"camera-{table_id}", daemon=True)
@@ -111,41 +154,34 @@ class TableCamera:
 
     def stop(self) -> None:
         self._stop.set()
-        with self._frame_cond:
-            self._frame_cond.notify_all()
+        self.picture.wake()
 
     def status(self) -> dict[str, Any]:
+        """What the table screen says of the camera: ``state`` (starting, running, lost,
+        unavailable, finished), ``message``; while lost, ``lost_since`` and ``last_seen`` (the
+        latest picture's time, ISO UTC); the self-check's verdict once in."""
         status = dict(self._status)
+        if status["state"] == "lost" and self.picture.taken is not None:
+            status["last_seen"] = self.picture.taken.isoformat()
         if self._self_check is not None:
             status["self_check"] = dict(self._self_check)
         return status
 
     def latest_jpeg(self) -> bytes | None:
-        return self._jpeg
+        return self.picture.jpeg
 
     def latest_frame(self) -> Any:
         """The latest frame as captured (BGR array), without drawings; None before the first."""
-        return self._raw
+        return self.picture.raw
 
     def mjpeg(self, max_seconds: float = 600.0) -> Iterator[bytes]:
         """A multipart JPEG stream of the annotated frames."""
-        started = time.monotonic()
-        seen = -1
-        while time.monotonic() - started < max_seconds and not self._stop.is_set():
-            with self._frame_cond:
-                last = seen
-                self._frame_cond.wait_for(
-                    lambda last=last: self._frame_no != last or self._stop.is_set(), timeout=5)
-                seen, jpeg = self._frame_no, self._jpeg
-            if jpeg is None:
-                continue
-            yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
-                   + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
+        return self.picture.mjpeg(self._stop, max_seconds)
 
     # thread -------------------------------------------------------------------------------
-    def _set_status(self, state: str, message: str) -> None:
+    def _set_status(self, state: str, message: str, **more: str) -> None:
         if self._status.get("state") != state or self._status.get("message") != message:
-            self._status = {"state": state, "message": message}
+            self._status = {"state": state, "message": message, **more}
             self.notify(self.table_id, 0)
 
     def _run(self) -> None:
@@ -162,7 +198,7 @@ class TableCamera:
             self._set_status("unavailable", f"camera unavailable: {exc}")
             return
         for ev in camera.pop_events():  # a device absent at start is told before anything loads
-            self._on_event(ev)
+            self.handle(ev)
         prepare()  # the picture's drawing library, before the first card is seen
         detector, table_reader, why = self._make_reader()
         if camera.connected:  # else "lost" stands until the camera's "back"
@@ -175,18 +211,18 @@ class TableCamera:
             while not self._stop.is_set():
                 frame = camera.read()
                 for ev in camera.pop_events():
-                    self._on_event(ev)
+                    self.handle(ev)
                 if frame is None:
                     if getattr(camera, "finished", False):
                         self._set_status("finished", "the recorded footage has ended")
                         return
                     continue
-                if self._jpeg is None:  # the first picture never waits for the detector
-                    self._publish_frame(frame.image, FrameRead(frame.index))
+                if self.picture.jpeg is None:  # the first picture never waits for the reader
+                    self.picture.publish(frame.image, FrameRead(frame.index))
                 read = read_frame(reader, frame)
-                self._publish_frame(frame.image, read)
+                self.picture.publish(frame.image, read)
                 for ev in read.events:
-                    self._on_event(ev)
+                    self.handle(ev)
         finally:
             camera.close()
 
@@ -215,25 +251,15 @@ class TableCamera:
         self.checked.set()
         self.notify(self.table_id, 0)
 
-    def _publish_frame(self, image: Any, read: FrameRead) -> None:
-        """Keep the frame and its picture: the cards the reader used, outlined."""
-        self._raw = image
-        annotated = draw_detections(image, read.detections)
-        ok, buf = cv2.imencode(".jpg", annotated, [cv2.IMWRITE_JPEG_QUALITY, 75])
-        if not ok:
-            return
-        with self._frame_cond:
-            self._jpeg = buf.tobytes()
-            self._frame_no += 1
-            self._frame_cond.notify_all()
-
-    def _on_event(self, ev: Any) -> None:
+    def handle(self, ev: Any) -> None:
         """The camera's own events set the status; the reader's go to the clerk."""
         kind = getattr(ev, "kind", "")
         if kind == "camera_lost":
-            self._set_status("lost", f"camera lost ({ev.reason}); retrying")
+            self._set_status("lost", f"camera lost ({ev.reason}); retrying",
+                             lost_since=datetime.now(UTC).isoformat())
         elif kind == "camera_back":
-            self._set_status("running", "camera back")
+            self._set_status("running", "camera back: reading the table again",
+                             back_since=datetime.now(UTC).isoformat())
         else:
             self.clerk.on_event(ev)
 

@@ -22,6 +22,18 @@
     box._timer = setTimeout(() => { box.className = ""; }, isError ? 8000 : 2500);
   }
 
+  // A lost camera: its last picture is greyed, with the time it was seen, until it is back.
+  function showCameraLost() {
+    const lost = panel && panel.querySelector("#camera-lost");
+    const view = document.getElementById("camera-view");
+    const caption = document.getElementById("camera-caption");
+    if (view) view.classList.toggle("stale", Boolean(lost));
+    if (caption) {
+      const seen = lost ? lost.dataset.lastSeen : "";
+      caption.textContent = seen ? "last seen " + seen : "";
+    }
+  }
+
   let refreshing = false;
   let pending = false;
   async function refresh() {
@@ -52,6 +64,7 @@
           if (d) d.open = true;
         });
         if (window.gintrayPickers) window.gintrayPickers(panel);
+        showCameraLost();
       }
     } finally {
       refreshing = false;

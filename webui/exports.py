@@ -55,9 +55,11 @@ def _game(table_id: int, game_no: int) -> tuple[Any, Any, dict[str, Any]]:
     return state, game, sheetview.game_view(state, game)
 
 
-def _filename(state: Any, game_no: int, ext: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9]+", "-", f"{state.name}-game-{game_no}").strip("-").lower()
-    return f"gintray-{name}.{ext}"
+def _filename(state: Any, game: Any, ext: str) -> str:
+    """The export's file name; a game not signed by both players is a draft, and says so."""
+    draft = "" if game.locked else "-draft"
+    name = re.sub(r"[^A-Za-z0-9]+", "-", f"{state.name}-game-{game.number}").strip("-").lower()
+    return f"gintray-{name}{draft}.{ext}"
 
 
 def export_json(state: Any, game: Any) -> dict[str, Any]:
@@ -77,12 +79,12 @@ def json_export(table_id: int, game_no: int) -> Response:
     state, game, _view = _game(table_id, game_no)
     body = json.dumps(export_json(state, game), indent=2, ensure_ascii=False)
     return Response(body, mimetype="application/json", headers={
-        "Content-Disposition": f'attachment; filename="{_filename(state, game_no, "json")}"'})
+        "Content-Disposition": f'attachment; filename="{_filename(state, game, "json")}"'})
 
 
 @bp.get("/games/<int:game_no>/export.csv")
 def csv_export(table_id: int, game_no: int) -> Response:
-    state, _game_state, view = _game(table_id, game_no)
+    state, game, view = _game(table_id, game_no)
     out = io.StringIO()
     writer = _SafeWriter(out)
     writer.writerow(["game", "hand", "dealer", "knock_card", "result", "winner", "points",
@@ -98,7 +100,7 @@ def csv_export(table_id: int, game_no: int) -> Response:
                          view["players"].get(view["winner"], "") if view["winner"] else "", "",
                          view["finals"]["A"], view["finals"]["B"]])
     return Response(out.getvalue(), mimetype="text/csv", headers={
-        "Content-Disposition": f'attachment; filename="{_filename(state, game_no, "csv")}"'})
+        "Content-Disposition": f'attachment; filename="{_filename(state, game, "csv")}"'})
 
 
 def stored_png(value: Any) -> bytes:
@@ -120,7 +122,7 @@ def pdf(table_id: int, game_no: int) -> Response:
               + (" (signed by both players)" if game.locked else " (not signed by the players)"))
     signed = sign_pdf(document, current_app.extensions["gintray.identity"], reason)
     return send_file(io.BytesIO(signed), mimetype="application/pdf", as_attachment=True,
-                     download_name=_filename(state, game_no, "pdf"))
+                     download_name=_filename(state, game, "pdf"))
 
 
 @bp.get("/snapshots/<name>")

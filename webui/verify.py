@@ -7,8 +7,9 @@ Exit status 0 when the digital signature is intact, valid, made by this installa
 and covers the whole file, and the sheet record attached to the PDF hashes to its printed
 sheet hash and every player's signature was given on that same hash; 1 otherwise (the reason
 is printed). A PDF without a sheet record (exported before signatures were bound to the
-sheet) fails: its players' signatures cannot be checked. ``--both-signed`` also fails a
-sheet that is not signed by both players.
+sheet) fails: its players' signatures cannot be checked. A draft (a sheet not signed by both
+players) fails and the players whose signatures are missing are named; ``--draft`` checks a
+draft's integrity only.
 """
 
 from __future__ import annotations
@@ -42,12 +43,25 @@ def record_problems(record: dict[str, Any] | None) -> list[str]:
     return problems
 
 
+def missing_signatures(record: dict[str, Any] | None) -> list[str]:
+    """The players (names) whose signatures a sheet record lacks."""
+    if record is None:
+        return []
+    players = (record.get("sheet") or {}).get("players") or {}
+    signed = record.get("signatures") or {}
+    return [str(players.get(p) or p) for p in sorted(players) if p not in signed]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m webui.verify", description=__doc__)
     parser.add_argument("pdf", type=Path)
     parser.add_argument("--data-dir", type=Path, default=Path("instance"))
+    parser.add_argument("--draft", action="store_true",
+                        help="accept a draft: a sheet not signed by both players (its "
+                             "integrity is still checked)")
     parser.add_argument("--both-signed", action="store_true",
-                        help="also fail unless both players signed the final sheet")
+                        help="fail unless both players signed the final sheet (the default; "
+                             "kept for scripts that pass it)")
     args = parser.parse_args(argv)
     cert = args.data_dir / "signing" / "cert.pem"
     if not cert.is_file():
@@ -60,14 +74,16 @@ def main(argv: list[str] | None = None) -> int:
     result = verify_pdf(data, SigningIdentity(cert.with_name("key.pem"), cert))
     record = read_record(data)
     problems = record_problems(record)
-    if args.both_signed and record is not None and len(record.get("signatures") or {}) < 2:
-        problems.append("not signed by both players")
+    missing = missing_signatures(record)
+    if missing and not args.draft:
+        problems.append(f"a draft: not signed by {' and '.join(missing)} (--draft accepts it)")
     ok = result.ok and not problems
     print(f"{'OK' if ok else 'NOT VALID'}: intact={result.intact} valid={result.valid} "
           f"trusted={result.trusted} whole file={result.covers_whole_file} ({result.summary})")
     if record is not None:
         signed = ", ".join(s.get("name") or p for p, s in sorted(record["signatures"].items()))
-        print(f"sheet {str(record.get('sheet_hash'))[:12]}: signed by {signed or 'nobody'}")
+        print(f"sheet {str(record.get('sheet_hash'))[:12]}: signed by {signed or 'nobody'}"
+              + (f"; missing: {', '.join(missing)}" if missing else ""))
     for problem in problems:
         print(f"NOT VALID: {problem}")
     return 0 if ok else 1

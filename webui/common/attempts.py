@@ -12,6 +12,11 @@ real player waits seconds, never minutes, and joined tablets and the table's own
 (loopback, where the PIN is on the screen anyway) are never slowed by it. A stranger guessing
 waits, while the players' own tablets (other addresses) still join. The counts live in the
 table app's database (``attempt_failures``), so a restart resets nothing.
+
+``take`` and ``give_back`` are the same counting over any list of counts (``Limit``), for a
+login that is limited on more than its address: the hall counts each director password on its
+address, on the account it tries (``account_wait``: ``ACCOUNT_FREE`` free, then doubling, from
+every address together) and on everyone's count, or on a known browser's own count alone.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ FORGET_AFTER = timedelta(hours=24)
 EVERYONE = "*"  # the address of the count of all non-loopback addresses together
 GLOBAL_FREE = 30
 GLOBAL_WAIT_S = 10
+ACCOUNT_FREE = 20  # wrong passwords for one account, from all addresses, before it waits
 
 
 def now() -> datetime:
@@ -48,6 +54,7 @@ class Block:
     failures: int
     retry_after_s: int
     everyone: bool = False  # the wait of all addresses together, not this one's own
+    who: str = ""  # which count waits (a ``Limit``'s ``who``), where there are several
 
 
 def wait_for(failures: int) -> timedelta:
@@ -137,12 +144,105 @@ def succeeded(store: Store, scope: str, address: str, local: bool = False) -> No
         _refund(store, scope, EVERYONE)
 
 
+def account_wait(failures: int) -> timedelta:
+    """How long everyone waits to try one account after ``failures`` wrong passwords for it
+    (from any address): ``ACCOUNT_FREE`` free, then a doubling wait, capped at
+    ``MAX_WAIT_S``."""
+    if failures < ACCOUNT_FREE:
+        return timedelta(0)
+    return timedelta(seconds=min(FIRST_WAIT_S * 2 ** min(failures - ACCOUNT_FREE, 20),
+                                 MAX_WAIT_S))
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One count an attempt goes through: (``scope``, ``address``) in ``attempt_failures``
+    (``address`` may be any key: an account's, a browser's), with its rule of waiting, and
+    ``who`` for the words of its block."""
+
+    scope: str
+    address: str
+    wait: Callable[[int], timedelta]
+    who: str = "address"
+
+
+@dataclass(frozen=True)
+class Taken:
+    """One attempt counted on ``limit``: the count went from ``before`` to ``before + 1``
+    (``before`` None: there was no row), at ``at``."""
+
+    limit: Limit
+    before: tuple[int, datetime] | None
+    at: datetime
+
+
+def take(store: Store, limits: list[Limit]) -> tuple[list[Taken], Block | None]:
+    """Count one attempt on every count of ``limits`` before it is checked, or on none: the
+    attempt goes ahead (``[...], None``) only when no count must wait; else ``([], Block)``
+    with the first count that waits, and nothing stays counted. An attempt that goes ahead
+    stays counted as wrong unless ``give_back`` takes it off (it was right)."""
+    for limit in limits:  # a read first: a waiting count touches no other count
+        block = _waiting(store, limit)
+        if block is not None:
+            return [], block
+    taken: list[Taken] = []
+    for limit in limits:
+        got = _take(store, limit.scope, limit.address, limit.wait, limit.who)
+        if isinstance(got, Block):
+            give_back(store, taken)
+            return [], got
+        taken.append(got)
+    return taken, None
+
+
+def give_back(store: Store, taken: list[Taken]) -> None:
+    """Take back attempts ``take`` counted (they were right, or never checked): each count
+    goes back to what it was, time included, when nobody counted on it since; else it is
+    one less."""
+    table = AttemptFailure.__table__
+    for t in reversed(taken):
+        key = (t.limit.scope[:32], t.limit.address[:64])
+        where = (table.c.scope == key[0], table.c.address == key[1])
+        with store.engine.begin() as conn:
+            if t.before is None:
+                done = conn.execute(delete(table).where(*where, table.c.failures == 1)).rowcount
+            else:
+                done = conn.execute(update(table).where(
+                    *where, table.c.failures == t.before[0] + 1, table.c.last_failed_at == t.at)
+                    .values(failures=t.before[0], last_failed_at=t.before[1])).rowcount
+        if not done:
+            _refund(store, key[0], key[1])
+
+
+def _waiting(store: Store, limit: Limit) -> Block | None:
+    """The wait of one count now, read only."""
+    with store.Session() as s:
+        row = s.get(AttemptFailure, (limit.scope[:32], limit.address[:64]))
+    if row is None:
+        return None
+    at, last = now(), _aware(row.last_failed_at)
+    failures = 0 if last < at - FORGET_AFTER else row.failures
+    left = (last + limit.wait(failures) - at).total_seconds()
+    if left <= 0:
+        return None
+    return Block(failures, max(1, int(left + 0.999)), everyone=limit.address == EVERYONE,
+                 who=limit.who)
+
+
 def _reserve(store: Store, scope: str, address: str,
              wait: Callable[[int], timedelta]) -> Block | None:
+    """One more attempt on the (scope, address) count, unless it must wait."""
+    got = _take(store, scope, address, wait)
+    return got if isinstance(got, Block) else None
+
+
+def _take(store: Store, scope: str, address: str, wait: Callable[[int], timedelta],
+          who: str = "address") -> Taken | Block:
     """One more attempt on the (scope, address) count, unless it must wait: a read, then a
     write that lands only if the count is still what was read (else read again)."""
     key = (scope[:32], address[:64])
     table = AttemptFailure.__table__
+    limit = Limit(scope, address, wait, who)
     for _try in range(50):
         at = now()
         with store.Session() as s:
@@ -153,7 +253,7 @@ def _reserve(store: Store, scope: str, address: str,
                 with store.engine.begin() as conn:
                     conn.execute(table.insert().values(scope=key[0], address=key[1],
                                                        failures=1, last_failed_at=at))
-                return None
+                return Taken(limit, None, at)
             except IntegrityError:
                 continue  # another request counted first: read again
         failures, last = seen
@@ -161,15 +261,16 @@ def _reserve(store: Store, scope: str, address: str,
             failures = 0
         left = (last + wait(failures) - at).total_seconds()
         if left > 0:
-            return Block(failures, max(1, int(left + 0.999)), everyone=address == EVERYONE)
+            return Block(failures, max(1, int(left + 0.999)), everyone=address == EVERYONE,
+                         who=who)
         with store.engine.begin() as conn:
             done = conn.execute(
                 update(table).where(table.c.scope == key[0], table.c.address == key[1],
                                     table.c.failures == seen[0])
                 .values(failures=failures + 1, last_failed_at=at)).rowcount
         if done == 1:
-            return None
-    return Block(0, 1)  # the count kept changing under a burst: try again in a second
+            return Taken(limit, (failures, last), at)
+    return Block(0, 1, who=who)  # the count kept changing under a burst: try again in a second
 
 
 def _refund(store: Store, scope: str, address: str) -> None:

@@ -1,20 +1,70 @@
-"""The director's password pages, shared by the table app and the tournament hall."""
+"""The director's password pages, shared by the table app and the tournament hall, and the
+mark of a browser that logged in as a director before (``device_token``, ``device_nonce``).
+
+A known browser's mark lets its director in while the login limits hold everyone else back
+(the hall's login, ``webui.hall.views.directors``): it is a signed cookie the browser got on a
+right password, naming the account and a mark of that account's password hash (so a new
+password ends it), with a random id that has a count of wrong passwords of its own."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
+from datetime import datetime, timedelta
 from typing import Any
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from itsdangerous import BadSignature, URLSafeSerializer
 
 from webui.common.security import (
+    DIRECTOR_KEY,
     check_director_password,
     director_password_set,
     is_local,
     login_director,
     set_director_password,
+    store,
 )
 
 MIN_PASSWORD = 8
+DEVICE_TRUST = timedelta(days=30)  # how long a browser stays known without logging in again
+_DEVICE_SALT = "gintray-director-device"
+
+
+def password_mark() -> str:
+    """A keyed digest of the shared director password's hash (changes with the password)."""
+    stored = store().get_setting(DIRECTOR_KEY) or ""
+    key = str(current_app.secret_key or "").encode()
+    return hmac.new(key, b"director-device:" + stored.encode(), hashlib.sha256).hexdigest()
+
+
+def device_token(account: str, mark: str, at: datetime) -> str:
+    """A new known browser's cookie for ``account`` (its password's ``mark``), made at
+    ``at``: signed with the app's secret key, with a fresh random id."""
+    body = {"a": account, "m": mark, "n": secrets.token_hex(16), "t": int(at.timestamp())}
+    return URLSafeSerializer(str(current_app.secret_key), salt=_DEVICE_SALT).dumps(body)
+
+
+def device_nonce(token: str | None, account: str, mark: str | None, at: datetime) -> str | None:
+    """The random id of a known browser's cookie ``token`` when it is signed, for ``account``
+    with its password as it is now (``mark``), and younger than ``DEVICE_TRUST``; else None."""
+    if not token or mark is None or len(token) > 1000:
+        return None
+    try:
+        body = URLSafeSerializer(str(current_app.secret_key), salt=_DEVICE_SALT).loads(token)
+    except BadSignature:
+        return None
+    if not isinstance(body, dict) or body.get("a") != account:
+        return None
+    nonce, their_mark, made = body.get("n"), body.get("m"), body.get("t")
+    if not (isinstance(nonce, str) and isinstance(their_mark, str) and isinstance(made, int)):
+        return None
+    if not hmac.compare_digest(their_mark, mark):
+        return None
+    if not 0 <= at.timestamp() - made <= DEVICE_TRUST.total_seconds():
+        return None
+    return nonce[:64]
 
 
 def setup_page(*, template: str, login_endpoint: str, home_endpoint: str, place: str) -> Any:

@@ -79,6 +79,14 @@ def check_login(store: Store, name: str, password: str, secret: str) -> Director
     return Director(row.id, row.name, _mark(secret, row.password_hash))
 
 
+def mark_of(store: Store, name: str, secret: str) -> str | None:
+    """The mark of the account ``name``'s password as it is now (None: no such account); a
+    known browser's cookie must carry it."""
+    with store.Session() as s:
+        row = s.scalar(select(HallDirector).where(HallDirector.key == player_key(name)))
+    return None if row is None else _mark(secret, row.password_hash)
+
+
 def still_valid(store: Store, account_id: int, mark: str, secret: str) -> bool:
     """Whether a session's account still exists with the password it logged in with."""
     with store.Session() as s:

@@ -4,6 +4,7 @@ account changes."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from flask import (
@@ -18,13 +19,32 @@ from flask import (
 )
 
 from webui.common import attempts
-from webui.common.director_auth import login_page, setup_page
-from webui.common.security import is_director, login_director, logout_director, store
+from webui.common.director_auth import (
+    DEVICE_TRUST,
+    device_nonce,
+    device_token,
+    login_page,
+    password_mark,
+    setup_page,
+)
+from webui.common.security import (
+    director_password_set,
+    is_director,
+    is_local,
+    login_director,
+    logout_director,
+    store,
+)
 from webui.hall import directors as accounts
+from webui.hall.players import player_key
 from webui.hall.views.base import HOME
 
 bp = Blueprint("directors", __name__)
 LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.common.attempts)
+ACCOUNT_SCOPE = "hall-account"  # the same, per account tried (from every address)
+DEVICE_SCOPE = "hall-device"  # the same, per known browser
+DEVICE_COOKIE = "gintray_hall_device"  # a browser that logged in as a director before
+SHARED = "shared"  # the account of the event's shared password
 
 
 @bp.before_app_request
@@ -48,57 +68,110 @@ def _end_stale_account_sessions() -> None:
 @bp.route("/setup", methods=["GET", "POST"])
 def setup() -> Any:
     """First run: the event's shared director password (only on this machine, only once;
-    not once the event has named director accounts)."""
+    not once the event has named director accounts). The browser that sets it is known."""
     if accounts.has_accounts(store()):
         return redirect(url_for("directors.login"))
-    return setup_page(template="hall/setup.html", login_endpoint="directors.login",
-                      home_endpoint=HOME, place="hall")
+    response = make_response(setup_page(template="hall/setup.html",
+                                        login_endpoint="directors.login",
+                                        home_endpoint=HOME, place="hall"))
+    if request.method == "POST" and is_director():
+        _know_browser(response, SHARED, password_mark())
+    return response
 
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
     """The director's login: own name and password (named accounts), or the event's shared
-    password while it has no named account; wrong ones limited per address
-    (``webui.common.attempts``, counted in the event database)."""
-    address = request.remote_addr or "unknown"
+    password while it has no named account. Each attempt is counted before its password is
+    checked (``webui.common.attempts``, in the event database): on its address, on the
+    account it tries and on all addresses together, or, from a browser that logged in as
+    this director before, on that browser's own count alone. A waiting attempt's password
+    is never checked."""
     named = accounts.has_accounts(store())
-    if request.method == "POST":
-        block = attempts.blocked(store(), LOGIN_SCOPE, address)
-        if block is not None:
-            error = (f"Too many wrong passwords from this address: try again in "
-                     f"{_duration(block.retry_after_s)}.")
-            return (render_template("hall/login.html", error=error, named=named), 429,
-                    {"Retry-After": str(block.retry_after_s)})
-        name = request.form.get("name", "").strip()
-        if name or named:
-            return _named_login(name, address, named)
-    elif named:
+    if request.method == "GET" and named:
         return render_template("hall/login.html", error=None, named=named)
-    response = make_response(login_page(template="hall/login.html",
-                                         setup_endpoint="directors.setup",
-                                         home_endpoint=HOME))
-    if request.method == "POST":
-        if response.status_code == 403:
-            attempts.record_failure(store(), LOGIN_SCOPE, address)
-        elif is_director():
-            attempts.clear(store(), LOGIN_SCOPE, address)
+    if request.method == "GET" or not (named or director_password_set()):
+        return login_page(template="hall/login.html", setup_endpoint="directors.setup",
+                          home_endpoint=HOME)
+    name = request.form.get("name", "").strip()
+    account = _account_key(name, named)
+    mark = (accounts.mark_of(store(), name, str(current_app.secret_key)) if name or named
+            else password_mark())
+    nonce = device_nonce(request.cookies.get(DEVICE_COOKIE), account, mark, attempts.now())
+    taken, block = attempts.take(store(), _limits(account, nonce))
+    if block is not None:
+        return (render_template("hall/login.html", error=_block_words(block, named),
+                                named=named), 429, {"Retry-After": str(block.retry_after_s)})
+    if name or named:
+        response = _named_login(name, named)
+    else:
+        response = make_response(login_page(template="hall/login.html",
+                                            setup_endpoint="directors.setup",
+                                            home_endpoint=HOME))
+    if is_director():  # right: this attempt was no guess; the address (or browser) forgiven
+        attempts.give_back(store(), taken)
+        for t in taken:
+            if t.limit.who in ("address", "browser"):
+                attempts.clear(store(), t.limit.scope, t.limit.address)
+        _know_browser(response, account, mark)
     return response
 
 
-def _named_login(name: str, address: str, named: bool) -> Any:
+def _named_login(name: str, named: bool) -> Any:
     """A director logging in with their own name and password."""
     account = accounts.check_login(store(), name, request.form.get("password", ""),
                                    str(current_app.secret_key)) if name else None
     if account is None:
-        attempts.record_failure(store(), LOGIN_SCOPE, address)
         error = ("Wrong name or password." if name else
                  "This event has named director accounts: log in with your own name.")
-        return render_template("hall/login.html", error=error, named=named), 403
-    attempts.clear(store(), LOGIN_SCOPE, address)
+        return make_response(render_template("hall/login.html", error=error, named=named),
+                             403)
     login_director()
     session["director_account"] = {"id": account.id, "name": account.name,
                                    "mark": account.mark}
     return redirect(url_for(HOME))
+
+
+def _account_key(name: str, named: bool) -> str:
+    """The key of the account a login tries: the shared password, or a name's (hashed: the
+    count keeps no typed text)."""
+    if not (name or named):
+        return SHARED
+    return "name:" + hashlib.sha256(player_key(name).encode()).hexdigest()[:40]
+
+
+def _limits(account: str, nonce: str | None) -> list[attempts.Limit]:
+    """The counts one login attempt goes through. A known browser: its own count alone (5
+    free, then a doubling wait). Else its address's (the same), and, unless it comes from
+    the hall's own computer, the account's (``ACCOUNT_FREE`` free, then a doubling wait) and
+    everyone's (``GLOBAL_FREE`` free, then one every ``GLOBAL_WAIT_S``)."""
+    if nonce is not None:
+        return [attempts.Limit(DEVICE_SCOPE, nonce, attempts.wait_for, "browser")]
+    address = request.remote_addr or "unknown"
+    limits = [attempts.Limit(LOGIN_SCOPE, address, attempts.wait_for, "address")]
+    if not is_local():
+        limits += [attempts.Limit(ACCOUNT_SCOPE, account, attempts.account_wait, "account"),
+                   attempts.Limit(LOGIN_SCOPE, attempts.EVERYONE, attempts.global_wait,
+                                  "everyone")]
+    return limits
+
+
+def _block_words(block: attempts.Block, named: bool) -> str:
+    whom = {"address": "from this address",
+            "browser": "from this browser",
+            "account": ("for this director account" if named else
+                        "for the director password") + " (from every address together)",
+            "everyone": "from all addresses together"}[block.who]
+    return f"Too many wrong passwords {whom}: try again in {_duration(block.retry_after_s)}."
+
+
+def _know_browser(response: Any, account: str, mark: str | None) -> None:
+    """Mark this browser as known to ``account`` (a fresh cookie on each right password)."""
+    if mark is None:
+        return
+    response.set_cookie(DEVICE_COOKIE, device_token(account, mark, attempts.now()),
+                        max_age=int(DEVICE_TRUST.total_seconds()), httponly=True,
+                        samesite="Strict", secure=request.is_secure, path="/")
 
 
 def _duration(seconds: int) -> str:

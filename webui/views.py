@@ -66,25 +66,38 @@ def page_context(table_id: int) -> dict[str, Any]:
             "sheets": sheets,
             "camera": feed.status() if feed else {"state": "off", "message": NO_CAMERA},
             "players": state.players, "seats": seats,
-            "undo": undo_offer(table_id, state, seats),
+            "undo": undo_offers(table_id, state, seats),
             "recorded": recorded_line(state, sheets[-1]) if sheets else None,
+            "recorded_hand": sheets[-1]["rows"][-1]["hand"] if sheets and sheets[-1]["rows"]
+            else None,
             "short_hash": sheetview.short_hash, "seen_changes": []}
 
 
-def undo_offer(table_id: int, state: TableState, seats: list[str]) -> dict[str, Any] | None:
-    """The latest change of the latest hand this device may undo, named in words:
-    {"seq", "label"}; None when there is nothing it may undo."""
+def undo_offers(table_id: int, state: TableState, seats: list[str]) -> list[dict[str, Any]]:
+    """What this device may undo, named in words ({"seq", "label", "hand"}): the latest change
+    of the latest hand, and its player's own confirmation of the hand before while the latest
+    has only its knock card (``commands.reopens_previous``)."""
     game = state.game
-    latest = game.hands[-1] if game and game.hands else None
-    if latest is None or game is None or game.locked:
-        return None
-    for seq in reversed(latest.seqs):
-        ev = store().event(table_id, seq)
-        if ev is None or (ev.kind == EventKind.CONFIRMED
-                          and ev.payload.get("player") not in seats):
-            continue
-        return {"seq": seq, "label": undo_label(state, ev.kind, ev.payload, latest.number)}
-    return None
+    if game is None or game.locked or not game.hands:
+        return []
+    offers: list[dict[str, Any]] = []
+    hands = game.hands[-2:] if len(game.hands) > 1 and game.hands[-1].proposal is None \
+        else game.hands[-1:]
+    for hand in reversed(hands):
+        for seq in reversed(hand.seqs):
+            ev = store().event(table_id, seq)
+            if ev is None or (ev.kind == EventKind.CONFIRMED
+                              and ev.payload.get("player") not in seats):
+                continue
+            if hand is not game.hands[-1] and ev.kind != EventKind.CONFIRMED:
+                break  # of the hand before, only a confirmation may be undone
+            label = undo_label(state, ev.kind, ev.payload, hand.number)
+            if hand is not game.hands[-1]:
+                label += f" (the knock card of hand {game.hands[-1].number} is taken back too)"
+            offers.append({"seq": seq, "label": label, "hand": hand.number,
+                           "first": not offers})
+            break
+    return offers
 
 
 def undo_label(state: TableState, kind: str, payload: dict[str, Any], hand: int) -> str:

@@ -303,8 +303,11 @@ def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
 def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -> Command:
     """Undo one event of the latest hand (the undo itself is an event; history stays).
 
-    ``seats``: the players this device acts for; a confirmation can be undone only by its
-    own player's tablet (or the director, who acts for both): 403 otherwise.
+    A player's confirmation of the hand before stays undoable while the next hand has only
+    its knock card: that knock card is taken back with it (it was read before the hand it
+    follows was settled). ``seats``: the players this device acts for; a confirmation can be
+    undone only by its own player's tablet (or the director, who acts for both): 403
+    otherwise.
     """
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
@@ -320,12 +323,30 @@ def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -
         game = state.game_by_number(int(ev.payload["game"]))
         if game is None or game is not state.game or game.locked:
             raise CommandError("game_locked", "that game is closed", 423)
+        undone = [(EventKind.UNDO, {"target_seq": target, "kind": ev.kind, "game": game.number})]
         latest = game.hands[-1] if game.hands else None
-        if latest is None or target not in latest.seqs:
-            raise CommandError("not_latest", "only the latest hand's changes can be undone", 409)
-        return [(EventKind.UNDO, {"target_seq": target, "kind": ev.kind, "game": game.number})]
+        if latest is not None and target in latest.seqs:
+            return undone
+        if latest is not None and reopens_previous(game.hands, target, ev.kind):
+            kinds = {e.seq: e.kind for e in events}
+            taken_back = [(EventKind.UNDO, {"target_seq": seq, "kind": kinds.get(seq),
+                                            "game": game.number})
+                          for seq in reversed(latest.seqs)]
+            return taken_back + undone
+        raise CommandError("not_latest", "only the latest hand's changes can be undone (or a "
+                           "confirmation of the hand before, until the next hand has a "
+                           "result); the director can correct an earlier hand", 409)
 
     return run
+
+
+def reopens_previous(hands: list[HandState], target: int, kind: str) -> bool:
+    """Whether ``target`` is a confirmation of the hand before the latest, and the latest has
+    nothing but its knock card (no result yet): then the confirmation may still be undone."""
+    if len(hands) < 2 or kind != EventKind.CONFIRMED:
+        return False
+    previous, latest = hands[-2], hands[-1]
+    return target in previous.seqs and latest.proposal is None
 
 
 def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> Command:

@@ -103,3 +103,23 @@ def at_revision(command: Command, game: int, hand: int, revision: int) -> Comman
         return command(state)
 
     return run
+
+
+def request_slot(kind: str, payload: dict[str, Any]) -> str:
+    """The slot a director request takes at its table (one waiting request each): the hand
+    it corrects or the game it reopens."""
+    if kind == ActionKind.CORRECT.value:
+        return f"correct:{payload.get('game')}:{payload.get('hand')}"
+    return f"{kind}:{payload.get('game')}"
+
+
+def request_words(kind: str, payload: dict[str, Any]) -> str:
+    """A correction or reopening in words, for the audit and the pages, from what the request
+    stores: "game 1, hand 3 corrected to B 7 (recount)", "game 2 reopened: a misdeal"."""
+    if kind == ActionKind.REOPEN.value:
+        return f"game {payload.get('game')} reopened: {payload.get('reason') or 'no reason given'}"
+    p = payload.get("proposal") if isinstance(payload.get("proposal"), dict) else {}
+    result = (f"{p.get('winner')} {p.get('points')}" if p.get("kind") == "manual"
+              else str(p.get("kind", "result")))
+    note = f" ({p['note']})" if isinstance(p.get("note"), str) and p["note"] else ""
+    return f"game {payload.get('game')}, hand {payload.get('hand')} corrected to {result}{note}"

@@ -93,6 +93,18 @@ class DirectorReply(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class RequestSlot(HallBase):
+    """The one waiting director request of a mirrored table's hand (or game): stored in the
+    transaction that stores the request, removed in the one that stores the table's reply,
+    so two directors at the same instant cannot both send one (``slot``: ``correct:1:3``,
+    ``reopen:2``)."""
+
+    __tablename__ = "hall_request_slots"
+    table_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    slot: Mapped[str] = mapped_column(String(40), primary_key=True)
+    request_id: Mapped[str] = mapped_column(String(48), unique=True)
+
+
 class Draw(HallBase):
     """A blind draw for the first match (000 singles rule 1): who, the seed, the pairs."""
 

@@ -23,14 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
 from webui.common.seating import open_seated_table
 from webui.hall import adoption, stations
-from webui.hall.actions import at_revision
+from webui.hall.actions import at_revision, request_words
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
 from webui.hall.health import as_utc, record_sync, record_sync_error
 from webui.hall.identity import (
@@ -42,8 +42,10 @@ from webui.hall.identity import (
     origin_of,
 )
 from webui.hall.schema import (
+    AuditEntry,
     DirectorReply,
     DirectorRequest,
+    RequestSlot,
     SyncRefusal,
     TableLink,
     ensure_schema,
@@ -217,8 +219,14 @@ def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
             status = "applied"
             message = f"event {seqs[0]}" if seqs else "nothing to change"
             report.applied.append(req.request_id)
-        with central.Session() as s:
+        with central.Session() as s:  # the answer, its audit, the hand's slot freed: at once
             s.add(DirectorReply(request_id=req.request_id, status=status, message=message))
+            words = request_words(req.kind, req.payload)
+            s.add(AuditEntry(director=(req.actor or DIRECTOR.name)[:80], action=req.kind,
+                             table_id=central_id,
+                             detail=f"the table {status} it: {words} ({req.request_id}): "
+                                    f"{message}"[:2000]))
+            s.execute(delete(RequestSlot).where(RequestSlot.request_id == req.request_id))
             commit_first(s)  # False: answered by a concurrent sync of the same table
 
 

@@ -6,22 +6,41 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from sqlalchemy import select
 
 from webui.common.security import director_required, store
+from webui.common.words import local_time
 from webui.hall import audit, awards, roster, stations
 from webui.hall import clock as clock_mod
 from webui.hall import event as event_mod
-from webui.hall.actions import ActionKind, DirectorAction, at_revision, parse_action
+from webui.hall.actions import (
+    ActionKind,
+    DirectorAction,
+    at_revision,
+    parse_action,
+    request_slot,
+    request_words,
+)
 from webui.hall.audit import AuditAction
 from webui.hall.health import table_health
 from webui.hall.refusal import HallRefusal
-from webui.hall.schema import DirectorReply, DirectorRequest
+from webui.hall.schema import DirectorReply, DirectorRequest, RequestSlot
 from webui.hall.sync import linked_tables, pending_requests
 from webui.hall.views.base import director_name, done, refusals
 from webui.hall.views.sync import stall_after
 from webui.store import Actor, CommandError, commands
+from webui.store.db import commit_first
 from webui.store.engine import PLAYERS
 
 bp = Blueprint("tables", __name__)
@@ -40,10 +59,20 @@ def requests_json() -> list[dict[str, Any]]:
     for q in reqs:
         reply = replies.get(q.request_id)
         out.append({"request_id": q.request_id, "table": q.table_id, "kind": q.kind,
-                    "payload": q.payload, "at": q.created_at.isoformat(),
+                    "payload": q.payload, "at": q.created_at.isoformat(), "by": q.actor,
+                    "words": request_words(q.kind, q.payload),
                     "status": reply.status if reply else "waiting for the table's sync",
                     "message": reply.message if reply else ""})
     return out
+
+
+def refused_requests(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The requests (of ``requests_json``, newest first) the table refused and that are still
+    the latest word on their hand or game: a later request of the same hand replaces it."""
+    latest: dict[tuple[int, str], dict[str, Any]] = {}
+    for r in requests:
+        latest.setdefault((r["table"], request_slot(r["kind"], r["payload"])), r)
+    return [r for r in latest.values() if r["status"] == "refused"]
 
 
 def _table_or_404(table_id: int) -> None:
@@ -62,7 +91,8 @@ def page(table_id: int) -> Any:
     summary["sync"] = table_health(store(), [summary],
                                    stall_after=stall_after())[table_id].to_json()
     return render_template("hall/table.html", state=state, mirrored=mirrored,
-                           summary=summary, requests=requests)
+                           summary=summary, requests=requests,
+                           refused=refused_requests(requests))
 
 
 def director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
@@ -83,47 +113,54 @@ def director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
     command(store().state(table_id))  # raises CommandError now if it cannot apply
     request_id = f"hall-{uuid.uuid4().hex}"
     by = director_name()
+    words = request_words(action.kind.value, payload)
     if table_id in linked_tables(store()):
         _refuse_a_second_waiting_request(table_id, action)
-        with store().Session() as s:
+        with store().Session() as s:  # the request and its slot: one of them at a time
             s.add(DirectorRequest(request_id=request_id, table_id=table_id,
                                   kind=action.kind.value, payload=payload, actor=by))
-            s.commit()
+            s.add(RequestSlot(table_id=table_id, slot=request_slot(action.kind.value, payload),
+                              request_id=request_id))
+            if not commit_first(s):  # another director's request took the slot just now
+                _refuse_a_second_waiting_request(table_id, action)
+                raise CommandError("request_waiting", f"another director just sent a "
+                                   f"{action.kind.value} of {_what(action)}; it is waiting "
+                                   "for the table's sync: check the table after it applies",
+                                   409)
         audit.record(store(), by, AuditAction(action.kind.value),
-                     f"{_action_words(action)}; sent to the table ({request_id})", table_id)
+                     f"{words}; sent to the table ({request_id})", table_id)
         return {"status": "sent", "request_id": request_id,
                 "message": "sent to the table: it applies at its next sync"}
     outcome = store().execute(table_id, command, Actor("director"), request_id=request_id)
     audit.record(store(), by, AuditAction(action.kind.value),
-                 f"{_action_words(action)}; applied ({request_id})", table_id)
+                 f"{words}; applied ({request_id})", table_id)
     return {"status": "applied", "request_id": request_id,
             "seqs": [e.seq for e in outcome.events]}
 
 
-def _action_words(action: DirectorAction) -> str:
-    """A correction or reopening in words, for the audit."""
-    if action.kind is ActionKind.REOPEN:
-        return f"game {action.game} reopened: {action.reason or 'no reason given'}"
-    p = action.proposal
-    result = (f"{p.get('winner')} {p.get('points')}" if p.get("kind") == "manual"
-              else str(p.get("kind", "result")))
-    note = f" ({p['note']})" if isinstance(p.get("note"), str) and p["note"] else ""
-    return f"game {action.game}, hand {action.hand} corrected to {result}{note}"
+def _hms(at: Any) -> str:
+    """A stored time as the hall shows it: local, with the zone ("14:02:07 CET")."""
+    return local_time(at, "%H:%M:%S", current_app.config.get("TIMEZONE"))
+
+
+def _what(action: DirectorAction) -> str:
+    return f"game {action.game}, hand {action.hand}" if action.hand else f"game {action.game}"
 
 
 def _refuse_a_second_waiting_request(table_id: int, action: DirectorAction) -> None:
     """A mirrored table's hand (or game) with a request still waiting for the table's sync
-    cannot take a second one: the director would be correcting a result nobody has seen."""
+    cannot take a second one: the director would be correcting a result nobody has seen.
+    (This check says which request waits; the request's slot, stored with it, is what makes
+    it hold when two directors send at the same instant.)"""
     for req in pending_requests(store(), table_id):
         p = req.payload
         same = (req.kind == action.kind.value and p.get("game") == action.game
                 and (action.kind is ActionKind.REOPEN or p.get("hand") == action.hand))
         if same:
-            what = (f"game {action.game}, hand {action.hand}" if action.hand
-                    else f"game {action.game}")
-            raise CommandError("request_waiting", f"a {req.kind} of {what} sent at "
-                               f"{req.created_at:%H:%M:%S} is waiting for the table's sync; "
-                               "check the table after it applies", 409)
+            raise CommandError("request_waiting", f"a {req.kind} of {_what(action)} sent at "
+                               f"{_hms(req.created_at)} by {req.actor} is "
+                               "waiting for the table's sync; check the table after it "
+                               "applies", 409)
 
 
 def _body() -> Any:

@@ -9,7 +9,6 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import hall_helpers
-import pytest
 from hall_helpers import PASSWORD, confirmed_hands, csrf_of, new_table, play_hand
 
 from webui.common import attempts
@@ -37,7 +36,6 @@ def attempt(app, password: str, address: str) -> int:
     return client.post("/login", data={"password": password, "csrf_token": csrf}).status_code
 
 
-@pytest.mark.slow  # about 50 password checks
 def test_wrong_passwords_back_off_per_address_across_a_restart_never_for_good(
         hall, pg_url, tmp_path, monkeypatch):
     app, _client, _store = hall

@@ -76,6 +76,21 @@ def test_a_request_id_used_at_another_table_shows_nothing_of_it(app, tablet):
     assert again.get_json()["duplicate"] is True
 
 
+def test_a_request_id_reused_by_the_same_tablet_for_another_change_is_refused(app, tablet):
+    """Issue 26: the same tablet sending an id again with another body was answered "ok,
+    duplicate" and its change was silently dropped; it is refused (409) so it is sent again."""
+    rid = "knock-once"
+    assert tablet.post("knock-card", {"game": 1, "hand": 1, "card": "9H",
+                                      "request_id": rid}).status_code == 200
+    r = tablet.post("knock-card", {"game": 1, "hand": 1, "card": "7D", "request_id": rid})
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "request_id_reused"
+    assert tablet.hand()["up_card"] == "9H"  # nothing done, and said so
+    again = tablet.post("knock-card", {"game": 1, "hand": 1, "card": "9H", "request_id": rid})
+    assert again.status_code == 200 and again.get_json()["duplicate"] is True
+    fresh = tablet.post("knock-card", {"game": 1, "hand": 1, "card": "7D", "request_id": "k2"})
+    assert fresh.status_code == 200 and tablet.hand()["up_card"] == "7D"
+
+
 # --- item 5: names are text in the PDF, and inert in the CSV ----------------------------------
 
 def _play_and_export(app, table_id, path):

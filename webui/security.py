@@ -3,12 +3,16 @@ screen (the director and this machine: ``webui.common.security``)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from flask import abort, g, request, session
 
 from webui.common.security import is_director, is_local, store
 from webui.store import Actor
 from webui.store.db import Device
 from webui.store.engine import PLAYERS
+from webui.store.log import RequestKey
 
 
 def current_device(table_id: int) -> Device | None:
@@ -72,8 +76,10 @@ def may_see_screen() -> bool:
     return is_local() or is_director()
 
 
-def request_id() -> str | None:
-    """A client-chosen id that makes a retried request land once (letters, digits, - and _)."""
+def request_id() -> RequestKey | None:
+    """A client-chosen id that makes a retried request land once (letters, digits, - and _),
+    with a fingerprint of the request's body: the same id sent with another body is refused,
+    not answered as a retry."""
     body = g.get("body") or {}
     rid = body.get("request_id") or request.headers.get("X-Request-Id")
     if not rid:
@@ -81,4 +87,6 @@ def request_id() -> str | None:
     rid = str(rid)
     if not (1 <= len(rid) <= 48) or not all(c.isalnum() or c in "-_" for c in rid):
         abort(400, description="request_id: 1-48 letters, digits, - or _")
-    return rid
+    asked = {k: v for k, v in dict(body).items() if k not in ("request_id", "csrf_token")}
+    text = json.dumps(asked, sort_keys=True, default=str, ensure_ascii=True)
+    return RequestKey(rid, hashlib.sha256(text.encode()).hexdigest()[:10])

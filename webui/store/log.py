@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import sessionmaker
 
 from webui.store import state as state_mod
@@ -43,6 +43,21 @@ class Actor:
 
     name: str
     device_id: int | None = None
+
+
+@dataclass(frozen=True)
+class RequestKey:
+    """A client's id for one request (``id``: letters, digits, - and _) and a fingerprint of
+    what it asked (``body``): a retry carries both; the same id sent with another body is
+    another request, refused rather than answered as a retry."""
+
+    id: str
+    body: str = ""
+
+    @property
+    def stored(self) -> str:
+        """The key as the events' ``request_id`` holds it (``id.body``, then ``#n``)."""
+        return f"{self.id}.{self.body}" if self.body else self.id
 
 
 @dataclass
@@ -103,15 +118,17 @@ class EventLog:
             return folded
 
     def execute(self, table_id: int, command: Command, actor: Actor,
-                request_id: str | None = None, kind: str | None = None) -> CommandResult:
+                request_id: RequestKey | str | None = None,
+                kind: str | None = None) -> CommandResult:
         """Run ``command`` against the fresh state and append its events atomically.
 
         ``request_id``: a retry of a request that landed answers its events (``duplicate``);
         ``kind``: the kind of event the command appends first, so an id reused for another
         kind of request is refused (409) rather than answered as a duplicate."""
+        key = RequestKey(request_id) if isinstance(request_id, str) else request_id
         for _attempt in range(20):
-            if request_id:
-                done = self._by_request(table_id, request_id, actor, kind)
+            if key:
+                done = self._by_request(table_id, key, actor, kind)
                 if done:
                     return CommandResult(done, duplicate=True)
             with self._lock:
@@ -125,7 +142,7 @@ class EventLog:
                         rows.append(EventRow(
                             table_id=table_id, seq=current.last_seq + 1 + i, kind=kind,
                             payload=payload, actor=actor.name, device_id=actor.device_id,
-                            request_id=f"{request_id}#{i}" if request_id else None))
+                            request_id=f"{key.stored}#{i}" if key else None))
                     s.add_all(rows)
                     if not commit_first(s):
                         continue
@@ -133,7 +150,7 @@ class EventLog:
             return CommandResult(rows)
         raise CommandError("busy", "the table is busy, try again", 503)
 
-    def _by_request(self, table_id: int, request_id: str, actor: Actor,
+    def _by_request(self, table_id: int, key: RequestKey, actor: Actor,
                     kind: str | None) -> list[EventRow]:
         """The events an earlier request with this exact id appended to this table.
 
@@ -143,9 +160,18 @@ class EventLog:
         retried is answered as done.
         """
         with self.Session() as s:
-            first = s.scalar(select(EventRow).where(EventRow.request_id == f"{request_id}#0"))
-            if first is None:
-                return []
+            first = s.scalar(select(EventRow).where(EventRow.request_id == f"{key.stored}#0"))
+            if first is None:  # the id with another body (or none) is another request
+                first = s.scalar(select(EventRow).where(
+                    or_(EventRow.request_id == f"{key.id}#0",
+                        and_(EventRow.request_id >= f"{key.id}.",
+                             EventRow.request_id < f"{key.id}/"))).limit(1))
+                if first is None:
+                    return []
+                if first.table_id == table_id:
+                    raise CommandError("request_id_reused", "this request_id was used for "
+                                       "another request; nothing was done: send it with a "
+                                       "new one", 409)
             if first.table_id != table_id:
                 raise CommandError("request_id_taken", "this request_id was used for another "
                                    "table; send the request with a new one", 409)
@@ -159,7 +185,7 @@ class EventLog:
                  .order_by(EventRow.seq).limit(MAX_EVENTS_PER_COMMAND))
             done = []
             for i, row in enumerate(s.scalars(q)):
-                if row.request_id != f"{request_id}#{i}":
+                if row.request_id != f"{key.stored}#{i}":
                     break
                 done.append(row)
             return done

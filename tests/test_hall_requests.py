@@ -16,8 +16,8 @@ import hall_helpers
 from hall_helpers import confirmed_hands, director_client_again, new_table, play_hand
 
 from webui.hall import audit
-from webui.hall.views import tables as tables_view
 from webui.hall.sync import open_store, sync_once
+from webui.hall.views import tables as tables_view
 from webui.store import Actor, commands
 
 pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
@@ -55,7 +55,7 @@ def test_two_directors_at_once_one_is_sent_the_other_told_now(hall, tmp_path, mo
         start = threading.Barrier(2)
         answers: dict[int, object] = {}
 
-        def send(c, points):
+        def send(c, points, start=start, answers=answers):
             start.wait()
             answers[points] = correct(c, mirror, seen, points)
 
@@ -80,7 +80,7 @@ def test_two_directors_at_once_one_is_sent_the_other_told_now(hall, tmp_path, mo
 
 
 def test_a_refusal_at_the_table_reaches_the_audit_and_the_tables_page(hall, tmp_path):
-    app, client, central = hall
+    _app, client, central = hall
     local, t, mirror = synced_table(central, tmp_path)
     seen = central.state(mirror).hand(1, 1).revision
     assert correct(client, mirror, seen, 7).get_json()["status"] == "sent"
@@ -107,7 +107,7 @@ def test_a_refusal_at_the_table_reaches_the_audit_and_the_tables_page(hall, tmp_
     assert correct(client, mirror, now, 8).get_json()["status"] == "sent"
     report = sync_once(local, central)
     assert len(report.applied) == 1
-    latest = [e for e in audit.entries(central) if e.table_id == mirror][0]
+    latest = next(e for e in audit.entries(central) if e.table_id == mirror)
     assert latest.detail.startswith("the table applied it: game 1, hand 1 corrected to B 8")
     page = client.get(f"/tables/{mirror}").get_data(as_text=True)
     assert 'id="refused-requests"' not in page

@@ -60,15 +60,48 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     return app
 
 
+LIVE_HEADER = "X-Hall-Live"  # sent by static/hall.js's refresh and heartbeat
+
+
 def _register_database_errors(app: Flask) -> None:
-    from webui.common.errors import error_answer
+    """The event database away: a clear 503 saying since when (``offline.OfflineWatch``), as
+    JSON to an open page's refresh (which turns it into its "hall offline since" banner), or
+    as a page that tries again by itself; the refresh's answers carry the hall's time
+    (``X-Hall-Now``) so the page can say when the hall is back."""
+    from flask import jsonify, render_template, request
+
+    from webui.hall.offline import OfflineWatch
+
+    watch = app.extensions["gintray.offline"] = OfflineWatch()
+
+    def shown(at: Any) -> str:
+        return local_time(at, "%H:%M:%S", app.config.get("TIMEZONE"))
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)
     def database_away(exc: Exception) -> Any:
         app.logger.warning("event database unreachable: %s", str(exc).splitlines()[0])
-        reply = error_answer(503, "database_unavailable", "The event database cannot be reached "
-                             "(PostgreSQL stopped or the network is down). The tables keep "
-                             "scoring on their own databases and their syncs catch up when it "
-                             "is back; reload this page then.", "hall/error.html")
-        return reply[0], reply[1], {"Retry-After": "5"}
+        outage = watch.failed()
+        since = shown(outage.since)
+        message = (f"The event database cannot be reached since {since} (PostgreSQL stopped "
+                   "or the network is down). The tables keep scoring on their own databases "
+                   "and their syncs catch up when it is back.")
+        headers = {"Retry-After": "5", "Cache-Control": "no-store"}
+        if request.headers.get(LIVE_HEADER) or request.path.startswith("/api/") \
+                or request.is_json or request.accept_mimetypes.best == "application/json":
+            body = {"error": {"code": "database_unavailable", "message": message,
+                              "since": outage.since.isoformat(), "since_local": since}}
+            return jsonify(body), 503, headers
+        page = render_template("hall/error.html", code=503, retry=5,
+                               message=message + " This page reloads by itself.")
+        return page, 503, headers
+
+    @app.after_request
+    def database_answered(response: Any) -> Any:
+        if (request.method == "GET" and response.status_code == 200
+                and not (request.endpoint or "").endswith("static")):
+            watch.answered()
+        if request.headers.get(LIVE_HEADER):
+            response.headers["X-Hall-Now"] = shown(watch.clock())
+            response.headers["Cache-Control"] = "no-store"
+        return response

@@ -6,7 +6,8 @@ the event as JSON, the hall's static files), ``directors`` (setup, login, logout
 seating it, partnership matches), ``rounds`` (the round clock and the pairings),
 ``standings`` (rules, byes, tie-breaks, adjustments; printed and CSV), ``players``
 (entries, withdrawals, merges), ``sync`` (adoptions), ``exports`` (the signed bundle) and
-``projector`` (the public view).
+``projector`` (the public view) and ``alive`` (the heartbeat open pages ask: is the event
+database there).
 
 A refused director action is one error, ``webui.hall.refusal.HallRefusal``, answered in one
 place (``base.answer_refusal``): flashed on the page the action came from, or JSON.
@@ -20,6 +21,7 @@ from flask import Blueprint
 def blueprints() -> list[Blueprint]:
     """Every blueprint of the hall, for ``create_hall_app``."""
     from webui.hall.views import (
+        alive,
         directors,
         draw,
         exports,
@@ -33,4 +35,4 @@ def blueprints() -> list[Blueprint]:
     )
 
     return [overview.bp, directors.bp, tables.bp, draw.bp, rounds.bp, standings.bp,
-            players.bp, sync.bp, exports.bp, projector.bp]
+            players.bp, sync.bp, exports.bp, projector.bp, alive.bp]

@@ -37,3 +37,24 @@ class PlayerNames:
     def shown(self) -> str:
         """The name shown for the player."""
         return self.spellings[0] if self.spellings else self.key
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One player in a printed round, for the alphabetical list on the wall: where they sit
+    (``table`` None: a bye) and whom they play."""
+
+    name: str
+    table: int | None
+    seat: str
+    opponent: str
+
+
+def alphabetical(pairs: list[tuple[int, str, str]], byes: list[str]) -> list[Placed]:
+    """Every player of a round's ``pairs`` (table, seat A's name, seat B's name) and its
+    ``byes``, in alphabetical order (as ``player_key`` compares names: case and spacing
+    aside), each with table, seat and opponent."""
+    out = [Placed(a, table, "A", b) for table, a, b in pairs]
+    out += [Placed(b, table, "B", a) for table, a, b in pairs]
+    out += [Placed(name, None, "", "") for name in byes]
+    return sorted(out, key=lambda p: (player_key(p.name), p.name))

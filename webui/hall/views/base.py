@@ -79,8 +79,12 @@ def partnerships() -> list[Partnership]:
         return list(s.scalars(select(Partnership).order_by(Partnership.id)))
 
 
+def singles_tables() -> list[int]:
+    """The event's tables that are not a partnership match's boards."""
+    boards = {b for p in partnerships() for b in p.boards}
+    return [t.id for t in store().tables() if t.id not in boards]
+
+
 def event_standings() -> event_mod.Standings:
     """The standings of the event's singles tables on the event's rules."""
-    boards = {b for p in partnerships() for b in p.boards}
-    singles = [t.id for t in store().tables() if t.id not in boards]
-    return event_mod.event_standings(store(), singles, event_mod.event_rules(store()))
+    return event_mod.event_standings(store(), singles_tables(), event_mod.event_rules(store()))

@@ -1,11 +1,13 @@
-"""Setting the event up: the blind draw (made, redone while no table is open, then seated:
-its tables opened or sent to the table apps) and the partnership matches on two boards."""
+"""Setting the event up: the blind draw (made, redone while no table is open, printed, then
+seated: its tables opened or sent to the table apps) and the partnership matches on two
+boards."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, request
+from flask import Blueprint, abort, flash, redirect, render_template, request
 from sqlalchemy import select
 
 from webui.common.security import director_required, store
@@ -15,6 +17,7 @@ from webui.hall import event as event_mod
 from webui.hall.audit import AuditAction
 from webui.hall.draw import blind_draw
 from webui.hall.partnership import check_teams
+from webui.hall.players import alphabetical
 from webui.hall.refusal import HallRefusal
 from webui.hall.schema import Draw, DrawSeating, Partnership
 from webui.hall.views.base import back_to, director_name, done, refusals
@@ -75,6 +78,23 @@ def _redraw_refusal(latest: Draw | None, replace: str) -> str | None:
         return (f"A draw was already made at {made}. To redo it, tick \"Replace the draw\" "
                 "under that draw and draw again.")
     return None
+
+
+@bp.get("/draw/print")
+@director_required
+def draw_print() -> Any:
+    """The latest blind draw on a page to print or show: when, the seed (so it can be
+    checked), each table with both entrants, the bye, then every entrant in alphabetical
+    order with table, seat and opponent (for the wall)."""
+    latest = latest_draw()
+    if latest is None:
+        abort(404, description="no draw yet")
+    pairs = [(int(p["table"]), str(p["A"]), str(p["B"])) for p in latest.pairs
+             if not p.get("bye")]
+    byes = [str(p["A"]) for p in latest.pairs if p.get("bye")]
+    return render_template("hall/draw_print.html", draw=latest, pairs=pairs, byes=byes,
+                           who=alphabetical(pairs, byes), seated=_seating(latest.id) is not None,
+                           at=datetime.now(UTC).isoformat())
 
 
 @bp.post("/draw/seat")

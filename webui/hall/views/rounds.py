@@ -17,6 +17,7 @@ from webui.hall import clock as clock_mod
 from webui.hall import event as event_mod
 from webui.hall import pairing as pairing_mod
 from webui.hall.audit import AuditAction
+from webui.hall.players import alphabetical
 from webui.hall.views.base import back_to, director_name, done, event_standings, refusals
 
 bp = Blueprint("rounds", __name__)
@@ -150,9 +151,14 @@ def _pairing_or_404(pairing_id: int) -> pairing_mod.Planned:
 @bp.get("/pairing/<int:pairing_id>/print")
 @director_required
 def pairing_print(pairing_id: int) -> Any:
-    """A pairing on a page to print or show on a projector."""
-    return render_template("hall/pairing_print.html",
-                           pairing=pairing_json(_pairing_or_404(pairing_id)),
+    """A pairing on a page to print or show on a projector: each table with both players'
+    records going into the round, then every player in alphabetical order with table, seat
+    and opponent (for the wall)."""
+    pairing = pairing_json(_pairing_or_404(pairing_id))
+    assert pairing is not None
+    who = alphabetical([(p["table"], p["A"]["name"], p["B"]["name"]) for p in pairing["pairs"]],
+                       [b["name"] for b in pairing["byes"]])
+    return render_template("hall/pairing_print.html", pairing=pairing, who=who,
                            at=datetime.now(UTC).isoformat())
 
 

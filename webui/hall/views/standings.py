@@ -10,12 +10,18 @@ from flask import Blueprint, Response, abort, render_template, request
 
 from webui.common.security import director_required, store
 from webui.common.validate import whole_number
-from webui.hall import adjustments, awards, roster, tiebreaks
+from webui.hall import adjustments, awards, results, roster, tiebreaks
 from webui.hall import event as event_mod
 from webui.hall.adjustments import AdjustmentKind
 from webui.hall.audit import AuditAction
 from webui.hall.refusal import HallRefusal
-from webui.hall.views.base import director_name, done, event_standings, refusals
+from webui.hall.views.base import (
+    director_name,
+    done,
+    event_standings,
+    refusals,
+    singles_tables,
+)
 from webui.store import engine
 
 bp = Blueprint("standings", __name__)
@@ -101,6 +107,17 @@ def standings_csv() -> Response:
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
     return Response(body, mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="gintray-standings-{stamp}.csv"'})
+
+
+@bp.get("/results.csv")
+@director_required
+def results_csv() -> Response:
+    """Every round's results, a row a table (games, points, won, playing or forfeit), then
+    the round's byes (``webui.hall.results``)."""
+    rows = results.round_results(store(), singles_tables(), event_mod.event_rules(store()))
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
+    return Response(results.results_csv(rows), mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="gintray-results-{stamp}.csv"'})
 
 
 @bp.get("/standings/print")

@@ -8,11 +8,11 @@ kernels read differently on CPUs with and without VNNI (models/MODEL_CARD.md, "S
 every CPU"), float ones read the same cards.
 The corner finder is a one-class YOLO that boxes every corner index; the namer is a small CNN
 that reads each box's crop and names the card (or rejects it). Frames are brought to the model's
-working scale (corner indices some 15-60 px): small frames run whole, big photos are cut into
-overlapping tiles (placed as the native-scale tiles are, `tiling.tile_starts`) whose results
-are merged with non-maximum suppression together with a whole-frame pass. A camera that sees
-indices smaller than that is read in native-scale tiles instead (`DetectorSettings`,
-`CardDetector.with_settings`, vision/inference/tiling.py).
+working scale (corner indices some 15-60 px) and read whole; when the indices come out small (or
+a big photo shows none) a finer pass reads the frame enlarged, in overlapping tiles. A camera
+that sees indices smaller than that is read in native-scale tiles instead (`DetectorSettings`,
+`CardDetector.with_settings`). Both tiled reads are the one tiler of vision/inference/tiling.py
+(`in_tiles`: one tile layout, one rule for merging overlapping boxes, `merge_overlaps`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner,
 from vision.inference.corner_pairing import vote_pairs
 from vision.inference.detection import Detection, Detections
 from vision.inference.exposure import normalise_light
-from vision.inference.tiling import DetectorSettings, read_in_tiles, tile_starts
+from vision.inference.tiling import DetectorSettings, in_tiles, merge_overlaps, read_in_tiles
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = REPO_ROOT / "models"
@@ -51,6 +51,12 @@ SMALL_INDEX = 24.0
 SIZE_SCORE = 0.3
 SIZE_SAMPLES = 4  # fewer sure corners say nothing about the scale (a stray box, an edge tile)
 FINE_TILE_OVERLAP = 0.2  # the finer pass's tiles overlap by a fifth of a tile
+# The finer pass keeps a box cut by an inner tile edge (clipped to its tile) where the native
+# tiles drop it: the shipped reading, which the doctor's reference (vision/demo/
+# doctor_reference.json) pins. Dropping it here too (the same tiler rule for both) boxes no corner
+# twice and reads dev and the phone photos the same (vision/README.md, "One tiler"); switch it
+# together with `gintray doctor --record-reference` for every backend.
+FINE_DROPS_CUT = False
 FINE_INDEX = 32.0  # the finder's design minimum is 20 px; 16 px indices read best at 2x
 MAX_UPSCALE = 3.0  # a far camera's 12 px indices enlarged with the frame (robustness sweep)
 
@@ -103,7 +109,9 @@ def _median_side(boxes: np.ndarray) -> float | None:
 
 
 def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float = 0.5):
-    """Non-maximum suppression of x1, y1, x2, y2 boxes; returns the kept boxes and scores."""
+    """The finder's own non-maximum suppression of the x1, y1, x2, y2 boxes of one inference
+    (as its YOLO export would do it, `iou` being the finder's setting); returns the kept boxes
+    and scores. Passes and tiles are merged by `tiling.merge_overlaps`."""
     if len(scores) == 0:
         return boxes.reshape(-1, 4).astype(np.float32), scores.astype(np.float32)
     xywh = [[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes]
@@ -236,6 +244,29 @@ class Namer:
         return self.session.run(None, {self.session.get_inputs()[0].name: x})[0]
 
 
+class FinderBox(NamedTuple):
+    """One box the corner finder drew, not yet named (``card`` None): what the tiler merges in
+    the finer pass (`tiling.Boxed`)."""
+
+    box: tuple[float, float, float, float]
+    confidence: float
+    card: None = None
+
+    def moved(self, box) -> FinderBox:
+        return self._replace(box=tuple(box))
+
+
+def _finder_boxes(boxes: np.ndarray, scores: np.ndarray) -> list[FinderBox]:
+    return [FinderBox(tuple(box), score) for box, score in zip(boxes, scores, strict=True)]
+
+
+def _as_arrays(found: list[FinderBox], scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Boxes (float32, divided by ``scale``) and scores of finder boxes."""
+    boxes = np.array([f.box for f in found], np.float32).reshape(-1, 4)
+    scores = np.array([f.confidence for f in found], np.float32)
+    return (boxes / scale if scale != 1.0 else boxes), scores
+
+
 class CornerReading(NamedTuple):
     """What a found corner reads: the namer class, its probability, and the confidence (finder
     score x that probability, at most 1)."""
@@ -319,14 +350,14 @@ class CardDetector:
         640x360). The corner indices that pass finds say whether it saw them at the finder's
         scale: when they are small (median side under `SMALL_INDEX` work pixels, judged on at
         least `SIZE_SAMPLES` sure corners) or when it found none in a big photo, a second pass
-        reads the frame, cut into overlapping `work_side` tiles, at a finer scale, and the
-        passes are merged with non-maximum suppression. Small indices are brought to about
-        `FINE_INDEX` pixels (at least twice the first pass's scale), a big photo without corners
-        is read at twice the scale; the frame is enlarged at most `max_upscale` times (a far
-        camera's 12-16 px indices: measured in the robustness sweep's index sizes), and a
-        pass capped under twice the first one's scale is not made. Indices
-        already big enough get no second pass: at a finer scale pips and faces start to look
-        like indices (measured: precision 0.80 with 60-120 px indices, models/MODEL_CARD.md
+        reads the frame, cut into overlapping `work_side` tiles (`tiling.in_tiles`), at a finer
+        scale, and the passes are merged by the tiler's rule (`tiling.merge_overlaps`). Small
+        indices are brought to about `FINE_INDEX` pixels (at least twice the first pass's
+        scale), a big photo without corners is read at twice the scale; the frame is enlarged
+        at most `max_upscale` times (a far camera's 12-16 px indices: measured in the robustness
+        sweep's index sizes), and a pass capped under twice the first one's scale is not made.
+        Indices already big enough get no second pass: at a finer scale pips and faces start to
+        look like indices (measured: precision 0.80 with 60-120 px indices, models/MODEL_CARD.md
         "Robustness sweep").
         """
         h, w = image.shape[:2]
@@ -343,26 +374,21 @@ class CardDetector:
                    self.max_upscale)
         if fine < 2 * scale:  # capped: too little finer to be worth a pass
             return boxes, scores
-        fine_boxes, fine_scores = self._tiled(image, fine)
-        return _nms(np.concatenate([boxes, fine_boxes]), np.concatenate([scores, fine_scores]))
+        return _as_arrays(merge_overlaps(_finder_boxes(boxes, scores) + self._tiled(image, fine)))
 
-    def _tiled(self, image: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
-        """Corners found in overlapping `work_side` tiles of the image at `scale` (placed by
-        `tiling.tile_starts`), merged with NMS; boxes in `image` pixels."""
-        work = _resize(image, scale)
-        h, w = work.shape[:2]
-        side = self.work_side
-        boxes, scores = [np.zeros((0, 4), np.float32)], [np.zeros(0, np.float32)]
-        for y0 in tile_starts(h, side, FINE_TILE_OVERLAP):
-            for x0 in tile_starts(w, side, FINE_TILE_OVERLAP):
-                tile = work[y0:y0 + side, x0:x0 + side]
-                found, score = self.finder.find(tile)
-                th, tw = tile.shape[:2]
-                found = np.clip(found.reshape(-1, 4), 0, [tw, th, tw, th])  # boxes end at the tile
-                boxes.append(found + np.array([x0, y0, x0, y0], np.float32))
-                scores.append(score)
-        merged, merged_scores = _nms(np.concatenate(boxes), np.concatenate(scores))
-        return merged / scale, merged_scores
+    def _tiled(self, image: np.ndarray, scale: float) -> list[FinderBox]:
+        """Corners found in overlapping `work_side` tiles of the image at `scale`, by the one
+        tiler (`tiling.in_tiles`); boxes in `image` pixels (float32, as the first pass's)."""
+
+        def find(tile: np.ndarray) -> list[FinderBox]:
+            boxes, scores = self.finder.find(tile)
+            th, tw = tile.shape[:2]
+            boxes = np.clip(boxes.reshape(-1, 4), 0, [tw, th, tw, th])  # boxes end at the tile
+            return _finder_boxes(boxes, scores)
+
+        found = in_tiles(_resize(image, scale), find, self.work_side, FINE_TILE_OVERLAP,
+                         drop_cut=FINE_DROPS_CUT)
+        return _finder_boxes(*_as_arrays(found, scale))
 
     def detect(self, image_bgr: np.ndarray, min_confidence: float | None = None) -> Detections:
         """Every named corner index in a BGR frame, best first (score = found x named).

@@ -402,6 +402,8 @@ class Condition:
 DEV_INDEX_WIDTH = 22.0  # median corner-index box width on the 640 px dev frames (px)
 NOISE_LEVELS = ((4.0, 1.0), (2.0, 2.0), (1.0, 3.0))  # (electrons per DN, read sigma DN)
 FRAME_SIZES = ((640, 480), (1280, 960), (1920, 1440), (2592, 1944), (4056, 3040))
+#: a cheap webcam over a whole table: index boxes this wide (px), then JPEG or sensor noise
+SMALL_INDEX = 14.0
 
 SWEEP_POINTS: dict[str, tuple[float, ...]] = {
     "gamma": (0.4, 0.55, 0.7, 1.5, 2.0, 2.5),
@@ -417,6 +419,9 @@ SWEEP_POINTS: dict[str, tuple[float, ...]] = {
     "tilt-y": (10, 15, 20, 25),
     "index-size": (12, 16, 20, 30, 45, 60, 90, 120),
     "frame-size": tuple(float(w) for w, _ in FRAME_SIZES),
+    # at SMALL_INDEX; the first point of each (0: no JPEG, -1: no noise) is its reference
+    "small-jpeg": (0, 70, 50, 30),
+    "small-noise": (-1.0, *(float(i) for i in range(len(NOISE_LEVELS)))),
 }
 FAMILIES = tuple(SWEEP_POINTS)
 
@@ -430,6 +435,17 @@ def _index_scale(target: float) -> Apply:
         b = _as_boxes(boxes)
         width = float(np.median(b[:, 2] - b[:, 0])) if len(b) else DEV_INDEX_WIDTH
         return scale(image, b, target / width)
+
+    return apply
+
+
+def _small(then: Callable[[np.ndarray], np.ndarray] | int | None) -> Apply:
+    """Scale to SMALL_INDEX, then a photometric change (or a noise level by number)."""
+    def apply(image: np.ndarray, boxes: Boxes, name: str) -> tuple[np.ndarray, Boxes]:
+        image, boxes = _index_scale(SMALL_INDEX)(image, boxes, name)
+        if isinstance(then, int):
+            return _noise(then)(image, boxes, name)
+        return (then(image) if then is not None else image), boxes
 
     return apply
 
@@ -483,6 +499,16 @@ def condition(family: str, value: float) -> Condition:
         return Condition(family, label, v, lambda im, b, n: tilt(im, b, v, axis))
     if family == "index-size":
         return Condition(family, f"index {v:g} px wide", v, _index_scale(v))
+    if family == "small-jpeg":
+        label = f"index {SMALL_INDEX:g} px, " + (f"JPEG q{v:.0f}" if v else "no JPEG")
+        return Condition(family, label, v, _small(
+            (lambda im: jpeg(im, int(v))) if v else None))
+    if family == "small-noise":
+        level = int(v)
+        noise = "no noise" if level < 0 else "noise {:g} e-/DN + read {:g}".format(
+            *NOISE_LEVELS[level])
+        label = f"index {SMALL_INDEX:g} px, {noise}"
+        return Condition(family, label, v, _small(None if level < 0 else level))
     if family == "frame-size":
         w, h = next(s for s in FRAME_SIZES if s[0] == v)
         return Condition(family, f"frame {w}x{h}", v, lambda im, b, n: resize(im, b, (w, h)))

@@ -65,6 +65,10 @@ def test_an_open_pages_refresh_gets_a_clear_503_since_the_first_failure(pg_url, 
         assert error["since"].startswith("2026-11-25T14:02:07")
         assert "cannot be reached since 14:02:07 UTC" in error["message"]
         assert "psycopg" not in error["message"]
+    for path in ("/hall-static/hall.js", "/hall-static/hall.css", "/static/style.css"):
+        r = director.get(path)  # a page's script and styles need no database
+        assert r.status_code == 200, (path, r.status_code)
+        r.close()
     page = director.get("/")  # a page loaded now: the same words, and it tries again itself
     text = page.get_data(as_text=True)
     assert page.status_code == 503 and "since 14:02:07 UTC" in text
@@ -114,6 +118,8 @@ def test_the_open_projector_and_director_page_say_hall_offline_then_back(pg_url,
             director.fill("input[name=password]", hall_helpers.PASSWORD)
             director.click("button.primary")
             expect(director.locator("#tables")).to_contain_text("Table 1")
+            for page in (director, projector):  # their script runs (it loads after the page)
+                page.wait_for_load_state("load")
             relay.cut()
             for page in (director, projector):
                 banner = page.locator("#hall-offline")

@@ -50,8 +50,10 @@ SHARED = "shared"  # the account of the event's shared password
 @bp.before_app_request
 def _end_stale_account_sessions() -> None:
     """A named director's session ends when the account's password changes (or it is gone);
-    a session of the shared password ends once the event has named accounts."""
-    if not session.get("director"):
+    a session of the shared password ends once the event has named accounts. Not for the
+    static files: a page loaded while the event database is away still gets its script and
+    styles (and its "hall offline" banner)."""
+    if not session.get("director") or (request.endpoint or "").endswith("static"):
         return
     account = session.get("director_account")
     if isinstance(account, dict):

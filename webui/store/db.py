@@ -149,8 +149,11 @@ def database_url(url: str) -> str:
 # session open, holding its row locks, until TCP notices (hours), and the table's next upload
 # of the same events would wait on those locks for as long. So: TCP keepalives (both ends)
 # find a dead peer within ~25 s, the server ends a session idle inside a transaction after
-# 30 s, and a statement waiting on a lock gives up after 15 s (the sync loop tries again).
+# 30 s, and a statement waiting on a lock gives up after 15 s (the sync loop tries again). A
+# server that does not answer at all (packets silently dropped) is given up after 5 s, so a
+# page says "database unreachable" rather than hanging.
 POSTGRES_CONNECT_ARGS = {
+    "connect_timeout": 5,
     "keepalives": 1,
     "keepalives_idle": 10,
     "keepalives_interval": 5,

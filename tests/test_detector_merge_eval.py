@@ -6,6 +6,7 @@ import pytest
 
 from vision.inference.detection import Detection
 from vision.table.grouping import cards_from_detections, seen_twice
+from vision.table.notes import NoteKind, Problem
 from vision.training.evaluate import ImageTruth, average_precision, card_scores, map50
 
 
@@ -27,7 +28,7 @@ def test_same_card_far_apart_is_reported_as_seen_twice():
     cards, problems = cards_from_detections([corner("7D", 10, 10), corner("7D", 1500, 900)])
     assert len(cards) == 2
     assert seen_twice(cards) == ["7D"]
-    assert problems == ["duplicate_card: 7D is seen 2 times"]
+    assert problems == [Problem(NoteKind.DUPLICATE_CARD, cards=("7D",), count=2)]
 
 
 def test_different_cards_side_by_side_stay_apart():

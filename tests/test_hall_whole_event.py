@@ -1,0 +1,325 @@
+"""The whole event of issue 27's "Done when", in one test: 8 players drawn and seated on 4
+synced table apps, then 7 after a withdrawal (a bye in round 2, counted as the event's rule
+says: a match won with no points), then 8 again with a late entry, 3 Swiss rounds. Nobody
+types a name at any table: each table app picks up its round's table on its next sync (no
+table is created by hand at a table app), the results are played at the table apps only and
+reach the hall by sync. After every change the hall's board (/board), clock (/api/event
+"round") and standings are checked against what the table apps hold: every table's true
+state (playing or over), no ghost tables, matches won and byes as played. A real PostgreSQL
+event database, table apps on SQLite, traffic on loopback only.
+
+The draw is seeded (the draw view draws with a fresh seed; the test gives it a fixed one), the
+winner of every match is fixed by the players' strength, so the whole event (draw, Swiss
+pairings, bye, standings) is the same on every run."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import hall_helpers
+from flask import Flask
+from hall_helpers import PLAYER_A, PLAYER_B, PNG_DATA_URL, play_hand, win_match
+from webui_helpers import _shared_identity
+
+from webui import create_app
+from webui.common.seating import seating_of
+from webui.hall import draw as draw_mod
+from webui.hall import stations
+from webui.hall.clock import table_playing
+from webui.hall.sync import linked_tables, sync_once
+from webui.store import Store, commands
+
+pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
+
+SEED = "issue-27-whole-event"
+# strongest first: the stronger player wins every match (the late entrant is the strongest)
+STRENGTH = ["Ivy", "Ann", "Ben", "Cy", "Di", "Eve", "Finn", "Gus", "Hal"]
+ENTRANTS = STRENGTH[1:]
+LATE = "Ivy"
+WITHDRAWS = "Cy"  # after round 1
+STATIONS = 4
+
+
+def table_app(data_dir: Path) -> Flask:
+    """A table app with no table of its own (the hall seats its rounds)."""
+    data_dir.mkdir(parents=True)
+    _shared_identity(data_dir)
+    return create_app({"DATA_DIR": str(data_dir), "START_CAMERAS": False, "TESTING": True})
+
+
+def post(client: Any, path: str, **data: Any) -> str:
+    r = client.post(path, data={**data, "csrf_token": client.csrf}, follow_redirects=True)
+    assert r.status_code == 200, (path, r.status_code)
+    return r.get_data(as_text=True)
+
+
+def ev(client: Any) -> dict[str, Any]:
+    return client.get("/api/event").get_json()
+
+
+class Event:
+    """The hall (its director's client, its event database) and the table apps by station."""
+
+    def __init__(self, client: Any, central: Store, apps: list[Flask]) -> None:
+        self.client, self.central, self.apps = client, central, apps
+        self.stores: list[Store] = [a.extensions["gintray.store"] for a in apps]
+        self.byes: Counter[str] = Counter()  # byes given, by name
+
+    def sync(self, station: int | None = None) -> None:
+        for n, store in enumerate(self.stores, start=1):
+            if station in (None, n):
+                sync_once(store, self.central)
+
+    def round_tables(self, number: int) -> dict[int, tuple[Store, int]]:
+        """Round ``number``'s tables at the table apps: station -> (its store, local id)."""
+        out = {}
+        for n, store in enumerate(self.stores, start=1):
+            for t in store.tables():
+                seating = seating_of(store, t.id)
+                if seating is not None and seating.round == number:
+                    assert n not in out, f"station {n} holds two round-{number} tables"
+                    out[n] = (store, t.id)
+        return out
+
+    def check_seated(self, number: int, pairs: list[tuple[str, str]]) -> None:
+        """Every table app holds its table of round ``number`` with the paired names (table k
+        at station k), opened by the sync from the hall's seating (never typed), and no other
+        table app holds one; the table app's finished screen of its latest earlier table moves
+        on to it."""
+        held = self.round_tables(number)
+        assert sorted(held) == list(range(1, len(pairs) + 1)), (number, sorted(held))
+        for k, (a, b) in enumerate(pairs, start=1):
+            store, local_id = held[k]
+            state = store.state(local_id)
+            assert state.name == f"Round {number} Table {k}"
+            assert state.players == {"A": a, "B": b}
+            seating = seating_of(store, local_id)
+            assert seating is not None and (seating.a, seating.b, seating.table) == (a, b, k)
+            created = store.events(local_id)[0]
+            assert created.kind == "table_created" and created.actor == "director"
+            screen = self.apps[k - 1].test_client()
+            earlier = [t for r in range(1, number) if (t := self.round_tables(r).get(k))]
+            start = earlier[-1][1] if earlier else local_id  # its latest finished table
+            page = screen.get(f"/t/{start}/screen", follow_redirects=True)
+            assert f"Round {number}: {a} vs {b}" in page.get_data(as_text=True), (number, k)
+
+    def truth(self) -> dict[int, bool]:
+        """Every table the table apps hold, by its id at the event database (its mirror):
+        whether it still plays, from the table app's own state."""
+        origins = {store.get_setting("hall_origin"): store for store in self.stores}
+        out = {}
+        for central_id, link in linked_tables(self.central).items():
+            store = origins[link.origin]
+            out[central_id] = table_playing(store.state(link.origin_table_id))
+        held = sum(len(store.tables()) for store in self.stores)
+        assert len(out) == held, "a table app's table is not mirrored (or mirrored twice)"
+        return out
+
+    def check_board(self, number: int, tables: int) -> None:
+        """The hall shows every table's true state: the event database holds the table apps'
+        tables only (no ghost table), each playing or over as at its table app, on the JSON,
+        the board's tiles and the round clock (round ``number`` with its ``tables``)."""
+        truth = self.truth()
+        assert sorted(t.id for t in self.central.tables()) == sorted(truth)  # no ghosts
+        event = ev(self.client)
+        assert {t["id"]: t["playing"] for t in event["tables"]} == truth
+        assert all(t["mirrored"] for t in event["tables"])
+
+        board = self.client.get("/board").get_data(as_text=True)
+        tiles = re.findall(r'<div class="tile sync-\w+( over)?" data-table="(\d+)">', board)
+        assert {int(t): not over for over, t in tiles} == truth
+        for t in event["tables"]:
+            tile = board.split(f'data-table="{t["id"]}">', 1)[1].split('<div class="tile', 1)[0]
+            assert f'{t["id"]} {t["name"]}</a>' in tile
+            assert ("match over: " in tile) == (not truth[t["id"]]), tile
+
+        clock = event["round"]
+        mine = {i for i in truth if f"Round {number} Table " in _name(event, i)}
+        assert len(mine) == tables
+        playing = sorted(i for i in mine if truth[i])
+        assert clock["number"] == number and clock["waiting"] == []
+        assert clock["table_count"] == tables
+        assert sorted(p["table"] for p in clock["playing"]) == playing
+        assert f"<strong>{len(playing)}</strong> of {tables} table(s) still playing" in board
+        if not playing:
+            assert "every match is over and signed" in board
+        live = self.client.get("/projector/live").get_data(as_text=True)
+        assert f"{len(playing)} of {tables} table(s) still playing" in live
+
+    def check_standings(self, withdrawn: set[str]) -> dict[str, dict[str, Any]]:
+        """The hall's standings against what the table apps played, with the byes given: a
+        bye is a match won with no games or points (the default rule)."""
+        won: Counter[str] = Counter(self.byes)
+        played: Counter[str] = Counter(self.byes)
+        games: Counter[str] = Counter()
+        for store in self.stores:
+            for t in store.tables():
+                state = store.state(t.id)
+                match = state.match_json()
+                if not match.get("complete"):
+                    continue
+                for seat in "AB":
+                    played[state.players[seat]] += 1
+                    games[state.players[seat]] += match["games_won"][seat]
+                won[state.players[match["winner"]]] += 1
+        rows = {r["name"]: r for r in ev(self.client)["standings"]}
+        for name, row in rows.items():
+            assert (row["matches_won"], row["matches"], row["games_won"], row["byes"]) == (
+                won[name], played[name], games[name], self.byes[name]), (name, row)
+            assert row["withdrawn"] == (name in withdrawn), name
+        return rows
+
+
+def _name(event: dict[str, Any], table_id: int) -> str:
+    return next(t["name"] for t in event["tables"] if t["id"] == table_id)
+
+
+def winner_seat(store: Store, local_id: int) -> str:
+    players = store.state(local_id).players
+    return "A" if STRENGTH.index(players["A"]) < STRENGTH.index(players["B"]) else "B"
+
+
+def sign_last_game(store: Store, local_id: int) -> None:
+    last = store.state(local_id).game
+    for seat, actor in (("A", PLAYER_A), ("B", PLAYER_B)):
+        store.execute(local_id, commands.sign(last.number, seat, PNG_DATA_URL), actor)
+
+
+def play_round(event: Event, number: int, tables: int) -> None:
+    """Each table app plays its match of round ``number`` to the end (the stronger player
+    wins, every game signed) and syncs; the board is checked after every sync, and once in
+    the middle of the first table's match (synced with one hand played: still playing)."""
+    held = event.round_tables(number)
+    for station in sorted(held):
+        store, local_id = held[station]
+        seat = winner_seat(store, local_id)
+        if station == 1:
+            play_hand(store, local_id, seat, gin=True)
+            event.sync(station)
+            event.check_board(number, tables)
+            (mirror,) = [t for t, link in linked_tables(event.central).items()
+                         if link.origin == store.get_setting("hall_origin")
+                         and link.origin_table_id == local_id]
+            tile = event.client.get("/board").get_data(as_text=True).split(
+                f'data-table="{mirror}">', 1)[1].split('<div class="tile', 1)[0]
+            assert "playing game 1" in tile, tile
+            for _ in range(8):  # the rest of win_match's nine gins, every game signed
+                play_hand(store, local_id, seat, gin=True)
+            sign_last_game(store, local_id)
+        else:
+            win_match(store, local_id, seat)
+        event.sync(station)
+        event.check_board(number, tables)
+
+
+def pairs_of(pairing: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(p["A"]["name"], p["B"]["name"]) for p in pairing["pairs"]]
+
+
+def pair_next_round(event: Event, number: int) -> dict[str, Any]:
+    """Propose and approve round ``number``'s Swiss pairing, start it on the clock; nothing
+    opens on the event database until the table apps sync."""
+    before = sorted(t.id for t in event.central.tables())
+    post(event.client, "/pairing")
+    pairing = ev(event.client)["pairing"]
+    assert pairing["round"] == number and pairing["system"] == "swiss"
+    assert pairing["rematches"] == 0, pairing
+    post(event.client, f"/pairing/{pairing['id']}/approve")
+    assert sorted(t.id for t in event.central.tables()) == before  # no ghost tables
+    post(event.client, "/round", number=number, minutes=60)
+    clock = ev(event.client)["round"]
+    tables = len(pairing["pairs"])
+    assert clock["number"] == number and clock["table_count"] == tables
+    assert len(clock["waiting"]) == tables and clock["playing"] == []
+    board = event.client.get("/board").get_data(as_text=True)
+    assert "Sent to the table apps, not synced back yet" in board
+    return pairing
+
+
+def test_a_whole_event_on_synced_table_apps(hall, tmp_path, monkeypatch):
+    _app, client, central = hall
+    monkeypatch.setattr("webui.hall.views.draw.blind_draw",
+                        functools.partial(draw_mod.blind_draw, seed=SEED))
+    event = Event(client, central, [table_app(tmp_path / f"table{n}")
+                                    for n in range(1, STATIONS + 1)])
+    event.sync()  # each table app syncs before the draw: stations 1 to 4, in that order
+    assert stations.station_numbers(central) == [1, 2, 3, 4]
+    assert all(store.tables() == [] for store in event.stores)
+
+    # round 1: the blind draw of 8, seated at the 4 table apps
+    post(client, "/draw", entrants="\n".join(ENTRANTS))
+    drawn = ev(client)["draw"]
+    assert drawn["seed"] == SEED and not any(p.get("bye") for p in drawn["pairs"])
+    first = [(p["A"], p["B"]) for p in drawn["pairs"]]
+    assert len(first) == 4
+    page = post(client, "/draw/seat")
+    assert "tables 1, 2, 3, 4 sent to their table apps" in page
+    assert central.tables() == []  # nothing opened beside the table apps
+    post(client, "/round", number=1, minutes=60)
+    assert len(ev(client)["round"]["waiting"]) == 4
+    event.sync()
+    event.check_seated(1, first)
+    event.check_board(1, 4)
+    play_round(event, 1, 4)
+    rows = event.check_standings(set())
+    assert sorted(r["matches_won"] for r in rows.values()) == [0] * 4 + [1] * 4
+
+    # round 2: one player withdraws, 7 are paired (a bye)
+    ids = {e["name"]: e["player_id"] for e in ev(client)["entries"]}
+    assert set(ids) == set(ENTRANTS)
+    assert f"{WITHDRAWS} withdrew" in post(client, f"/entries/{ids[WITHDRAWS]}/withdraw")
+    pairing = pair_next_round(event, 2)
+    second = pairs_of(pairing)
+    (bye,) = [b["name"] for b in pairing["byes"]]
+    paired = [n for pair in second for n in pair]
+    assert len(second) == 3 and WITHDRAWS not in paired and bye != WITHDRAWS
+    assert sorted([*paired, bye]) == sorted(set(ENTRANTS) - {WITHDRAWS})
+    event.byes[bye] += 1
+    event.check_standings({WITHDRAWS})  # the bye counts at once: a match won, no points
+    event.sync()
+    event.check_seated(2, second)
+    assert 4 not in event.round_tables(2)  # station 4 sits out round 2
+    event.check_board(2, 3)
+    play_round(event, 2, 3)
+    rows = event.check_standings({WITHDRAWS})
+    assert (rows[bye]["byes"], rows[bye]["points_for"]) == (1, 0)
+    assert rows[WITHDRAWS]["matches"] == 1  # the result before withdrawing stands
+
+    # round 3: a late entry, 8 again, all paired (the round-2 bye player too)
+    assert "Entered from round 3: Ivy." in post(client, "/entries", names=LATE)
+    pairing = pair_next_round(event, 3)
+    third = pairs_of(pairing)
+    paired = [n for pair in third for n in pair]
+    assert pairing["byes"] == [] and len(third) == 4
+    assert sorted(paired) == sorted((set(ENTRANTS) | {LATE}) - {WITHDRAWS})
+    assert bye in paired and LATE in paired and WITHDRAWS not in paired
+    event.sync()
+    event.check_seated(3, third)
+    event.check_board(3, 4)
+    play_round(event, 3, 4)
+    rows = event.check_standings({WITHDRAWS})
+    assert rows[LATE]["matches"] == 1 and rows[LATE]["matches_won"] == 1
+
+    # the event as played: 11 tables, each synced once from its table app
+    assert len(central.tables()) == 4 + 3 + 4
+    assert Counter(len(store.tables()) for store in event.stores) == {3: 3, 2: 1}
+    ranked = ev(client)["standings"]
+    assert ranked[0]["name"] == "Ann" and ranked[0]["matches_won"] == 3
+    # the results by round, as the table apps played them, with the bye
+    played = []
+    for number in (1, 2, 3):
+        for k, (store, local_id) in sorted(event.round_tables(number).items()):
+            state = store.state(local_id)
+            winner = state.players[state.match_json()["winner"]]
+            played.append([str(number), str(k), state.players["A"], state.players["B"],
+                           "won", winner])
+    played.append(["2", "bye", bye, "", "bye", ""])
+    lines = list(csv.DictReader(io.StringIO(client.get("/results.csv").get_data(as_text=True))))
+    assert sorted([r["round"], r["table"], r["seat A"], r["seat B"], r["result"], r["winner"]]
+                  for r in lines) == sorted(played)

@@ -98,3 +98,36 @@ def test_many_addresses_together_guess_slowly_and_the_players_still_join(app, mo
     with store.Session() as s:
         everyone = s.get(AttemptFailure, ("pin", attempts.EVERYONE))
     assert everyone.failures == attempts.GLOBAL_FREE
+
+
+def test_the_table_apps_director_password_is_counted_across_addresses_and_known_browsers_get_in(
+        app, monkeypatch):
+    """The hall's login limits, in the table app too (issue 27 item 11's left part): 40
+    addresses get the director password's ``ACCOUNT_FREE`` checked guesses, not 5 each; the
+    real director's browser, which logged in before, still gets in while they wait. The
+    limiter's clock is the test's (no sleeps)."""
+    at = [attempts.now()]
+    monkeypatch.setattr(attempts, "now", lambda: at[0])
+    director_client(app)  # the password is set on the table's own computer
+    known = from_address(app, "10.2.9.9")
+    token = csrf_token(known, "/director/login")
+    assert known.post("/director/login", data={"csrf_token": token,
+                                               "password": "director-pass"}).status_code == 302
+    known.post("/director/logout", data={"csrf_token": csrf_token(known, "/director/login")})
+    codes = []
+    for n in range(40):  # within one minute: the clock does not move
+        client = from_address(app, f"10.2.0.{n + 1}")
+        token = csrf_token(client, "/director/login")
+        codes += [client.post("/director/login", data={"csrf_token": token,
+                                                       "password": f"guess-{n}-{k}"}).status_code
+                  for k in range(attempts.FREE_ATTEMPTS)]
+    assert codes.count(403) == attempts.ACCOUNT_FREE, codes.count(403)  # was 200
+    stranger = from_address(app, "10.2.1.1")
+    token = csrf_token(stranger, "/director/login")
+    refused = stranger.post("/director/login", data={"csrf_token": token,
+                                                     "password": "director-pass"})
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    token = csrf_token(known, "/director/login")
+    welcome = known.post("/director/login", data={"csrf_token": token,
+                                                  "password": "director-pass"})
+    assert welcome.status_code == 302  # the known browser: its own count, not the account's

@@ -4,22 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 
 from webui.common import attempts
-from webui.common.director_auth import login_page, setup_page
-from webui.common.security import (
-    client_address,
-    director_required,
-    is_local,
-    logout_director,
-    store,
+from webui.common.director_auth import (
+    LoginGuard,
+    block_words,
+    login_page,
+    password_mark,
+    setup_page,
 )
+from webui.common.security import director_required, logout_director, store
 from webui.common.validate import plain_text
 from webui.store import Actor, CommandError, commands, engine
 from webui.views import table_or_404
 
 bp = Blueprint("director", __name__, url_prefix="/director")
+#: the table app's director login, counted as the hall's (scope "director": the address's and
+#: everyone's counts, as before)
+GUARD = LoginGuard("director", "director-account", "director-device", "gintray_director_device")
+SHARED = "shared"  # the one account: the table's director password
 NAME_MAX = 40  # a player's name (a table's name: TABLE_NAME_MAX); longer is refused, not cut
 TABLE_NAME_MAX = 60
 
@@ -33,22 +46,27 @@ def setup() -> Any:
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
-    """The director's login, with the same back-off as the PIN (``webui.common.attempts``: each
-    attempt counted before the password is checked, per address and overall)."""
-    address, local = client_address(), is_local()
+    """The director's login, counted as the hall's is (``LoginGuard``: each attempt counted
+    before the password is checked, on its address, on the director password from every
+    address together and on everyone's count; a browser that logged in before, on its own
+    count alone, so the real director gets in while a guesser is held back)."""
+    taken: list[attempts.Taken] = []
+    mark = password_mark()
     if request.method == "POST":
-        block = attempts.begin(store(), "director", address, local)
+        taken, block = attempts.take(store(), GUARD.limits(SHARED, GUARD.nonce(SHARED, mark)))
         if block is not None:
-            return render_template("director_login.html",
-                                   error=attempts.block_words(block, "passwords")), 429
-    response = login_page(template="director_login.html", setup_endpoint="director.setup",
-                          home_endpoint="director.dashboard")
+            words = block_words(block, "for the director password")
+            return (render_template("director_login.html", error=words), 429,
+                    {"Retry-After": str(block.retry_after_s)})
+    response = make_response(login_page(template="director_login.html",
+                                        setup_endpoint="director.setup",
+                                        home_endpoint="director.dashboard"))
     if request.method == "POST":
-        status = response[1] if isinstance(response, tuple) else response.status_code
-        if status in (302, 303):
-            attempts.succeeded(store(), "director", address, local)
-        elif status != 403:  # no password was checked (none set yet): not a guess
-            attempts.clear(store(), "director", address)
+        if response.status_code in (302, 303):
+            GUARD.forgive(taken)
+            GUARD.know_browser(response, SHARED, mark)
+        elif response.status_code != 403:  # no password was checked (none set yet): no guess
+            attempts.give_back(store(), taken)
     return response
 
 

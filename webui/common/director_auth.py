@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 
+from webui.common import attempts
 from webui.common.security import (
     DIRECTOR_KEY,
     check_director_password,
@@ -65,6 +67,66 @@ def device_nonce(token: str | None, account: str, mark: str | None, at: datetime
     if not 0 <= at.timestamp() - made <= DEVICE_TRUST.total_seconds():
         return None
     return nonce[:64]
+
+
+@dataclass(frozen=True)
+class LoginGuard:
+    """How one app counts its director's login attempts (``webui.common.attempts``): its
+    scopes for the address, the account and a known browser, and the known browser's cookie.
+    The hall and the table app each have one; the counting is the same."""
+
+    login_scope: str
+    account_scope: str
+    device_scope: str
+    cookie: str
+
+    def limits(self, account: str, nonce: str | None) -> list[attempts.Limit]:
+        """The counts one attempt goes through. A known browser (``nonce``): its own count
+        alone (5 free, then a doubling wait). Else its address's (the same), and, unless it
+        comes from the app's own computer, the account's (``ACCOUNT_FREE`` free, then a
+        doubling wait) and everyone's (``GLOBAL_FREE`` free, then one every
+        ``GLOBAL_WAIT_S``)."""
+        if nonce is not None:
+            return [attempts.Limit(self.device_scope, nonce, attempts.wait_for, "browser")]
+        address = request.remote_addr or "unknown"
+        limits = [attempts.Limit(self.login_scope, address, attempts.wait_for, "address")]
+        if not is_local():
+            limits += [attempts.Limit(self.account_scope, account, attempts.account_wait,
+                                      "account"),
+                       attempts.Limit(self.login_scope, attempts.EVERYONE,
+                                      attempts.global_wait, "everyone")]
+        return limits
+
+    def nonce(self, account: str, mark: str | None) -> str | None:
+        """This browser's known-browser id for ``account``, if it has a valid cookie."""
+        return device_nonce(request.cookies.get(self.cookie), account, mark, attempts.now())
+
+    def forgive(self, taken: list[attempts.Taken]) -> None:
+        """A right password: its attempt given back, its address (or browser) forgiven; the
+        account's count stays (a guesser's other tries still count)."""
+        attempts.give_back(store(), taken)
+        for t in taken:
+            if t.limit.who in ("address", "browser"):
+                attempts.clear(store(), t.limit.scope, t.limit.address)
+
+    def know_browser(self, response: Any, account: str, mark: str | None) -> None:
+        """Mark this browser as known to ``account`` (a fresh cookie on each right
+        password)."""
+        if mark is None:
+            return
+        response.set_cookie(self.cookie, device_token(account, mark, attempts.now()),
+                            max_age=int(DEVICE_TRUST.total_seconds()), httponly=True,
+                            samesite="Strict", secure=request.is_secure, path="/")
+
+
+def block_words(block: attempts.Block, account_words: str) -> str:
+    """Why a login waits, and for how long."""
+    whom = {"address": "from this address", "browser": "from this browser",
+            "account": f"{account_words} (from every address together)",
+            "everyone": "from all addresses together"}[block.who]
+    seconds = block.retry_after_s
+    wait = f"{seconds} s" if seconds < 120 else f"{(seconds + 59) // 60} min"
+    return f"Too many wrong passwords {whom}: try again in {wait}."
 
 
 def setup_page(*, template: str, login_endpoint: str, home_endpoint: str, place: str) -> Any:

@@ -20,9 +20,8 @@ from flask import (
 
 from webui.common import attempts
 from webui.common.director_auth import (
-    DEVICE_TRUST,
-    device_nonce,
-    device_token,
+    LoginGuard,
+    block_words,
     login_page,
     password_mark,
     setup_page,
@@ -30,7 +29,6 @@ from webui.common.director_auth import (
 from webui.common.security import (
     director_password_set,
     is_director,
-    is_local,
     login_director,
     logout_director,
     store,
@@ -44,6 +42,7 @@ LOGIN_SCOPE = "hall-director"  # wrong director passwords at the hall (webui.com
 ACCOUNT_SCOPE = "hall-account"  # the same, per account tried (from every address)
 DEVICE_SCOPE = "hall-device"  # the same, per known browser
 DEVICE_COOKIE = "gintray_hall_device"  # a browser that logged in as a director before
+GUARD = LoginGuard(LOGIN_SCOPE, ACCOUNT_SCOPE, DEVICE_SCOPE, DEVICE_COOKIE)
 SHARED = "shared"  # the account of the event's shared password
 
 
@@ -77,7 +76,7 @@ def setup() -> Any:
                                         login_endpoint="directors.login",
                                         home_endpoint=HOME, place="hall"))
     if request.method == "POST" and is_director():
-        _know_browser(response, SHARED, password_mark())
+        GUARD.know_browser(response, SHARED, password_mark())
     return response
 
 
@@ -99,8 +98,7 @@ def login() -> Any:
     account = _account_key(name, named)
     mark = (accounts.mark_of(store(), name, str(current_app.secret_key)) if name or named
             else password_mark())
-    nonce = device_nonce(request.cookies.get(DEVICE_COOKIE), account, mark, attempts.now())
-    taken, block = attempts.take(store(), _limits(account, nonce))
+    taken, block = attempts.take(store(), GUARD.limits(account, GUARD.nonce(account, mark)))
     if block is not None:
         return (render_template("hall/login.html", error=_block_words(block, named),
                                 named=named), 429, {"Retry-After": str(block.retry_after_s)})
@@ -111,11 +109,8 @@ def login() -> Any:
                                             setup_endpoint="directors.setup",
                                             home_endpoint=HOME))
     if is_director():  # right: this attempt was no guess; the address (or browser) forgiven
-        attempts.give_back(store(), taken)
-        for t in taken:
-            if t.limit.who in ("address", "browser"):
-                attempts.clear(store(), t.limit.scope, t.limit.address)
-        _know_browser(response, account, mark)
+        GUARD.forgive(taken)
+        GUARD.know_browser(response, account, mark)
     return response
 
 
@@ -142,42 +137,9 @@ def _account_key(name: str, named: bool) -> str:
     return "name:" + hashlib.sha256(player_key(name).encode()).hexdigest()[:40]
 
 
-def _limits(account: str, nonce: str | None) -> list[attempts.Limit]:
-    """The counts one login attempt goes through. A known browser: its own count alone (5
-    free, then a doubling wait). Else its address's (the same), and, unless it comes from
-    the hall's own computer, the account's (``ACCOUNT_FREE`` free, then a doubling wait) and
-    everyone's (``GLOBAL_FREE`` free, then one every ``GLOBAL_WAIT_S``)."""
-    if nonce is not None:
-        return [attempts.Limit(DEVICE_SCOPE, nonce, attempts.wait_for, "browser")]
-    address = request.remote_addr or "unknown"
-    limits = [attempts.Limit(LOGIN_SCOPE, address, attempts.wait_for, "address")]
-    if not is_local():
-        limits += [attempts.Limit(ACCOUNT_SCOPE, account, attempts.account_wait, "account"),
-                   attempts.Limit(LOGIN_SCOPE, attempts.EVERYONE, attempts.global_wait,
-                                  "everyone")]
-    return limits
-
-
 def _block_words(block: attempts.Block, named: bool) -> str:
-    whom = {"address": "from this address",
-            "browser": "from this browser",
-            "account": ("for this director account" if named else
-                        "for the director password") + " (from every address together)",
-            "everyone": "from all addresses together"}[block.who]
-    return f"Too many wrong passwords {whom}: try again in {_duration(block.retry_after_s)}."
-
-
-def _know_browser(response: Any, account: str, mark: str | None) -> None:
-    """Mark this browser as known to ``account`` (a fresh cookie on each right password)."""
-    if mark is None:
-        return
-    response.set_cookie(DEVICE_COOKIE, device_token(account, mark, attempts.now()),
-                        max_age=int(DEVICE_TRUST.total_seconds()), httponly=True,
-                        samesite="Strict", secure=request.is_secure, path="/")
-
-
-def _duration(seconds: int) -> str:
-    return f"{seconds} s" if seconds < 120 else f"{(seconds + 59) // 60} min"
+    return block_words(block, "for this director account" if named
+                       else "for the director password")
 
 
 @bp.post("/logout")

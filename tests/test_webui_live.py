@@ -129,7 +129,17 @@ def first_mjpeg_part(app):
         response.close()
 
 
-def test_mjpeg_stream_sends_jpeg_frames(tmp_path):
+def instant_self_check(monkeypatch):
+    """The detector's self-check answers at once: its real run (many reads at the lowest CPU
+    priority) is tested by the slow tests below, and its independence by the blocked one."""
+    import webui.camera_feed as camera_feed
+
+    monkeypatch.setattr(camera_feed, "self_check",
+                        lambda detector, backend: {"passed": True, "line": "checked"})
+
+
+def test_mjpeg_stream_sends_jpeg_frames(tmp_path, monkeypatch):
+    instant_self_check(monkeypatch)
     app = make_app(tmp_path)
     feed, _ = told_feed(app, f"replay:{DEMO / 'hand'}?fps=20&loop=1")
     feed.start()
@@ -150,7 +160,8 @@ def assert_missing_camera_reported(app, feed, told):
     assert tablet.knock_card("9H").status_code == 200  # scoring by hand still works
 
 
-def test_missing_camera_is_reported_not_fatal(tmp_path):
+def test_missing_camera_is_reported_not_fatal(tmp_path, monkeypatch):
+    instant_self_check(monkeypatch)
     app = make_app(tmp_path)
     feed, told = told_feed(app, "replay:/no/such/folder")
     feed.start()

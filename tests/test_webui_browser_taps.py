@@ -110,3 +110,30 @@ def test_a_misread_meld_card_is_fixed_and_confirmed_in_three_taps(served):
     assert count <= 3 and hand.confirmed
     assert sorted(hand.proposal.cards["A"]) == sorted(true_a)
     assert hand.proposal.result["deadwood"]["A"] == 5
+
+
+def test_a_misread_card_the_camera_was_sure_of_is_fixed_in_two_taps_and_confirmed(served,
+                                                                                   tmp_path):
+    """Issue 29 item 2: no swap is offered when the camera was sure; the card is tapped where
+    the proposal shows it, then the card it really is (the same rank in another suit or the
+    next rank: the likely misreads). 2 taps to fix, 2 to confirm (was 4 in the 52-card picker
+    and 2 to confirm)."""
+    from playwright.sync_api import expect
+
+    misread = list(KNOCK_A)  # 7S among them; Ann holds 7C
+    true_a = [c if c != "7S" else "7C" for c in KNOCK_A]
+    camera_reads(served[0].extensions["gintray.store"], "9H", None, misread, MELDS_A)
+
+    def fix(ann, ben, taps):
+        expect(ann.locator(".doubts")).to_have_count(0)  # nothing the camera doubted
+        taps.tap(ann, '.reasons button.card-fix[data-card="7S"]')
+        expect(ann.locator("#card-fix-chooser")).to_contain_text("7♠ is really:")
+        ann.screenshot(path=str(tmp_path / "card-fix-chooser.png"), full_page=True)
+        taps.tap(ann, '#card-fix-chooser button[data-other="7C"]')
+        for page in (ann, ben):
+            expect(page.locator(".reasons")).to_contain_text("7♣")
+
+    count, hand = play(served, fix)
+    assert count <= 4 and hand.confirmed
+    assert sorted(hand.proposal.cards["A"]) == sorted(true_a)
+    assert hand.proposal.result["deadwood"]["A"] == 5

@@ -78,6 +78,66 @@
       const form = ev.target.querySelector && ev.target.querySelector("form.dirty");
       if (!ev.target.open && form) { form.classList.remove("dirty"); refresh(); }
     }, true);
+    // A card read wrong: tap it, then the card it really is (the likely misreads: the same
+    // rank in another suit, the next rank in the same suit). The correction form's fields
+    // (melds, other cards, the layout seen) are rewritten with it and sent.
+    const RANKS = "A23456789TJQK";
+    const SUIT_SIGNS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+    const pretty = (c) => (c[0] === "T" ? "10" : c[0]) + SUIT_SIGNS[c[1]];
+    function onTable(form) {
+      const codes = new Set();
+      form.querySelectorAll("input[name^=melds_], input[name^=cards_]").forEach((input) => {
+        input.value.split(/[\s,|]+/).filter(Boolean).forEach((c) => codes.add(c.toUpperCase()));
+      });
+      return codes;
+    }
+    function misreads(card, taken) {
+      const [rank, suit] = [card[0], card[1]];
+      const out = Object.keys(SUIT_SIGNS).filter((s) => s !== suit).map((s) => rank + s);
+      const at = RANKS.indexOf(rank);
+      [at - 1, at + 1].filter((i) => i >= 0 && i < RANKS.length)
+        .forEach((i) => out.push(RANKS[i] + suit));
+      return out.filter((c) => !taken.has(c));
+    }
+    panel.addEventListener("click", (ev) => {
+      const fix = ev.target.closest("button.card-fix");
+      const choice = ev.target.closest("button.card-fix-choice");
+      const chooser = panel.querySelector("#card-fix-chooser");
+      const form = panel.querySelector("form.correction");
+      if (!chooser || !form) return;
+      if (fix) {
+        const card = fix.dataset.card;
+        chooser.replaceChildren();
+        const say = document.createElement("span");
+        say.textContent = pretty(card) + " is really: ";
+        chooser.append(say);
+        misreads(card, onTable(form)).forEach((other) => {
+          const b = document.createElement("button");
+          b.type = "button";
+          b.className = "card-fix-choice swap";
+          b.dataset.player = fix.dataset.player;
+          b.dataset.card = card;
+          b.dataset.other = other;
+          b.textContent = pretty(other);
+          chooser.append(b);
+        });
+        const more = document.createElement("span");
+        more.className = "muted";
+        more.textContent = " (another card: \"Correct the cards\" below)";
+        chooser.append(more);
+        chooser.hidden = false;
+      } else if (choice) {
+        const { player, card, other } = choice.dataset;
+        const swap = (text) => text.split(/(\s+|\|)/)
+          .map((t) => (t.toUpperCase() === card ? other : t)).join("");
+        ["melds_", "cards_", "layout_"].forEach((name) => {
+          const input = form.querySelector(`input[name="${name}${player}"]`);
+          if (input) input.value = swap(input.value);
+        });
+        chooser.hidden = true;
+        form.requestSubmit();
+      }
+    });
     panel.addEventListener("submit", async (ev) => {
       const form = ev.target;
       if (!form.classList.contains("api")) return;

@@ -10,13 +10,21 @@ Passwords are hashed at a test's cost: werkzeug's scrypt with N = 2**10 instead 
 2**15 (0.007 s a hash instead of 0.11-0.14 s here; the suite hashes hundreds). The code path and
 the stored format are the same; the cost is a deployment setting, not behaviour under test.
 
+At the end of a run every table camera a test left going is stopped, and its thread and its
+detector self-check's thread are waited for: a detector run still going when Python exits
+aborts the process ("terminate called without an active exception", exit 134) after every
+test has passed.
+
 Hypothesis profiles: ``full`` (the default, `make test`: Hypothesis's 100 examples a test, and
 each fuzz test's own larger count) and ``quick`` (`make test-fast`: a tenth of every count).
 Choose one with ``GINTRAY_HYPOTHESIS=quick`` or ``--hypothesis-profile=quick``. Neither has a
 deadline: no test may fail because the machine is slow or loaded.
 """
 
+import gc
 import os
+import sys
+import threading
 
 import flask
 import jinja2
@@ -87,3 +95,18 @@ def tablet(app):
     from webui_helpers import Tablet
 
     return Tablet(app)
+
+
+CAMERA_THREADS = ("camera-", "self-check-")  # webui.camera_feed.TableCamera's thread names
+THREAD_GUARD = 300.0  # seconds for each thread: against a hang only
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    camera_feed = sys.modules.get("webui.camera_feed")
+    if camera_feed is None:
+        return
+    for feed in [o for o in gc.get_objects() if isinstance(o, camera_feed.TableCamera)]:
+        feed.stop()
+    for thread in threading.enumerate():
+        if thread.name.startswith(CAMERA_THREADS):
+            thread.join(THREAD_GUARD)

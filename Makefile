@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test test-fast test-pi install install-test system-test-deps lint clean
+.PHONY: run test test-fast test-fast-postgres test-fast-others test-pi install install-test system-test-deps lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,11 +38,21 @@ test: install-test
 
 # Under 3 minutes on 2 cores: no test marked slow (long fuzz and inference runs), browser
 # (Chromium) or emulation (qemu); Hypothesis's quick profile (a tenth of the examples,
-# tests/conftest.py).
+# tests/conftest.py). The tests on PostgreSQL (the hall's, the benchmarks') mostly wait on the
+# database, so they run in a second pytest beside the others and both cores work; each lane's
+# report is printed whole when it ends.
 FAST_MARKERS := not slow and not browser and not emulation
+FAST_PYTEST := GINTRAY_HYPOTHESIS=quick $(BIN)/python -m pytest -q -m "$(FAST_MARKERS)"
+POSTGRES_TESTS := tests/test_hall_*.py tests/test_benchmarks_run.py
 test-fast: $(VENV)/.installed-test
 	$(BIN)/ruff check .
-	GINTRAY_HYPOTHESIS=quick $(BIN)/python -m pytest -q -m "$(FAST_MARKERS)"
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-fast-postgres test-fast-others
+
+test-fast-postgres:
+	$(FAST_PYTEST) $(POSTGRES_TESTS)
+
+test-fast-others:
+	$(FAST_PYTEST) $(addprefix --ignore-glob=,$(POSTGRES_TESTS))
 
 # The Pi kit end to end: hardware/pi/setup.sh in an emulated ARM64 Debian root, twice, to the
 # table page (tests/test_pi_install_emulated.py; needs root; not in `make test`: it takes

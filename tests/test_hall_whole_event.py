@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import hall_helpers
+import pytest
 from flask import Flask
 from hall_helpers import PLAYER_A, PLAYER_B, PNG_DATA_URL, play_hand, win_match
 from webui_helpers import _shared_identity
@@ -242,6 +243,7 @@ def pair_next_round(event: Event, number: int) -> dict[str, Any]:
     return pairing
 
 
+@pytest.mark.slow  # a whole three-round event on four table apps: 17-38 s here
 def test_a_whole_event_on_synced_table_apps(hall, tmp_path, monkeypatch):
     _app, client, central = hall
     monkeypatch.setattr("webui.hall.views.draw.blind_draw",

@@ -69,3 +69,46 @@ def test_no_widening_asked_draws_no_random_number():
     out, box = widen_photo(rng, photo, (1.0, 2.0, 3.0, 4.0), CropAugmentation())
     assert out is photo and box == (1.0, 2.0, 3.0, 4.0)
     assert rng.random() == np.random.default_rng(5).random()
+
+
+def test_small_share_crops_shrink_the_index_to_a_far_webcams_width_and_degrade_it():
+    from vision.inference.corner_crops import crop_corner
+    from vision.training.train_classifier import (
+        SMALL_INDEX_RANGE,
+        shrink_to_index,
+        small_index_crop,
+    )
+
+    photo = np.full((200, 200, 3), 210, np.uint8)
+    cv2.putText(photo, "7", (82, 128), cv2.FONT_HERSHEY_SIMPLEX, 2.0, (30, 30, 30), 5)
+    box = (78.0, 78.0, 122.0, 134.0)  # an index 44 px wide
+    for width in (12.0, 14.0, 18.0):
+        small, (x1, y1, x2, y2) = shrink_to_index(photo, box, width)
+        assert abs((x2 - x1) - width) < 0.5  # the index is as wide as asked
+        assert abs((y2 - y1) - 56 * width / 44) < 0.5  # and keeps its shape
+        assert small.shape[1] < photo.shape[1] / 2
+    clean = crop_corner(photo, box)
+    rng = np.random.default_rng(4)
+    crops = [small_index_crop(rng, photo, box) for _ in range(12)]
+    assert all(c.shape == clean.shape for c in crops)
+    # blocky or noisy and low-resolution: every crop differs from the clean one, the ink stays
+    assert all(np.abs(c.astype(int) - clean.astype(int)).mean() > 2 for c in crops)
+    assert all(sharpness(c) < sharpness(clean) for c in crops)
+    assert SMALL_INDEX_RANGE == (12.0, 18.0)
+
+
+def test_no_small_share_leaves_older_runs_batches_unchanged():
+    from types import SimpleNamespace
+
+    from vision.training.train_classifier import _augment
+
+    photo = np.full((120, 120, 3), 200, np.uint8)
+    cv2.putText(photo, "4", (40, 80), cv2.FONT_HERSHEY_SIMPLEX, 1.5, (30, 30, 30), 4)
+    box = (35.0, 35.0, 80.0, 90.0)
+    a = _augment(np.random.default_rng(9), photo, box, CropAugmentation(), real=True)
+    b = _augment(np.random.default_rng(9), photo, box,
+                 CropAugmentation.from_args(SimpleNamespace(
+                     blur_max=1.2, tilt_share=0.0, squash_share=0.0, sharpen_share=0.0,
+                     motion_share=0.0, defocus_share=0.0, gamma_share=0.0, widen_share=0.0,
+                     small_share=0.0)), real=True)
+    assert np.array_equal(a, b)

@@ -115,6 +115,11 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     "shared photos are 16:9 frames squeezed to squares)")
     ap.add_argument("--gamma-share", type=float, default=0.0,
                     help="share of crops under another exposure (tone curve gamma 0.4-2.5)")
+    ap.add_argument("--small-share", type=float, default=0.0,
+                    help="share of real and procedural crops seen as a cheap webcam over a "
+                    "whole table sees them: the source shrunk so the index is 12-18 px wide, "
+                    "then JPEG q25-85 and/or sensor noise at that scale, then cut and enlarged "
+                    "as the detector's crop is (issue 29 item 3)")
     ap.add_argument(
         "--crop-size",
         type=int,
@@ -273,12 +278,72 @@ class CropAugmentation:
     defocus_share: float = 0.0
     gamma_share: float = 0.0
     widen_share: float = 0.0
+    small_share: float = 0.0
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> CropAugmentation:
         """The policy the training options ask for."""
         return cls(args.blur_max, args.tilt_share, args.squash_share, args.sharpen_share,
-                   args.motion_share, args.defocus_share, args.gamma_share, args.widen_share)
+                   args.motion_share, args.defocus_share, args.gamma_share, args.widen_share,
+                   getattr(args, "small_share", 0.0))
+
+
+#: a far, cheap webcam's corner indices (px wide) for `--small-share`: the robustness sweep's
+#: small-jpeg and small-noise families read them at perturb.SMALL_INDEX (14 px)
+SMALL_INDEX_RANGE = (12.0, 18.0)
+SMALL_JPEG_QUALITY = (25, 85)
+
+
+def shrink_to_index(img: np.ndarray, box, width: float) -> tuple[np.ndarray, tuple]:
+    """The neighbourhood of `box` in `img` downscaled (``cv2.INTER_AREA``, as the sweep's
+    `perturb.resize` shrinks a frame) so that the box is `width` px wide, and the box there.
+    A box already narrower than `width` is not enlarged (its neighbourhood is cut as it is)."""
+    x1, y1, x2, y2 = box
+    bw, bh = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+    h, w = img.shape[:2]
+    rx1, ry1 = max(0, int(np.floor(x1 - bw))), max(0, int(np.floor(y1 - bh)))
+    rx2, ry2 = min(w, int(np.ceil(x2 + bw))), min(h, int(np.ceil(y2 + bh)))
+    region = img[ry1:ry2, rx1:rx2]
+    f = min(1.0, width / bw)
+    if f < 1.0:
+        nw = max(1, round(region.shape[1] * f))
+        nh = max(1, round(region.shape[0] * f))
+        fx, fy = nw / region.shape[1], nh / region.shape[0]
+        region = cv2.resize(region, (nw, nh), interpolation=cv2.INTER_AREA)
+    else:
+        fx = fy = 1.0
+    return region, ((x1 - rx1) * fx, (y1 - ry1) * fy, (x2 - rx1) * fx, (y2 - ry1) * fy)
+
+
+def small_camera(rng: np.random.Generator, small: np.ndarray) -> np.ndarray:
+    """What a cheap webcam does to a frame at that small scale: JPEG (q25-85, a real encode)
+    and/or shot + read noise (`perturb.sensor_noise`, 0.7-6 electrons per DN, read sigma
+    0.5-4 DN), each on about half the crops, neither on about a tenth."""
+    r = rng.random()
+    noisy, compressed = r < 0.45, 0.35 < r < 0.9
+    if noisy:
+        e = float(np.exp(rng.uniform(np.log(0.7), np.log(6.0))))
+        small = perturb.sensor_noise(small, e, float(rng.uniform(0.5, 4.0)), rng)
+    if compressed:
+        small = _jpeg(small, int(rng.integers(SMALL_JPEG_QUALITY[0], SMALL_JPEG_QUALITY[1] + 1)))
+    return small
+
+
+def small_index_crop(rng: np.random.Generator, img: np.ndarray, box, jitter: float = 0.12,
+                     size: int = CROP_SIZE) -> np.ndarray:
+    """A crop of `box` as a far webcam's frame gives it to the namer: the index shrunk to
+    12-18 px wide (`shrink_to_index`), JPEG and/or sensor noise at that scale
+    (`small_camera`), then the box (jittered like a finder's) cut and enlarged by
+    `crop_corner`, exactly as the detector cuts its crops from the frame."""
+    width = float(rng.uniform(*SMALL_INDEX_RANGE))
+    small, (x1, y1, x2, y2) = shrink_to_index(img, box, width)
+    small = small_camera(rng, small)
+    bw, bh = x2 - x1, y2 - y1
+    x1 += rng.uniform(-jitter, jitter) * bw
+    x2 += rng.uniform(-jitter, jitter) * bw
+    y1 += rng.uniform(-jitter, jitter) * bh
+    y2 += rng.uniform(-jitter, jitter) * bh
+    return crop_corner(small, (x1, y1, x2, y2), size=size)
 
 
 def widen_photo(rng: np.random.Generator, img: np.ndarray, box,
@@ -329,6 +394,9 @@ def _augment(
         fx = rng.uniform(0.5, 0.7)  # the card's tilt: a shear in the index's own axes
         img = cv2.resize(img, None, fx=fx, fy=1.0, interpolation=cv2.INTER_AREA)
         box = (box[0] * fx, box[1], box[2] * fx, box[3])
+    if real and policy.small_share and rng.random() < policy.small_share:
+        patch = small_index_crop(rng, img, box, size=size)  # a far webcam's 12-18 px index
+        return _finish(rng, patch, policy, real)
     x1, y1, x2, y2 = box
     bw, bh = x2 - x1, y2 - y1
     j = 0.12
@@ -346,6 +414,13 @@ def _augment(
         if webcam and rng.random() < 0.6:
             small = _jpeg(small, int(rng.integers(35, 90)))
         patch = cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
+    return _finish(rng, patch, policy, real)
+
+
+def _finish(rng: np.random.Generator, patch: np.ndarray, policy: CropAugmentation,
+            real: bool) -> np.ndarray:
+    """The rest of `_augment` on a cut crop: shake, focus, exposure, turns, colour, blur,
+    noise."""
     patch = _camera_degradation(rng, patch, policy)
     patch = np.rot90(patch, int(rng.integers(4))) if real else patch
     if not real and rng.random() < 0.5:
@@ -396,9 +471,13 @@ def sample_batch(rng, synth: list[CornerSource], reals: list[CornerSource], n: i
                 i, box = src.pips[int(rng.integers(len(src.pips)))]
             else:
                 i, box = _none_box(rng, src)
-            patches.append(
-                _augment(rng, src.images[i], box, CropAugmentation(), real=False, size=size)
-            )
+            if policy.small_share and rng.random() < policy.small_share:  # a far webcam's
+                patch = small_index_crop(rng, src.images[i], box, size=size)  # pip or table
+                patches.append(_finish(rng, patch, CropAugmentation(), real=False))
+            else:
+                patches.append(
+                    _augment(rng, src.images[i], box, CropAugmentation(), real=False, size=size)
+                )
             labels.append(NONE_INDEX)
             continue
         if r > 1 - args.glyph_share:  # a procedural index, seen as a webcam sees it

@@ -2,18 +2,31 @@
 
     python3 proot_run.py proot [PROOT ARGS...]
 
-Two things of proot 5.1 are worked around, nothing else changes:
+Three things of proot 5.1 are worked around, nothing else changes:
 
 - new system calls: proot 5.1 predates statx, openat2 and faccessat2 and passes their paths
   through untranslated, so under `proot -q qemu-aarch64-static` an arm64 `stat` or `ls`
   (coreutils calls statx) or gpgv (apt's signature check) looks for the guest's paths on the
   host. A seccomp filter answers these three with ENOSYS; qemu-user and glibc then fall back to
-  the older calls (fstatat, openat, faccessat), which proot translates. Only these x86_64 calls
-  are refused.
+  the older calls (fstatat, openat, faccessat), which proot translates.
+- threads made with clone3: proot 5.1 emulates brk() for each tracee (a mapping it grows and
+  shrinks with mremap) and shares that record between threads only when the clone flags say
+  CLONE_VM, but it reads the flags of clone() alone (its `new_child`; upstream proot added
+  clone3 in PR #355). qemu-aarch64-static (glibc 2.36) makes one host thread per guest thread,
+  with clone3, so every such thread got its own copy of the heap record, stale as soon as
+  another thread moved the break; a thread's brk (qemu's malloc growing or trimming its main
+  arena) then remapped qemu's heap to a wrong size. Guest programs with threads died minutes
+  into a run: onnxruntime 1.32 (its telemetry uploader starts short-lived threads) with
+  "malloc(): unaligned tcache chunk detected", "free(): invalid pointer" or "qemu: uncaught
+  target signal 11". clone3 is answered with ENOSYS too; glibc then makes the thread with
+  clone(), whose flags proot reads.
 - the loader: proot starts every program through a small loader it writes to /tmp readable by
   its own user only, so a program run as another user (`runuser -u pi`, apt's `_apt` sandbox)
   gets "Permission denied". The loader is taken from the proot binary (the ELF executable
   embedded in it) into .cache/emulation/proot-loader, mode 0755, and named in PROOT_LOADER.
+
+Only x86_64 calls are refused (statx, clone3, openat2, faccessat2), for every process proot
+and qemu start.
 """
 
 from __future__ import annotations
@@ -31,8 +44,8 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 AUDIT_ARCH_X86_64 = 0xC000003E
-# x86_64 numbers of the calls newer than proot 5.1 that take a path: statx, openat2, faccessat2
-REFUSED = (332, 437, 439)
+# x86_64 numbers of the calls newer than proot 5.1: statx, clone3, openat2, faccessat2
+REFUSED = (332, 435, 437, 439)
 ENOSYS = 38
 LD_ABS_W, JEQ_K, RET_K = 0x20, 0x15, 0x06
 ALLOW, ERRNO = 0x7FFF0000, 0x00050000

@@ -69,10 +69,15 @@ def test_the_signing_page_shows_the_other_signature_live_and_keeps_ones_own(serv
         ann.goto(f"{base}/t/{TABLE}/games/1/sign")
         expect(ann.locator('section.signature[data-player="B"]')).to_contain_text(
             "signs on their own tablet")
+        # the stream's first message, sent as it connects, changes nothing: the page is not
+        # redrawn under a finger about to sign (it was, and a pad found on the page could be
+        # gone when the finger came down)
+        expect(ann.locator("#sign-live")).to_have_attribute("data-live", "on")
         draw_signature(ann, ann.locator('section.signature[data-player="A"] canvas.pad'))
         ben_png = PNG_DATA_URL
         store.execute(TABLE, commands.sign(1, "B", ben_png), player)  # Ben signs on his tablet
         expect(ann.locator('section.signature[data-player="B"]')).to_contain_text("✓ signed")
+        assert ann.get_attribute("#sign-live", "data-redrawn") == "1"  # Ben's signature only
         inked = ann.evaluate("document.querySelector('section.signature[data-player=\"A\"]')"
                              "._pad.isEmpty()")
         assert inked is False  # Ann's signature being drawn is still there

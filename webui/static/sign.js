@@ -51,8 +51,16 @@
     });
     live.replaceChildren(...fresh.childNodes);
     live.dataset.sheet = fresh.dataset.sheet;
+    live.dataset.seq = fresh.dataset.seq;
+    live.dataset.redrawn = String(Number(live.dataset.redrawn || 0) + 1);
     initPads(live);
   }
   const source = new EventSource(live.dataset.eventsUrl);
-  source.addEventListener("change", () => { redraw().catch(() => {}); });
+  source.addEventListener("change", (ev) => {
+    live.dataset.live = "on";
+    // the message sent on (re)connect carries the seq the page was drawn at when nothing
+    // changed meanwhile: redrawing then would swap the pad under a finger about to sign
+    if (String(JSON.parse(ev.data).seq) === live.dataset.seq) return;
+    redraw().catch(() => {});
+  });
 })();

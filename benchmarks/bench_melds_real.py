@@ -43,9 +43,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from scorer import is_meld, min_deadwood, parse_cards  # noqa: E402
+from vision.inference.mirror import MirrorSetting  # noqa: E402
 from vision.table.events import SpreadRead, TableRead  # noqa: E402
 from vision.table.grouping import SeenCard, group_cards  # noqa: E402
-from vision.table.reader import read_detections  # noqa: E402
+from vision.table.reader import read_image  # noqa: E402
 from vision.table.voting import RegionVoter  # noqa: E402
 from vision.training.phone_data import load_frames, split_by_time  # noqa: E402
 
@@ -89,15 +90,12 @@ def only_spread(read: TableRead) -> SpreadRead:
 
 
 def read_photo(path: Path, detector: object, unmirror: bool) -> TableRead:
-    """Read a photo as ``gintray read`` does; with ``unmirror`` also its mirror image, keeping
-    the orientation in which the detector finds more corner evidence (the sum of its
-    detections' confidences: mirrored glyphs read weakly, though they may split into more
-    cards, so counting cards would prefer them)."""
+    """Read a photo as ``gintray read`` does; with ``unmirror`` as ``gintray read`` does by
+    default (``--mirror auto``: also its mirror image, keeping the view with more corner
+    evidence, `vision.inference.mirror`), else only as it is."""
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    views = [image, cv2.flip(image, 1)] if unmirror else [image]
-    found = [detector.detect(view) for view in views]
-    best = max(found, key=lambda dets: sum(d.confidence for d in dets))
-    return read_detections(best)
+    return read_image(image, None, detector,
+                      MirrorSetting.AUTO if unmirror else MirrorSetting.NO)
 
 
 def score_frame(name: str, side: str, never_mirrored: bool, truth: tuple[str, ...],

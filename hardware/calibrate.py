@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -26,6 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from vision.inference.mirror import unmirror  # noqa: E402
 from vision.table.layout import TableLayout, layout_from_markers, save_layout  # noqa: E402
 from vision.table.markers import MARKER_ROLES, detect_markers  # noqa: E402
 
@@ -144,9 +145,18 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
     check = check_image(image, args.marker_mm)
+    mirrored = False
+    if check.missing:  # printed markers read backwards: a camera set to flip its picture
+        flipped = check_image(unmirror(image), args.marker_mm)
+        if not flipped.missing:
+            image, check, mirrored = unmirror(image), flipped, True
+            print("the camera's picture is a mirror image (the printed markers read backwards):"
+                  " gintray flips every frame back (the layout says \"mirrored\"); or turn off"
+                  " the camera's flip setting and calibrate again")
     for line in check.messages():
         print(line)
-    layout = layout_from_markers(image) if not check.missing else None
+    layout = (replace(layout_from_markers(image), mirrored=mirrored) if not check.missing
+              else None)
     if args.check is not None:
         cv2.imwrite(str(args.check), draw_check(image, check.found, layout))
         print(f"check picture: {args.check}")

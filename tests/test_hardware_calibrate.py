@@ -37,6 +37,21 @@ def test_calibrates_from_a_photo_and_the_layout_finds_the_up_card(sharp_view, tm
     assert cv2.imread(str(check)).shape == cv2.imread(str(path)).shape
 
 
+def test_a_mirrored_camera_picture_is_calibrated_flipped_back(sharp_view, tmp_path, capsys):
+    """A camera set to flip its picture: the printed markers read backwards, so the picture
+    is calibrated as its mirror image and the layout tells the table camera to flip frames."""
+    path, view, up_card = sharp_view
+    mirrored_path, out = tmp_path / "mirrored.png", tmp_path / "layout.json"
+    cv2.imwrite(str(mirrored_path), cv2.flip(view, 1))
+    assert calibrate.check_image(cv2.flip(view, 1)).missing  # as it is, no marker reads
+    assert calibrate.main(["--image", str(mirrored_path), "--out", str(out)]) == 0
+    assert "the camera's picture is a mirror image" in capsys.readouterr().out
+    layout = load_layout(out)
+    assert layout.mirrored and layout.region_of(up_card) == UP_CARD  # in flipped-back pixels
+    assert calibrate.main(["--image", str(path), "--out", str(out)]) == 0
+    assert not load_layout(out).mirrored
+
+
 def test_scale_is_measured_from_the_markers(sharp_view):
     _, view, _ = sharp_view
     result = calibrate.check_image(view)

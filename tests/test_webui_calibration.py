@@ -54,6 +54,7 @@ def test_layout_drawn_on_the_picture_is_saved_and_recorded(app_with_picture, tmp
     assert r.status_code == 200, r.get_json()
     saved = json.loads(Path(r.get_json()["path"]).read_text())
     assert saved["areas"]["A"][0] == [0.0, 340.0]
+    assert saved["mirrored"] is False and r.get_json()["notice"] == ""
     assert saved["markers"]  # the demo table's markers, to find the layout again
     state = app_with_picture.extensions["gintray.store"].state(1)
     assert state.layout == r.get_json()["path"]
@@ -74,3 +75,43 @@ def test_layout_from_the_markers_and_bad_layouts(app_with_picture):
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "bad_layout"
     r = director.post("/director/tables/1/calibrate/", json={"from_markers": True})
     assert r.status_code == 400  # no CSRF token
+
+
+def test_a_mirrored_picture_is_found_at_calibration_and_flipped_back(tmp_path):
+    """A camera set to flip its picture (the demo's spreads, mirrored): saving the marks drawn
+    on it turns the layout's ``mirrored`` on, flips the marks with the picture and says so;
+    the camera, started again with that layout, shows the table the right way round."""
+    import cv2
+
+    from vision.inference.detector import load_detector
+
+    app = make_app(tmp_path)
+    store = app.extensions["gintray.store"]
+    footage = tmp_path / "footage"
+    footage.mkdir()
+    last = DEMO / "hand" / "frame_065.jpg"  # both spreads on the table, layoffs made
+    cv2.imwrite(str(footage / last.name), cv2.flip(cv2.imread(str(last)), 1))
+    feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path,
+                       app.extensions["gintray.notifier"].publish, detector=load_detector())
+    app.extensions["gintray.cameras"][1] = feed
+    feed.start()
+    feed.thread.join(timeout=60)
+    director = director_client(app)
+    token = csrf_token(director, "/director/")
+    body = {"up_card_slot": [[436, 206], [524, 206], [524, 334], [436, 334]],
+            "areas": {"A": [[0, 340], [600, 340], [600, 540], [0, 540]],
+                      "B": [[0, 0], [960, 0], [960, 200], [0, 200]]},
+            "image_size": [960, 540]}
+    r = director.post("/director/tables/1/calibrate/", json=body,
+                      headers={"X-CSRFToken": token})
+    assert r.status_code == 200, r.get_json()
+    answer = r.get_json()
+    assert "mirror image" in answer["notice"] and answer["layout"]["mirrored"] is True
+    assert sorted(x for x, _ in answer["layout"]["areas"]["A"]) == [360, 360, 960, 960]
+    feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path,
+                       app.extensions["gintray.notifier"].publish, layout=answer["path"],
+                       detector=feed.detector).start()
+    feed.thread.join(timeout=60)
+    shown = feed.latest_frame()
+    assert shown is not None and cv2.norm(shown, cv2.imread(str(last)), cv2.NORM_L1) < cv2.norm(
+        shown, cv2.imread(str(footage / last.name)), cv2.NORM_L1)

@@ -18,6 +18,7 @@ import cv2
 
 from vision.detector_options import add_detector_options, detector_from_options
 from vision.inference.classes import yolo_class_names
+from vision.inference.mirror import MirrorSetting
 
 if TYPE_CHECKING:
     from vision.table.events import TableRead
@@ -36,6 +37,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tile", type=int, metavar="PX",
                         help="run the detector on PX-sized tiles at native scale (default: "
                              "the layout's detector_scale, else whole frames)")
+    parser.add_argument("--mirror", choices=[s.value for s in MirrorSetting], default="auto",
+                        help="auto (default): also read each photo's mirror image and keep the "
+                             "view that shows more card (a photo saved mirrored, a camera set to "
+                             "flip its picture; the read then says \"mirrored\"); no: as it "
+                             "is (half the work); yes: always flipped back")
     parser.add_argument("--marker-sheet", type=Path, metavar="PNG",
                         help="write the printable ArUco marker sheet and exit")
     return parser
@@ -43,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _describe(read: TableRead) -> str:
     lines = [f"up card: {read.up_card or '-'}   confidence {read.confidence:.2f}"]
+    if read.mirrored:
+        lines.insert(0, "the photo is a mirror image: read flipped back")
     for player, spread in read.spreads.items():
         groups = "  ".join("[" + " ".join(g) + "]" for g in spread.groups) or "-"
         lines.append(f"{player}: groups {groups}  loose {' '.join(spread.loose) or '-'}")
@@ -92,7 +100,7 @@ def read_main(argv: list[str]) -> int:
                   file=sys.stdout if args.json else sys.stderr)
             status = 1
             continue
-        read = read_image(image, layout, detector)
+        read = read_image(image, layout, detector, MirrorSetting(args.mirror))
         if scorer is not None:
             scorer.add(path, {c["card"] for c in read.cards})
         if args.json:

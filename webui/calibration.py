@@ -96,6 +96,7 @@ def save(table_id: int) -> Any:
             layout = TableLayout.from_json(data)
     except LayoutError as exc:
         return jsonify({"error": {"code": "bad_layout", "message": str(exc)}}), 400
+    layout, notice = _oriented(layout, image, feed, table_id)
     path = layout_file(table_id)
     save_layout(layout, path)
     state = store().state(table_id)
@@ -108,5 +109,38 @@ def save(table_id: int) -> Any:
         from webui.camera_feed import start_camera
 
         start_camera(current_app._get_current_object(), table_id)
-    return jsonify({"ok": True, "layout": layout.to_json(), "path": str(path),
+    return jsonify({"ok": True, "layout": layout.to_json(), "path": str(path), "notice": notice,
                     "next": url_for("views.table_page", table_id=table_id)})
+
+
+def _current_layout_mirrored(table_id: int) -> bool:
+    """Whether the table's camera flips its frames now (its saved layout says so)."""
+    from vision.table.layout import LayoutError, load_layout
+    from webui.camera_feed import layout_path_for
+
+    state = store().state(table_id)
+    path = layout_path_for(state.camera or "", state.layout)
+    try:
+        return path is not None and path.is_file() and load_layout(path).mirrored
+    except LayoutError:
+        return False
+
+
+def _oriented(layout: Any, image: Any, feed: Any, table_id: int) -> tuple[Any, str]:
+    """(the layout to save, what to tell the director): the camera keeps flipping its frames
+    as it did, and a picture that reads clearly better as its mirror image (a camera set to
+    flip it: `vision.inference.mirror`) turns that over, the marks flipped with it."""
+    from dataclasses import replace
+
+    from vision.inference.mirror import read_oriented
+
+    layout = replace(layout, mirrored=_current_layout_mirrored(table_id))
+    detector = feed.detector if feed is not None else None
+    if image is None or detector is None or layout.image_size is None:
+        return layout, ""
+    if not read_oriented(detector.detect, image).clearly_mirrored:
+        return layout, ""
+    return layout.mirrored_across(), (
+        "The camera's picture was a mirror image (the cards' corners read backwards): gintray "
+        "now flips every frame back, and your marks were flipped with it. Check them on the "
+        "new picture.")

@@ -14,6 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ import cv2
 from flask import Flask
 
 from vision.inference import detector as card_detector  # load_detector: patched in tests
+from vision.inference.mirror import unmirror
 from vision.inference.tiling import configured
 from vision.table.camera import open_camera
 from vision.table.events import FrameRead
@@ -170,6 +172,11 @@ class TableCamera:
     def latest_jpeg(self) -> bytes | None:
         return self.picture.jpeg
 
+    @property
+    def detector(self) -> Any:
+        """The card detector this camera reads with (None before it is loaded)."""
+        return self._given_detector
+
     def latest_frame(self) -> Any:
         """The latest frame as captured (BGR array), without drawings; None before the first."""
         return self.picture.raw
@@ -201,6 +208,9 @@ class TableCamera:
             self.handle(ev)
         prepare()  # the picture's drawing library, before the first card is seen
         detector, table_reader, why = self._make_reader()
+        # a camera set to mirror its picture: each frame is flipped back before it is read,
+        # shown or kept for calibration (the layout says so, `TableLayout.mirrored`)
+        mirrored = table_reader is not None and table_reader.layout.mirrored
         if camera.connected:  # else "lost" stands until the camera's "back"
             self._set_status("running",
                              "camera on" + (f"; {why}" if why else ", reading the table"))
@@ -217,6 +227,8 @@ class TableCamera:
                         self._set_status("finished", "the recorded footage has ended")
                         return
                     continue
+                if mirrored:
+                    frame = replace(frame, image=unmirror(frame.image))
                 if self.picture.jpeg is None:  # the first picture never waits for the reader
                     self.picture.publish(frame.image, FrameRead(frame.index))
                 read = read_frame(reader, frame)

@@ -98,6 +98,8 @@ class TableRead:
 
     ``knocker`` is the player who spread first (None when unknown, e.g. a single photo).
     ``cards`` lists every card seen with its position, for drawing on the camera picture.
+    ``mirrored``: the photo was a mirror image and was read flipped back (its JSON says so
+    only then).
     """
 
     up_card: str | None
@@ -106,6 +108,7 @@ class TableRead:
     confidence: float
     knocker: str | None = None
     cards: list[dict[str, Any]] = field(default_factory=list)
+    mirrored: bool = False  # read in the photo's mirror image (`vision.inference.mirror`)
     kind: str = field(default="table_read", init=False)
 
     def hands(self) -> dict[str, list[str]]:
@@ -122,7 +125,7 @@ class TableRead:
                 "spreads": {p: s.to_json() for p, s in self.spreads.items()},
                 "problems": [p.to_json() for p in self.problems],
                 "confidence": round(self.confidence, 3),
-                "cards": list(self.cards)}
+                "cards": list(self.cards), **({"mirrored": True} if self.mirrored else {})}
 
 
 Event = HandDealt | SpreadRead | CameraLost | CameraBack | TableRead

@@ -56,6 +56,9 @@ class TableLayout:
     # detect on native-scale tiles, enlarged by this factor (1.0: native), when this camera sees
     # corner indices smaller than the detector's working size (None: the detector's own policy)
     detector_scale: float | None = None
+    # the camera's picture is a mirror image (a camera set to flip it): the table camera flips
+    # each frame back before anything reads or shows it, and the polygons are in those pixels
+    mirrored: bool = False
 
     def __post_init__(self) -> None:
         _polygon(self.up_card_slot, "up_card_slot")
@@ -110,6 +113,21 @@ class TableLayout:
             image_size=image_size,
         )
 
+    def mirrored_across(self) -> TableLayout:
+        """The layout for the mirror image of its reference picture: every polygon flipped left
+        to right across ``image_size`` and ``mirrored`` turned over. Saved markers are dropped:
+        a mirrored picture's markers are never read (the next calibration finds them again)."""
+        if self.image_size is None:
+            raise LayoutError("a layout without 'image_size' cannot be mirrored")
+        width = float(self.image_size[0])
+
+        def flip(points: Polygon) -> Polygon:
+            return [(width - x, y) for x, y in reversed(points)]
+
+        return replace(self, up_card_slot=flip(self.up_card_slot),
+                       areas={p: flip(poly) for p, poly in self.areas.items()},
+                       markers={}, mirrored=not self.mirrored)
+
     def scaled_to(self, image_size: tuple[int, int]) -> TableLayout:
         """The layout stretched to another frame size (same camera view, other resolution)."""
         if self.image_size is None or tuple(self.image_size) == tuple(image_size):
@@ -142,6 +160,7 @@ class TableLayout:
             "areas": {p: [list(pt) for pt in poly] for p, poly in self.areas.items()},
             "markers": {str(i): [list(pt) for pt in c] for i, c in sorted(self.markers.items())},
             "detector_scale": self.detector_scale,
+            "mirrored": self.mirrored,
         }
 
     @classmethod
@@ -169,8 +188,12 @@ class TableLayout:
         scale = data.get("detector_scale")
         if scale is not None and (not isinstance(scale, int | float) or not 0.25 <= scale <= 4):
             raise LayoutError("'detector_scale' is a number between 0.25 and 4 (or null)")
+        mirrored = data.get("mirrored", False)
+        if not isinstance(mirrored, bool):
+            raise LayoutError("'mirrored' is true or false")
         return cls(
             detector_scale=float(scale) if scale is not None else None,
+            mirrored=mirrored,
             up_card_slot=_polygon(data["up_card_slot"], "up_card_slot"),
             areas={str(p): _polygon(poly, f"area {p!r}") for p, poly in data["areas"].items()},
             image_size=image_size,

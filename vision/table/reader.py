@@ -24,11 +24,13 @@ same :func:`read_spreads`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from vision.inference.detection import Detection, Detections
+from vision.inference.mirror import MirrorSetting, read_oriented
 from vision.table.camera import Camera, Frame
 from vision.table.deal import DealWatcher
 from vision.table.events import (
@@ -91,16 +93,21 @@ class Onlooker:
         return FrameRead(frame.index, read.detections)
 
 
-def read_image(image: np.ndarray, layout: TableLayout | None, detector: Any) -> TableRead:
+def read_image(image: np.ndarray, layout: TableLayout | None, detector: Any,
+               mirror: MirrorSetting = MirrorSetting.NO) -> TableRead:
     """Read one photo: detect the cards, place the layout (markers if any), group each area.
 
     The detector reads the photo as it is set to (`vision.inference.tiling.configured`, with
     the layout's `detector_settings()`: native-scale tiles when the camera asks for them).
+    ``mirror``: read the photo as it is, its mirror image, or (``AUTO``) whichever shows more
+    card (`vision.inference.mirror`); a layout is placed on the view read.
     """
     if image is None or not isinstance(image, np.ndarray) or image.ndim != 3:
         raise ValueError("read_image needs a BGR image (numpy array of shape HxWx3)")
-    placed = layout.locate(image)[0] if layout is not None else None
-    return read_detections(detector.detect(image), placed)
+    oriented = read_oriented(detector.detect, image, mirror)
+    placed = layout.locate(oriented.image)[0] if layout is not None else None
+    read = read_detections(oriented.detections, placed)
+    return replace(read, mirrored=True) if oriented.mirrored else read
 
 
 LAYOUT_TOLERANCE = 0.01  # of the frame's long side: a layout placed closer is the same layout

@@ -69,6 +69,15 @@
     const layout = data.layout;
     regions = { up_card_slot: layout.up_card_slot, A: layout.areas.A || [], B: layout.areas.B || [] };
     draw();
+    if (data.notice) {  // the picture was a mirror image: the camera now flips it back
+      message(data.notice, false);
+      const frameUrl = img.src.split("?")[0];
+      let tries = 30;  // the restarted camera's first flipped frame may take a moment
+      const reload = () => { if (tries-- > 0) img.src = frameUrl + "?t=" + Date.now(); };
+      img.addEventListener("error", () => setTimeout(reload, 1000));
+      setTimeout(reload, 1000);
+      return;
+    }
     message("Layout saved: the camera reads the table with it now.", false);
   }
   document.getElementById("save-layout").addEventListener("click", () => send({

@@ -6,11 +6,11 @@ cards: a mirrored K as an A, a mirrored 5 as nothing at all. Read the right way 
 and the namer find more corners and are surer of them, so the view with more corner evidence
 (`corner_evidence`: the sum of the detections' confidences) is the picture as it should be.
 
-Measured with the shipped models (``benchmarks/bench_mirror.py``, figures in
-models/MODEL_CARD.md): on 120 real frames that were never mirrored (phone photos and the dev
-overhead frames) the mirror image never had more evidence (at most 0.88 of the photo's); on the
-exporter-flipped phone photos where one view reads clearly better by their labels, the view with
-more evidence was it every time. A camera is judged mirrored only by a clear margin
+Measured with the shipped models (``benchmarks/bench_mirror.py``; figures in vision/README.md,
+"Mirror images"): on 120 real frames that were never mirrored (phone photos and the dev overhead
+frames) the mirror image never had more evidence (at most 0.88 of the photo's); on the 173
+exporter-flipped phone photos where one view reads clearly better by their labels, the view
+with more evidence was it every time. A camera is judged mirrored only by a clear margin
 (`MIRROR_MARGIN`).
 """
 

@@ -39,7 +39,14 @@ import numpy as np
 from vision.inference.classes import yolo_class_names
 from vision.inference.corner_crops import NAMER_CLASSES
 from vision.inference.detector import CardDetector, load_detector
-from vision.training.phone_data import PHONE_DATA, PhoneFrame, card_code, load_frames, split_by_time
+from vision.training.phone_data import (
+    PHONE_DATA,
+    PhoneFrame,
+    card_code,
+    labelled_card,
+    load_frames,
+    split_by_time,
+)
 from vision.training.synth.scene import code_to_class_id
 from vision.training.yolo_labels import read_label_boxes
 
@@ -82,7 +89,7 @@ def card_boxes(
     names = _class_names(root)
     out = []
     for label in read_label_boxes(root / "labels" / f"{frame.image.stem}.txt", width, height):
-        code = card_code(names[label.class_id])
+        code = labelled_card(frame.image.name, card_code(names[label.class_id]))
         if code is not None:
             out.append(CardBox(code, label.box))
     return out

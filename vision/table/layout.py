@@ -175,12 +175,7 @@ class TableLayout:
         if not isinstance(data["areas"], dict):
             raise LayoutError("'areas' maps each player to a polygon")
         size = data.get("image_size")
-        markers: dict[int, list[Point]] = {}
-        for key, corners in (data.get("markers") or {}).items():
-            quad = _polygon(corners, f"marker {key}")
-            if len(quad) != 4 or not str(key).isdigit():
-                raise LayoutError(f"marker {key!r} needs an integer id and 4 corners")
-            markers[int(key)] = quad
+        markers = _markers(data.get("markers") or {})
         try:
             image_size = (int(size[0]), int(size[1])) if size else None
         except (TypeError, ValueError, IndexError) as exc:
@@ -200,6 +195,19 @@ class TableLayout:
             markers=markers,
             name=str(data.get("name", "")),
         )
+
+
+def _markers(data: Any) -> dict[int, list[Point]]:
+    """A layout's saved markers: integer id -> its 4 corners."""
+    if not isinstance(data, dict):
+        raise LayoutError("'markers' maps each marker id to its 4 corners")
+    markers: dict[int, list[Point]] = {}
+    for key, corners in data.items():
+        quad = _polygon(corners, f"marker {key}")
+        if len(quad) != 4 or not str(key).isdigit():
+            raise LayoutError(f"marker {key!r} needs an integer id and 4 corners")
+        markers[int(key)] = quad
+    return markers
 
 
 def _inside(polygon: Polygon, point: Point) -> bool:

@@ -57,6 +57,23 @@ def test_two_corners_of_one_card_are_one_card_and_far_copies_are_reported():
     assert problems == [Problem(NoteKind.DUPLICATE_CARD, cards=("7D",), count=2)]
 
 
+def test_one_corner_found_twice_under_two_names_is_one_card_with_a_swap():
+    """Issue 29 item 4 (a held-out phone photo): a KD's corner found twice, the smaller box
+    read KH at 0.60 inside a KD box at 0.58; the card's other corner says KD. One card, KD,
+    whose one-tap swap is KH. Boxes of two cards that only touch (a fan) stay two cards."""
+    found = [Detection("KD", (100, 250, 140, 320), 0.74),
+             Detection("KD", (180, 425, 238, 510), 0.58),
+             Detection("KH", (182, 460, 228, 510), 0.60),
+             Detection("QD", (300, 100, 320, 130), 0.70),
+             Detection("JD", (312, 100, 332, 130), 0.65)]  # overlaps QD's box by 40 %
+    cards, problems = cards_from_detections(found)
+    assert sorted(c.card for c in cards) == ["JD", "KD", "QD"] and problems == []
+    assert next(c for c in cards if c.card == "KD").alternative == "KH"
+    cards, _ = cards_from_detections([found[2], found[1]])  # nothing else says which
+    assert [c.card for c in cards] == ["KH"]  # the surer reading, the other offered
+    assert cards[0].alternative == "KD"
+
+
 def test_fans_stacks_and_loose_cards_are_grouped_as_laid():
     dets = (fan(["5H", "6H", "7H", "8H"], 20, 20)
             + stack(["9C", "9D", "9S"], 260, 20)

@@ -333,8 +333,12 @@ def test_sync_loop_survives_the_event_database_going_away(tmp_path, pg_url):
         relay.connect()
         play_hand(local, table, "A")
         central = open_store(pg_url)
+        # a hang guard above the design's worst case: a session cut inside a transaction
+        # holds its locks until the server ends it (30 s idle in a transaction), the next
+        # upload waits at most 15 s on them and tries again (webui/store/db.py); usually 1 s
         wait_for(lambda: mirror_of(central, local, table) and stream(
-            central, mirror_of(central, local, table)) == stream(local, table))
+            central, mirror_of(central, local, table)) == stream(local, table), seconds=90,
+            said=lambda: f"the sync loop's last lines: {lines[-8:]}")
     finally:
         stop.set()
         loop.join()
@@ -343,12 +347,14 @@ def test_sync_loop_survives_the_event_database_going_away(tmp_path, pg_url):
     assert len(confirmed_hands(central, mirror_of(central, local, table))) == 3
 
 
-def wait_for(condition, seconds: float = 30.0) -> None:
+def wait_for(condition, seconds: float = 30.0, said=None) -> None:
+    """Wait for ``condition`` (a hang guard, not a speed bar); on a hang, say what ``said``
+    returns (for a sync loop, its last log lines)."""
     import time
 
     end = time.monotonic() + seconds
     while not condition():
-        assert time.monotonic() < end, "timed out"
+        assert time.monotonic() < end, f"timed out; {said() if said else ''}"
         time.sleep(0.05)
 
 

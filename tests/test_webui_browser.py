@@ -163,6 +163,29 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
     assert not verify_pdf(bytes(tampered), identity).ok
 
 
+def calibrate_by_taps(page, base: str, table_id: int) -> None:
+    """The director sets a password, opens the calibration page and marks the up-card slot in
+    the middle, A's area along the bottom and B's along the top, then saves."""
+    page.goto(f"{base}/director/setup")
+    page.fill("input[name=password]", "director-pass")
+    page.fill("input[name=again]", "director-pass")
+    page.click("button.primary")
+    page.goto(f"{base}/director/tables/{table_id}/calibrate/")
+    page.wait_for_function("document.getElementById('calib-image').naturalWidth > 0")
+    box = page.locator("#calib-overlay").bounding_box()
+
+    def tap(points):
+        for fx, fy in points:
+            page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
+
+    tap([(0.45, 0.38), (0.55, 0.38), (0.55, 0.62), (0.45, 0.62)])
+    page.click("button[data-region=A]")
+    tap([(0.02, 0.64), (0.98, 0.64), (0.98, 0.98), (0.02, 0.98)])
+    page.click("button[data-region=B]")
+    tap([(0.02, 0.02), (0.98, 0.02), (0.98, 0.36), (0.02, 0.36)])
+    page.click("#save-layout")
+
+
 def test_director_marks_the_layout_on_the_picture(served):
     from playwright.sync_api import expect, sync_playwright
 
@@ -173,24 +196,7 @@ def test_director_marks_the_layout_on_the_picture(served):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1024, "height": 768})
         page.set_default_timeout(20_000)
-        page.goto(f"{base}/director/setup")
-        page.fill("input[name=password]", "director-pass")
-        page.fill("input[name=again]", "director-pass")
-        page.click("button.primary")
-        page.goto(f"{base}/director/tables/{table_id}/calibrate/")
-        page.wait_for_function("document.getElementById('calib-image').naturalWidth > 0")
-        box = page.locator("#calib-overlay").bounding_box()
-
-        def tap(points):
-            for fx, fy in points:
-                page.mouse.click(box["x"] + fx * box["width"], box["y"] + fy * box["height"])
-
-        tap([(0.45, 0.38), (0.55, 0.38), (0.55, 0.62), (0.45, 0.62)])
-        page.click("button[data-region=A]")
-        tap([(0.02, 0.64), (0.98, 0.64), (0.98, 0.98), (0.02, 0.98)])
-        page.click("button[data-region=B]")
-        tap([(0.02, 0.02), (0.98, 0.02), (0.98, 0.36), (0.02, 0.36)])
-        page.click("#save-layout")
+        calibrate_by_taps(page, base, table_id)
         expect(page.locator("#toast")).to_contain_text("Layout saved")
         assert page.locator("#calib-overlay polygon").count() == 3
         browser.close()
@@ -199,9 +205,46 @@ def test_director_marks_the_layout_on_the_picture(served):
 
     layout = load_layout(state.layout)
     width, height = layout.image_size
+    assert not layout.mirrored
     assert layout.region_of((width / 2, height / 2)) == "up_card"
     assert layout.region_of((width / 2, height * 0.9)) == "A"
     assert layout.region_of((width / 2, height * 0.1)) == "B"
+
+
+def test_a_mirrored_camera_picture_is_told_and_turned_at_calibration(served, tmp_path):
+    """A camera set to mirror its picture (the demo's spreads, flipped): saving the marks says
+    so in plain words, the layout says "mirrored" and the page asks for the new picture."""
+    import cv2
+    from playwright.sync_api import expect, sync_playwright
+
+    from vision.inference.detector import load_detector
+    from vision.table.layout import load_layout
+
+    app, base, table_id, _feed, _truth = served
+    footage = tmp_path / "mirrored"
+    footage.mkdir()
+    frame = DEMO / "hand" / "frame_065.jpg"  # both spreads and the layoffs on the table
+    cv2.imwrite(str(footage / frame.name), cv2.flip(cv2.imread(str(frame)), 1))
+    feed = TableCamera(app.extensions["gintray.store"], table_id, f"replay:{footage}?fps=0",
+                       tmp_path, app.extensions["gintray.notifier"].publish,
+                       detector=load_detector())
+    app.extensions["gintray.cameras"][table_id] = feed
+    feed.start()
+    feed.thread.join(timeout=60)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.set_default_timeout(20_000)
+        calibrate_by_taps(page, base, table_id)
+        expect(page.locator("#toast")).to_contain_text("mirror image")
+        expect(page.locator("#calib-image")).to_have_attribute("src", re.compile(r"\?t=\d+"))
+        page.screenshot(path=str(tmp_path / "calibration-mirrored.png"))
+        browser.close()
+    layout = load_layout(app.extensions["gintray.store"].state(table_id).layout)
+    width, height = layout.image_size
+    assert layout.mirrored
+    assert layout.region_of((width / 2, height / 2)) == "up_card"
+    assert layout.region_of((width * 0.1, height * 0.9)) == "A"  # flipped with the picture
 
 
 def test_a_change_after_a_signature_voids_it_on_both_tablets(served):

@@ -43,7 +43,7 @@ from vision.training.phone_data import (
     PHONE_DATA,
     PhoneFrame,
     card_code,
-    labelled_card,
+    labelled_codes,
     load_frames,
     split_by_time,
 )
@@ -87,12 +87,10 @@ def card_boxes(
 ) -> list[CardBox]:
     """The frame's labelled whole-card boxes in pixels (unknown class names skipped)."""
     names = _class_names(root)
-    out = []
-    for label in read_label_boxes(root / "labels" / f"{frame.image.stem}.txt", width, height):
-        code = labelled_card(frame.image.name, card_code(names[label.class_id]))
-        if code is not None:
-            out.append(CardBox(code, label.box))
-    return out
+    labels = read_label_boxes(root / "labels" / f"{frame.image.stem}.txt", width, height)
+    codes = labelled_codes(frame.image.name, [card_code(names[lb.class_id]) for lb in labels])
+    return [CardBox(code, label.box) for code, label in zip(codes, labels, strict=True)
+            if code is not None]
 
 
 def rank_probabilities(card_probs: np.ndarray) -> np.ndarray:

@@ -6,7 +6,7 @@ their file names (``IMG_YYYYMMDD_HHMMSS``) and split by scene, never by frame: t
 shot are held out. Frames the exporter may have mirrored (``source_split`` train, random flips)
 are marked: a table camera never sees mirrored glyphs. Which of them the exporter did mirror
 was seen by eye (``phone_orientation.csv``, rank glyphs and court figures, issue 29: 29 of the
-86 held-out ones, one unsure); a label seen to be wrong is mended in `LABEL_FIXES`.
+86 held-out ones, one unsure); a label seen to be wrong is mended (`label_fixes`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ import csv
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 
 from vision.inference.classes import yolo_class_names
 from vision.inference.detection import face_card_code
+from vision.training.evaluate import LabelFix, load_label_fixes
 
 PHONE_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-cards-phone"
 SCENE_GAP_SECONDS = 60.0  # photos closer in time than this are one scene
@@ -27,11 +29,8 @@ _RANKS = {"ace": "A", "jack": "J", "queen": "Q", "king": "K", "10": "T"}
 _SUITS = {"clubs": "C", "diamonds": "D", "hearts": "H", "spades": "S"}
 _TAKEN = re.compile(r"(\d{8})_(\d{6})")
 ORIENTATION_FILE = Path(__file__).with_name("phone_orientation.csv")
-#: Labels seen to be wrong, by eye: image file -> {labelled card: the card in the photo}.
-LABEL_FIXES: dict[str, dict[str, str]] = {
-    # labelled "5 of spades": club pips, a club under each 5, beside 6C 7C 8C (a club run)
-    "IMG_20220316_171837_jpg.jpg": {"5S": "5C"},
-}
+#: Labels seen to be wrong, by eye (the dev photos' are in models/dev_label_fixes.csv)
+LABEL_FIXES_FILE = Path(__file__).resolve().parents[2] / "models" / "phone_label_fixes.csv"
 
 
 @dataclass(frozen=True)
@@ -56,9 +55,24 @@ def card_code(name: str) -> str | None:
     return face_card_code(_RANKS.get(parts[0], parts[0]) + _SUITS[parts[2]])
 
 
-def labelled_card(image_name: str, code: str | None) -> str | None:
-    """A label's card code for one photo, mended where it was seen to be wrong."""
-    return LABEL_FIXES.get(image_name, {}).get(code, code) if code else code
+@cache
+def label_fixes() -> tuple[LabelFix, ...]:
+    """The phone photos' label corrections (`LABEL_FIXES_FILE`, read once)."""
+    return tuple(load_label_fixes(LABEL_FIXES_FILE))
+
+
+def labelled_codes(image_name: str, codes: list[str | None]) -> list[str | None]:
+    """A photo's label lines as card codes, in line order, mended by `label_fixes` (a fix names
+    its line as ``box``, as `evaluate.apply_label_fixes` does for the dev photos). A fix whose
+    line does not say what it expects is an error: the labels changed under it."""
+    mended = list(codes)
+    for fix in label_fixes():
+        if fix.image != image_name:
+            continue
+        if fix.box >= len(mended) or mended[fix.box] != fix.labelled:
+            raise ValueError(f"label fix for {fix.image} line {fix.box} expects {fix.labelled}")
+        mended[fix.box] = fix.corrected
+    return mended
 
 
 def _seen_mirrored() -> dict[str, bool | None]:
@@ -84,8 +98,9 @@ def load_frames(root: Path = PHONE_DATA) -> list[PhoneFrame]:
         label = root / "labels" / f"{image.stem}.txt"
         if found is None or not label.is_file():
             continue
-        codes = [labelled_card(image.name, card_code(names[int(line.split()[0])]))
-                 for line in label.read_text().splitlines() if line.strip()]
+        codes = labelled_codes(image.name, [card_code(names[int(line.split()[0])])
+                                            for line in label.read_text().splitlines()
+                                            if line.strip()])
         may_be_mirrored = splits.get(image.name, "train") == "train"
         frames.append(PhoneFrame(
             image=image,

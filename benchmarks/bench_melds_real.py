@@ -50,7 +50,7 @@ from vision.table.events import SpreadRead, TableRead  # noqa: E402
 from vision.table.grouping import SeenCard, group_cards  # noqa: E402
 from vision.table.reader import read_image  # noqa: E402
 from vision.table.voting import RegionVoter  # noqa: E402
-from vision.training.phone_data import load_frames, split_by_time  # noqa: E402
+from vision.training.phone_data import PhoneFrame, load_frames, split_by_time  # noqa: E402
 
 MIN_VOTE_PHOTOS = 3
 DEV = ROOT.parent / "shared" / "data" / "real-cards" / "dev"
@@ -98,6 +98,16 @@ def read_photo(path: Path, detector: object, unmirror: bool) -> TableRead:
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     return read_image(image, None, detector,
                       MirrorSetting.AUTO if unmirror else MirrorSetting.NO)
+
+
+def read_as_seen(frame: PhoneFrame, read: TableRead, detector: object) -> TableRead:
+    """The photo read the right way round as seen by eye (``frame.seen_mirrored``): ``read``
+    when it already was (or nobody could tell), else the photo read again that way."""
+    if frame.seen_mirrored is None or read.mirrored == frame.seen_mirrored:
+        return read
+    image = cv2.imread(str(frame.image), cv2.IMREAD_COLOR)
+    return read_image(image, None, detector,
+                      MirrorSetting.YES if frame.seen_mirrored else MirrorSetting.NO)
 
 
 def score_frame(name: str, side: str, never_mirrored: bool, truth: tuple[str, ...],
@@ -221,12 +231,9 @@ def main(argv: list[str] | None = None) -> int:
             scene.append((frame, read))
             scores.append(score_frame(frame.image.stem, side, not frame.may_be_mirrored,
                                       frame.cards, read))
-    for frame in held[: args.limit]:  # each the right way round, as seen by eye
-        image = cv2.imread(str(frame.image), cv2.IMREAD_COLOR)
-        setting = {True: MirrorSetting.YES, False: MirrorSetting.NO}.get(
-            frame.seen_mirrored, MirrorSetting.AUTO)
-        scores.append(score_frame(frame.image.stem, "held-out by eye", True, frame.cards,
-                                  read_image(image, None, detector, setting)))
+            if side == "held-out":
+                scores.append(score_frame(frame.image.stem, "held-out by eye", True,
+                                          frame.cards, read_as_seen(frame, read, detector)))
     for stem, image, truth in dev_frames()[: args.limit]:
         scores.append(score_frame(stem, "dev", True, truth, read_photo(image, detector, False)))
     seconds = time.perf_counter() - started

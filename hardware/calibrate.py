@@ -147,9 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     check = check_image(image, args.marker_mm)
     mirrored = False
     if check.missing:  # printed markers read backwards: a camera set to flip its picture
-        flipped = check_image(unmirror(image), args.marker_mm)
+        flipped_image = unmirror(image)
+        flipped = check_image(flipped_image, args.marker_mm)
         if not flipped.missing:
-            image, check, mirrored = unmirror(image), flipped, True
+            image, check, mirrored = flipped_image, flipped, True
             print("the camera's picture is a mirror image (the printed markers read backwards):"
                   " gintray flips every frame back (the layout says \"mirrored\"); or turn off"
                   " the camera's flip setting and calibrate again")

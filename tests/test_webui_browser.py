@@ -163,6 +163,21 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
     assert not verify_pdf(bytes(tampered), identity).ok
 
 
+@contextlib.contextmanager
+def director_calibrated(base: str, table_id: int):
+    """A browser in which the director has marked and saved the table's layout
+    (`calibrate_by_taps`); yields its page."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.set_default_timeout(20_000)
+        calibrate_by_taps(page, base, table_id)
+        yield page
+        browser.close()
+
+
 def calibrate_by_taps(page, base: str, table_id: int) -> None:
     """The director sets a password, opens the calibration page and marks the up-card slot in
     the middle, A's area along the bottom and B's along the top, then saves."""
@@ -187,19 +202,14 @@ def calibrate_by_taps(page, base: str, table_id: int) -> None:
 
 
 def test_director_marks_the_layout_on_the_picture(served):
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     app, base, table_id, feed, _truth = served
     feed.start()
     feed.thread.join(timeout=60)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
-        page.set_default_timeout(20_000)
-        calibrate_by_taps(page, base, table_id)
+    with director_calibrated(base, table_id) as page:
         expect(page.locator("#toast")).to_contain_text("Layout saved")
         assert page.locator("#calib-overlay polygon").count() == 3
-        browser.close()
     state = app.extensions["gintray.store"].state(table_id)
     from vision.table.layout import load_layout
 
@@ -215,7 +225,7 @@ def test_a_mirrored_camera_picture_is_told_and_turned_at_calibration(served, tmp
     """A camera set to mirror its picture (the demo's spreads, flipped): saving the marks says
     so in plain words, the layout says "mirrored" and the page asks for the new picture."""
     import cv2
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from vision.inference.detector import load_detector
     from vision.table.layout import load_layout
@@ -231,15 +241,10 @@ def test_a_mirrored_camera_picture_is_told_and_turned_at_calibration(served, tmp
     app.extensions["gintray.cameras"][table_id] = feed
     feed.start()
     feed.thread.join(timeout=60)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
-        page.set_default_timeout(20_000)
-        calibrate_by_taps(page, base, table_id)
+    with director_calibrated(base, table_id) as page:
         expect(page.locator("#toast")).to_contain_text("mirror image")
         expect(page.locator("#calib-image")).to_have_attribute("src", re.compile(r"\?t=\d+"))
         page.screenshot(path=str(tmp_path / "calibration-mirrored.png"))
-        browser.close()
     layout = load_layout(app.extensions["gintray.store"].state(table_id).layout)
     width, height = layout.image_size
     assert layout.mirrored

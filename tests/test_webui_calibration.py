@@ -14,21 +14,27 @@ from webui.camera_feed import TableCamera
 DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
 
 
-@pytest.fixture
-def app_with_picture(tmp_path):
-    """Table 1's camera has shown the first frames of the demo (all six markers in view)."""
-    app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
-    footage = tmp_path / "footage"
-    footage.mkdir()
-    for frame in sorted((DEMO / "hand").glob("*.jpg"))[:3]:
-        shutil.copy(frame, footage / frame.name)
-    feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
+def camera_shown(app, tmp_path, footage, **options) -> TableCamera:
+    """Table 1's camera has played ``footage`` (a folder) to its end; ``options`` go to
+    `TableCamera` (a detector, a layout)."""
+    feed = TableCamera(app.extensions["gintray.store"], 1, f"replay:{footage}?fps=0", tmp_path,
+                       app.extensions["gintray.notifier"].publish, **options)
     app.extensions["gintray.cameras"][1] = feed
     feed.start()
     feed.thread.join(timeout=60)
     assert feed.latest_frame() is not None
+    return feed
+
+
+@pytest.fixture
+def app_with_picture(tmp_path):
+    """Table 1's camera has shown the first frames of the demo (all six markers in view)."""
+    app = make_app(tmp_path)
+    footage = tmp_path / "footage"
+    footage.mkdir()
+    for frame in sorted((DEMO / "hand").glob("*.jpg"))[:3]:
+        shutil.copy(frame, footage / frame.name)
+    camera_shown(app, tmp_path, footage)
     return app
 
 
@@ -86,16 +92,11 @@ def test_a_mirrored_picture_is_found_at_calibration_and_flipped_back(tmp_path):
     from vision.inference.detector import load_detector
 
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
     footage = tmp_path / "footage"
     footage.mkdir()
     last = DEMO / "hand" / "frame_065.jpg"  # both spreads on the table, layoffs made
     cv2.imwrite(str(footage / last.name), cv2.flip(cv2.imread(str(last)), 1))
-    feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish, detector=load_detector())
-    app.extensions["gintray.cameras"][1] = feed
-    feed.start()
-    feed.thread.join(timeout=60)
+    feed = camera_shown(app, tmp_path, footage, detector=load_detector())
     director = director_client(app)
     token = csrf_token(director, "/director/")
     body = {"up_card_slot": [[436, 206], [524, 206], [524, 334], [436, 334]],
@@ -108,10 +109,7 @@ def test_a_mirrored_picture_is_found_at_calibration_and_flipped_back(tmp_path):
     answer = r.get_json()
     assert "mirror image" in answer["notice"] and answer["layout"]["mirrored"] is True
     assert sorted(x for x, _ in answer["layout"]["areas"]["A"]) == [360, 360, 960, 960]
-    feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish, layout=answer["path"],
-                       detector=feed.detector).start()
-    feed.thread.join(timeout=60)
-    shown = feed.latest_frame()
-    assert shown is not None and cv2.norm(shown, cv2.imread(str(last)), cv2.NORM_L1) < cv2.norm(
+    shown = camera_shown(app, tmp_path, footage, layout=answer["path"],
+                         detector=feed.detector).latest_frame()
+    assert cv2.norm(shown, cv2.imread(str(last)), cv2.NORM_L1) < cv2.norm(
         shown, cv2.imread(str(footage / last.name)), cv2.NORM_L1)

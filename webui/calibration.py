@@ -38,11 +38,8 @@ def layout_file(table_id: int) -> Path:
 @director_required
 def page(table_id: int) -> Any:
     ctx = page_context(table_id)
-    state = ctx["state"]
     current = None
-    from webui.camera_feed import layout_path_for
-
-    path = layout_path_for(state.camera or "", state.layout)
+    path = _current_layout_path(table_id)
     if path is not None and path.is_file():
         current = path.read_text(encoding="utf-8")
     feed = _feed(table_id)
@@ -113,13 +110,19 @@ def save(table_id: int) -> Any:
                     "next": url_for("views.table_page", table_id=table_id)})
 
 
-def _current_layout_mirrored(table_id: int) -> bool:
-    """Whether the table's camera flips its frames now (its saved layout says so)."""
-    from vision.table.layout import LayoutError, load_layout
+def _current_layout_path(table_id: int) -> Path | None:
+    """The layout file the table's camera reads with now (None: not calibrated)."""
     from webui.camera_feed import layout_path_for
 
     state = store().state(table_id)
-    path = layout_path_for(state.camera or "", state.layout)
+    return layout_path_for(state.camera or "", state.layout)
+
+
+def _current_layout_mirrored(table_id: int) -> bool:
+    """Whether the table's camera flips its frames now (its saved layout says so)."""
+    from vision.table.layout import LayoutError, load_layout
+
+    path = _current_layout_path(table_id)
     try:
         return path is not None and path.is_file() and load_layout(path).mirrored
     except LayoutError:

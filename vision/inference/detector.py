@@ -27,7 +27,7 @@ from typing import NamedTuple, Protocol
 import cv2
 import numpy as np
 
-from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, to_tensor_layout
+from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, namer_input
 from vision.inference.corner_pairing import vote_pairs
 from vision.inference.detection import Detection, Detections
 from vision.inference.exposure import normalise_light
@@ -229,9 +229,7 @@ class Namer:
         """
         if not patches:
             return np.zeros((0, len(NAMER_CLASSES)), np.float32)
-        step = {1: 4, 2: 2, 4: 1}[turns]
-        turned = [np.rot90(p, k) for k in range(0, 4, step) for p in patches]
-        probs = self._run(to_tensor_layout(turned))
+        probs = self._run(namer_input(patches, turns))
         return probs.reshape(turns, len(patches), -1).mean(axis=0)
 
     def _run(self, x: np.ndarray) -> np.ndarray:

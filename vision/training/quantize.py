@@ -50,7 +50,7 @@ def calibration_crops(
 ) -> Iterator[np.ndarray]:
     """Namer input batches: the labelled corner crops (`size` px) of every `every`-th image of
     `folder` (a YOLO folder with images/ and labels/)."""
-    from vision.inference.corner_crops import crop_corner, to_tensor_layout
+    from vision.inference.corner_crops import crop_corner, namer_input
     from vision.training.evaluate import labelled_frames
 
     crops = []
@@ -58,7 +58,7 @@ def calibration_crops(
         if frame is not None:
             crops += [crop_corner(frame, box, size=size) for _, box in truth.boxes]
     for start in range(0, len(crops), batch):
-        yield to_tensor_layout(crops[start : start + batch])
+        yield namer_input(crops[start : start + batch])
 
 
 def _quantize(

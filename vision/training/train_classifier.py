@@ -21,8 +21,8 @@ from vision.inference.corner_crops import (
     CROP_SIZE,
     NAMER_CLASSES,
     crop_corner,
+    namer_input,
     tilt_about_box,
-    to_tensor_layout,
 )
 from vision.training import perturb
 from vision.training.evaluate import iou
@@ -493,7 +493,7 @@ def sample_batch(rng, synth: list[CornerSource], reals: list[CornerSource], n: i
         i, box, label = src.boxes[int(rng.integers(len(src.boxes)))]
         patches.append(_augment(rng, src.images[i], box, policy, real=use_real, size=size))
         labels.append(src.training_label(label))
-    return to_tensor_layout(patches), np.array(labels, np.int64)
+    return namer_input(patches), np.array(labels, np.int64)
 
 
 def export_onnx(model, path: Path, crop_size: int = CROP_SIZE) -> None:

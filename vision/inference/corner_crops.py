@@ -76,3 +76,19 @@ def namer_input(patches: list[np.ndarray], turns: int = 1) -> np.ndarray:
     turned = np.concatenate([np.rot90(restored, k, axes=(1, 2)) for k in range(0, 4, step)])
     arr = turned[..., ::-1].astype(np.float32) / 255.0
     return np.ascontiguousarray(arr.transpose(0, 3, 1, 2))
+
+
+def tilt_about_box(
+    img: np.ndarray, box: tuple[float, float, float, float], angle: float
+) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+    """A window of `img` turned by `angle` degrees about the box's centre, and the box's new
+    axis-aligned bounds in that window (as a labeller boxes a corner index lying askew)."""
+    x1, y1, x2, y2 = box
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    r = int(0.9 * np.hypot(x2 - x1, y2 - y1)) + 4
+    m = cv2.getRotationMatrix2D((cx, cy), angle, 1.0)
+    m[:, 2] -= (cx - r, cy - r)
+    window = cv2.warpAffine(img, m, (2 * r, 2 * r), borderMode=cv2.BORDER_REPLICATE)
+    corners = np.array([[x1, y1, 1], [x2, y1, 1], [x2, y2, 1], [x1, y2, 1]], np.float64) @ m.T
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    return window, (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))

@@ -29,6 +29,7 @@ import numpy as np
 
 from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, namer_input
 from vision.inference.corner_pairing import vote_pairs
+from vision.inference.denoise import smooth_noise
 from vision.inference.detection import Detection, Detections
 from vision.inference.exposure import normalise_light
 from vision.inference.tiling import DetectorSettings, in_tiles, merge_overlaps, read_in_tiles
@@ -408,7 +409,7 @@ class CardDetector:
         """The corners of one whole frame (or tile), unnamed: light normalisation, the scale
         policy (`_corners`), boxes clipped to the frame, at most `max_corners` (best kept)."""
         if self.normalise_light:  # both models read the normalised frame
-            image_bgr = normalise_light(image_bgr)
+            image_bgr = smooth_noise(normalise_light(image_bgr))
         boxes, scores = self._corners(image_bgr)
         h, w = image_bgr.shape[:2]
         boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)

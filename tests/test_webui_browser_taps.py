@@ -137,3 +137,26 @@ def test_a_misread_card_the_camera_was_sure_of_is_fixed_in_two_taps_and_confirme
     assert count <= 4 and hand.confirmed
     assert sorted(hand.proposal.cards["A"]) == sorted(true_a)
     assert hand.proposal.result["deadwood"]["A"] == 5
+
+
+def test_a_knock_card_the_camera_was_sure_of_is_fixed_in_two_taps_and_confirmed(served):
+    """The camera read the up card as the 9 of hearts, sure of it; it is the 9 of diamonds.
+    Ann taps the knock card, then the card it really is: 2 taps to fix (was: type "9D" in the
+    knock card field and send it), 2 to confirm."""
+    from playwright.sync_api import expect
+
+    camera_reads(served[0].extensions["gintray.store"], "9H", None, list(KNOCK_A), MELDS_A)
+
+    def fix(ann, ben, taps):
+        expect(ann.locator("#knock-doubt")).to_have_count(0)  # nothing the camera doubted
+        taps.tap(ann, "#knock-card")
+        chooser = ann.locator("#knock-fix-chooser")
+        expect(chooser).to_contain_text("9♥ is really:")
+        expect(chooser.locator('button[data-other="9D"]')).to_have_count(1)
+        expect(chooser.locator('button[data-other="TH"]')).to_have_count(1)  # the next rank
+        taps.tap(ann, '#knock-fix-chooser button[data-other="9D"]')
+        for page in (ann, ben):
+            expect(page.locator("#knock-card")).to_have_text("9♦")
+
+    count, hand = play(served, fix)
+    assert count <= 4 and hand.up_card == "9D" and hand.confirmed

@@ -79,8 +79,9 @@
       if (!ev.target.open && form) { form.classList.remove("dirty"); refresh(); }
     }, true);
     // A card read wrong: tap it, then the card it really is (the likely misreads: the same
-    // rank in another suit, the next rank in the same suit). The correction form's fields
-    // (melds, other cards, the layout seen) are rewritten with it and sent.
+    // rank in another suit, the next rank in the same suit). For a meld or deadwood card the
+    // correction form's fields (melds, other cards, the layout seen) are rewritten with it and
+    // sent; for the knock card, the knock card form is sent with it.
     const RANKS = "A23456789TJQK";
     const SUIT_SIGNS = { C: "♣", D: "♦", H: "♥", S: "♠" };
     const pretty = (c) => (c[0] === "T" ? "10" : c[0]) + SUIT_SIGNS[c[1]];
@@ -99,34 +100,45 @@
         .forEach((i) => out.push(RANKS[i] + suit));
       return out.filter((c) => !taken.has(c));
     }
+    // the chooser's buttons: one a likely misread, each carrying `data` (who, which card)
+    function offerMisreads(chooser, card, taken, data, elsewhere) {
+      chooser.replaceChildren();
+      const say = document.createElement("span");
+      say.textContent = pretty(card) + " is really: ";
+      chooser.append(say);
+      misreads(card, taken).forEach((other) => {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "card-fix-choice swap";
+        Object.assign(b.dataset, data, { card: card, other: other });
+        b.textContent = pretty(other);
+        chooser.append(b);
+      });
+      const more = document.createElement("span");
+      more.className = "muted";
+      more.textContent = " (another card: " + elsewhere + ")";
+      chooser.append(more);
+      chooser.hidden = false;
+    }
     panel.addEventListener("click", (ev) => {
       const fix = ev.target.closest("button.card-fix");
+      const knockFix = ev.target.closest("button.knock-fix");
       const choice = ev.target.closest("button.card-fix-choice");
-      const chooser = panel.querySelector("#card-fix-chooser");
       const form = panel.querySelector("form.correction");
-      if (!chooser || !form) return;
-      if (fix) {
-        const card = fix.dataset.card;
-        chooser.replaceChildren();
-        const say = document.createElement("span");
-        say.textContent = pretty(card) + " is really: ";
-        chooser.append(say);
-        misreads(card, onTable(form)).forEach((other) => {
-          const b = document.createElement("button");
-          b.type = "button";
-          b.className = "card-fix-choice swap";
-          b.dataset.player = fix.dataset.player;
-          b.dataset.card = card;
-          b.dataset.other = other;
-          b.textContent = pretty(other);
-          chooser.append(b);
-        });
-        const more = document.createElement("span");
-        more.className = "muted";
-        more.textContent = " (another card: \"Correct the cards\" below)";
-        chooser.append(more);
-        chooser.hidden = false;
-      } else if (choice) {
+      if (knockFix) {
+        const chooser = panel.querySelector("#knock-fix-chooser");
+        if (chooser) offerMisreads(chooser, knockFix.dataset.card, new Set(), { knock: "1" },
+          "type it below");
+      } else if (fix && form) {
+        const chooser = panel.querySelector("#card-fix-chooser");
+        if (chooser) offerMisreads(chooser, fix.dataset.card, onTable(form),
+          { player: fix.dataset.player }, "\"Correct the cards\" below");
+      } else if (choice && choice.dataset.knock) {
+        const knockForm = panel.querySelector("form.knock-card-form");
+        knockForm.querySelector("input[name=card]").value = choice.dataset.other;
+        choice.parentElement.hidden = true;
+        knockForm.requestSubmit();
+      } else if (choice && form) {
         const { player, card, other } = choice.dataset;
         const swap = (text) => text.split(/(\s+|\|)/)
           .map((t) => (t.toUpperCase() === card ? other : t)).join("");
@@ -134,7 +146,7 @@
           const input = form.querySelector(`input[name="${name}${player}"]`);
           if (input) input.value = swap(input.value);
         });
-        chooser.hidden = true;
+        choice.parentElement.hidden = true;
         form.requestSubmit();
       }
     });

@@ -17,7 +17,7 @@ NAMER_CLASSES: tuple[str, ...] = (*ALL_CODES, "none")  # 52 card codes, then "no
 #: overhead frame is pale anyway: on a 12-16 px index a red pip fades towards grey and the namer
 #: calls it black. A saturated photo's red pips (phone photos: 95th percentile 26-70) are left as
 #: they are: doubling them clips red and a heart's edge with it (held-out 109 -> 106 of 113 with
-#: a fixed gain). Measured: models/MODEL_CARD.md, "Chroma restored before naming".
+#: a fixed gain). Measured: models/MODEL_CARD.md, "Chroma restored and noisy frames smoothed".
 CHROMA_TARGET = 32.0
 CHROMA_MAX_GAIN = 2.0
 
@@ -39,12 +39,13 @@ def crop_corner(
     return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
 
 
-def chroma_gains(ycc: np.ndarray, n_patches: int) -> np.ndarray:
-    """Each YCrCb patch's chroma gain (N,) for patches stacked as (N x H, W, 3): CHROMA_TARGET
-    over the 95th percentile of its pixels' larger chroma deviation from grey, kept within 1
-    and CHROMA_MAX_GAIN."""
-    _, cr, cb = cv2.split(ycc)
-    deviation = cv2.max(cv2.absdiff(cr, 128), cv2.absdiff(cb, 128)).reshape(n_patches, -1)
+def chroma_gains(ycc: np.ndarray) -> np.ndarray:
+    """Each YCrCb patch's chroma gain, for patches (N, H, W, 3): CHROMA_TARGET over the 95th
+    percentile of its pixels' larger chroma deviation from grey, kept within 1 and
+    CHROMA_MAX_GAIN."""
+    n, h, w, _ = ycc.shape
+    _, cr, cb = cv2.split(ycc.reshape(n * h, w, 3))
+    deviation = cv2.max(cv2.absdiff(cr, 128), cv2.absdiff(cb, 128)).reshape(n, -1)
     k = round(0.95 * (deviation.shape[1] - 1))
     spread = np.partition(deviation, k, axis=1)[:, k].astype(np.float32)
     return np.clip(CHROMA_TARGET / np.maximum(spread, 1.0), 1.0, CHROMA_MAX_GAIN)
@@ -58,7 +59,7 @@ def restore_chroma(patches: np.ndarray) -> np.ndarray:
     out = np.array(patches, dtype=np.uint8)  # a copy: the caller's patches stay as they were
     ycc = cv2.cvtColor(out.reshape(n * h, w, 3), cv2.COLOR_BGR2YCrCb).reshape(n, h, w, 3)
     levels = np.arange(256, dtype=np.float32)
-    for i, gain in enumerate(chroma_gains(ycc.reshape(n * h, w, 3), n)):
+    for i, gain in enumerate(chroma_gains(ycc)):
         if gain > 1.0:
             chroma = np.clip(np.rint((levels - 128.0) * gain + 128.0), 0, 255).astype(np.uint8)
             table = np.stack([levels.astype(np.uint8), chroma, chroma], axis=-1)[:, None, :]

@@ -8,9 +8,9 @@ it is, untouched, so the filter costs nothing where it is not needed.
 
 The noise is measured on the luma with Immerkaer's Laplacian-difference operator, whose
 response cancels smooth shading; its median absolute value (scaled as for a Gaussian) is robust
-to the edges of cards and indices. Measured (models/MODEL_CARD.md, "Noisy frames smoothed"): the
-dev photos measure 0-0.7, shrunk so their indices are 14 px 0-2.7, the phone photos 0-1.5, the
-sweep's noise levels 3.2-9.4.
+to the edges of cards and indices. Measured (models/MODEL_CARD.md, "Chroma restored and noisy
+frames smoothed"): the dev photos measure 0-0.7, shrunk so their indices are 14 px 0-2.7, the
+phone photos 0-1.5, the sweep's noise levels 3.2-9.4.
 """
 
 from __future__ import annotations
@@ -36,10 +36,9 @@ def noise_sigma(luma: np.ndarray) -> float:
     return median * _TO_SIGMA
 
 
-def smooth_noise(image: np.ndarray, luma: np.ndarray | None = None) -> np.ndarray:
-    """The frame smoothed by the bilateral filter when its noise reaches NOISE_GATE; the same
-    frame (not a copy) otherwise. ``luma``: the frame's, if known."""
-    luma = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if luma is None else luma
-    if noise_sigma(luma) < NOISE_GATE:
+def smooth_noise(image: np.ndarray) -> np.ndarray:
+    """The BGR frame smoothed by the bilateral filter when its noise reaches NOISE_GATE; the
+    same frame (not a copy) otherwise."""
+    if noise_sigma(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)) < NOISE_GATE:
         return image
     return cv2.bilateralFilter(image, **BILATERAL)

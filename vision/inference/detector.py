@@ -333,7 +333,8 @@ class CardDetector:
         self.max_upscale = max_upscale  # the finer pass enlarges the frame at most this much
         self.turns = turns
         self.pair_vote = pair_vote
-        self.normalise_light = normalise_light  # exposure, white balance (exposure.py)
+        # exposure, white balance (exposure.py), then a noisy frame smoothed (denoise.py)
+        self.normalise_light = normalise_light
         self.settings = settings or DetectorSettings()
 
     def with_settings(self, settings: DetectorSettings) -> CardDetector:
@@ -406,8 +407,9 @@ class CardDetector:
         return self._detect_frame(image_bgr, min_confidence)
 
     def find_corners(self, image_bgr: np.ndarray) -> FoundCorners:
-        """The corners of one whole frame (or tile), unnamed: light normalisation, the scale
-        policy (`_corners`), boxes clipped to the frame, at most `max_corners` (best kept)."""
+        """The corners of one whole frame (or tile), unnamed: light normalisation and noise
+        smoothing, the scale policy (`_corners`), boxes clipped to the frame, at most
+        `max_corners` (best kept)."""
         if self.normalise_light:  # both models read the normalised frame
             image_bgr = smooth_noise(normalise_light(image_bgr))
         boxes, scores = self._corners(image_bgr)

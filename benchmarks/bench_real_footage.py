@@ -24,6 +24,8 @@ named from the frames around it), ``notes``. Per clip:
   the frame after the row before, up to the end of its settled run): labels every 5th frame
   put the true settling up to 4 frames before that row, so -4..0 is "read as it settled";
   "never" when the read never held it while it lay;
+- ``--every-frame``: the same without the change gate, every frame read whole (what the
+  detector alone makes of each frame: its false cards frame by frame, for comparison);
 - **CPU a frame**: the reader's CPU seconds (`time.process_time`), GINTRAY_THREADS threads
   (default 1), and the frames in which the detector read; with and without the reader's idle
   re-reads where the reader has them (`vision.table.watch.set_idle_rereads`).
@@ -186,8 +188,9 @@ def _settlings(reads: list[frozenset[str]], labels: list[LabelRow]) -> list[Sett
 
 
 def watch_clip(clip: Path, layout_path: Path | None, rereads: bool | None,
-               detector) -> tuple[list[WatchLine], WatchSummary]:
-    """Play ``clip`` through the live reader as `gintray watch replay:CLIP?fps=0` does."""
+               detector, every_frame: bool = False) -> tuple[list[WatchLine], WatchSummary]:
+    """Play ``clip`` through the live reader as `gintray watch replay:CLIP?fps=0` does
+    (``every_frame``: without the change gate, every frame read whole)."""
     layout = None
     if layout_path is not None:
         from vision.table.layout import load_layout
@@ -196,6 +199,8 @@ def watch_clip(clip: Path, layout_path: Path | None, rereads: bool | None,
     reader, counted = live_reader(detector, layout)
     if rereads is not None:
         set_idle_rereads(reader, rereads)
+    if every_frame:
+        reader.regions = None  # the reader as before the gate: the detector on every frame
     with open_camera(f"replay:{clip}?fps=0") as camera:
         watch = Watch(camera, reader, counted, wait_back=0.0)
         lines = list(watch.lines())
@@ -242,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", type=Path, help="the labels CSV (one clip only)")
     parser.add_argument("--layout", type=Path, help="a layout JSON for every clip (default none)")
     parser.add_argument("--json", action="store_true", help="one JSON object a clip and run")
+    parser.add_argument("--every-frame", action="store_true",
+                        help="no change gate: every frame read whole (what the detector alone "
+                             "gives, frame by frame; slow)")
     args = parser.parse_args(argv)
     clips = args.clips or sorted(p for p in REAL_FOOTAGE.iterdir()
                                  if p.suffix.lower() in VIDEO_SUFFIXES)
@@ -259,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         labels = load_labels(label_path) if label_path else []
         rereads: bool | None = None  # the reader as it comes; then the other way, if it can
         while True:
-            lines, summary = watch_clip(clip, args.layout, rereads, detector)
+            lines, summary = watch_clip(clip, args.layout, rereads, detector, args.every_frame)
             score = score_clip(reads_per_frame(lines, summary.frames), labels)
             if args.json:
                 print(json.dumps({"clip": str(clip), "labels": str(label_path or ""),

@@ -128,6 +128,34 @@ def test_a_camera_whose_files_vanish_ends_with_status_1(tmp_path):
     assert "dropped out" in error["message"] and "not back within 0.1 s" in error["message"]
 
 
+def test_a_camera_back_within_the_wait_is_told_and_the_watch_goes_on(tmp_path):
+    """The folder's files vanish after the first frame and are put back once the loss is
+    told: the lost and back lines come, the rest of the footage is read, status 0."""
+    folder = tmp_path / "camera"
+    folder.mkdir()
+    names = [f"frame_{i:03d}.jpg" for i in range(4)]
+    for name in names:
+        shutil.copy(FRAMES / name, folder / name)
+    reader, counted = live_reader(_detector(), None)
+    camera = open_camera(f"replay:{folder}?fps=0", first_retry=0.01, max_retry=0.02)
+    printed: list[dict] = []
+
+    def out(line: str) -> None:
+        printed.append(json.loads(line))
+        if len(printed) == 1:  # the first frame is out: the files vanish
+            for name in names:
+                (folder / name).unlink()
+        elif any(e["kind"] == "camera_lost" for e in printed[-1].get("events", [])):
+            for name in names:  # told: they come back
+                shutil.copy(FRAMES / name, folder / name)
+
+    status = run_watch(Watch(camera, reader, counted, wait_back=300), "replay:camera", True, out)
+    kinds = [e["kind"] for line in printed for e in line.get("events", [])]
+    assert status == 0
+    assert kinds == ["camera_lost", "camera_back"]
+    assert printed[-1]["summary"]["frames"] == 4 and "lost" not in printed[-1]["summary"]
+
+
 def test_a_camera_that_errors_at_once_is_a_message_not_a_traceback(tmp_path):
     """A source whose frame cannot be read (a broken file where a picture should be): the
     command says which and why on stderr and exits 1; no traceback."""
@@ -159,3 +187,13 @@ def test_an_unusable_layout_is_status_2(tmp_path, capsys):
     bad.write_text("{}")
     assert watch_main([f"replay:{FRAMES}?fps=0", "--layout", str(bad)]) == 2
     assert "gintray watch:" in capsys.readouterr().err
+
+
+def test_idle_rereads_off_is_said_when_the_reader_has_none(capsys):
+    """Today's reader has no idle re-reads: asking them off says so and reads as ever; the
+    summary tells which (the place item 1 of issue 36 plugs into)."""
+    status, lines, err = _watch_json(capsys, f"replay:{FRAMES}?fps=0", "--frames", "1",
+                                     "--no-idle-rereads")
+    assert status == 0
+    assert "no idle re-reads" in err
+    assert lines[-1]["summary"]["idle_rereads"] is None

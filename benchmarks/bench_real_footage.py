@@ -46,7 +46,12 @@ sys.path.insert(0, str(REPO))
 
 from vision.demo.verify import detector_threads  # noqa: E402
 from vision.inference.cpu import cpu_info  # noqa: E402
-from vision.table.camera import VIDEO_SUFFIXES, open_camera  # noqa: E402
+from vision.table.camera import (  # noqa: E402
+    VIDEO_SUFFIXES,
+    footage_rate,
+    open_camera,
+    parse_source,
+)
 from vision.table.watch import (  # noqa: E402
     Watch,
     WatchLine,
@@ -201,8 +206,10 @@ def watch_clip(clip: Path, layout_path: Path | None, rereads: bool | None,
         set_idle_rereads(reader, rereads)
     if every_frame:
         reader.regions = None  # the reader as before the gate: the detector on every frame
-    with open_camera(f"replay:{clip}?fps=0") as camera:
-        watch = Watch(camera, reader, counted, wait_back=0.0)
+    source = f"replay:{clip}?fps=0"
+    with open_camera(source) as camera:
+        watch = Watch(camera, reader, counted, wait_back=0.0,
+                      footage_fps=footage_rate(parse_source(source)))
         lines = list(watch.lines())
     if watch.summary.lost is not None:
         raise SystemExit(f"{clip}: {watch.summary.lost.reason}")

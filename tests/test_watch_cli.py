@@ -21,7 +21,7 @@ import pytest
 
 from vision.demo.noisy import noisy_frame
 from vision.demo.verify import DEMO_DIR
-from vision.table.camera import open_camera
+from vision.table.camera import REPLAY_FPS, footage_rate, open_camera, parse_source
 from vision.table.watch import Watch, live_reader
 from vision.watch_cli import run_watch, watch_main
 
@@ -95,6 +95,7 @@ def test_a_card_laid_down_appears_in_the_read(capsys):
     assert "knock card 4C" in laid
     frame = int(laid.split()[1])
     assert 5 <= frame <= 7, "4C lies still from frame 5: read one or two frames later"
+    assert laid.split()[2] == f"{frame / REPLAY_FPS:.1f}", "a replay's seconds are footage time"
     assert out[-1].startswith("10 frames, ")
     assert "CPU a frame" in out[-1] and "idle re-reads" in out[-1]
 
@@ -197,3 +198,18 @@ def test_no_idle_rereads_switches_them_off_or_says_there_are_none(capsys):
     assert status == 0
     rereads = lines[-1]["summary"]["idle_rereads"]
     assert rereads is False or (rereads is None and "no idle re-reads" in err)
+
+
+def test_recorded_footage_is_timed_as_filmed(tmp_path):
+    """A replay's frames are timed by its pace, a video's own rate when it plays as fast as
+    it is read, the replay default for a folder; a live camera keeps its frames' own time."""
+    video = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5.0, (64, 48))
+    for i in range(3):
+        writer.write(np.full((48, 64, 3), 40 * i, np.uint8))
+    writer.release()
+    assert footage_rate(parse_source(f"replay:{video}?fps=0")) == pytest.approx(5.0)
+    assert footage_rate(parse_source(f"replay:{video}?fps=4")) == 4.0
+    assert footage_rate(parse_source(f"replay:{FRAMES}?fps=0")) == REPLAY_FPS
+    assert footage_rate(parse_source(f"replay:{FRAMES}")) == REPLAY_FPS
+    assert footage_rate(parse_source("usb:0")) is None

@@ -4,7 +4,8 @@ How a director checks a camera before play: the reader the table app would run o
 (`vision.table.watch`), one line each time its read changes (frame, seconds, cards, doubts,
 events), and at the end the reader's CPU a frame. SOURCE is any camera source of the app:
 ``replay:VIDEO_OR_FOLDER[?fps=N]`` (``fps=0``: as fast as it reads), ``usb:N``, ``picamera:N``,
-``rtsp://...``, ``http(s)://...``. With ``--json`` each line is one JSON object.
+``rtsp://...``, ``http(s)://...``. With ``--json`` each line is one JSON object. A replay's
+seconds are its footage's (`vision.table.camera.footage_rate`), a live camera's its own.
 
 Exit status: 0 when the footage ends, ``--frames`` are read or Ctrl-C stops it; 1 when the
 camera drops out and is not back within ``--wait`` seconds (the last line says why); 2 for a
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.detector_options import add_detector_options, detector_from_options
-from vision.table.camera import CameraSourceError, open_camera
+from vision.table.camera import CameraSourceError, footage_rate, open_camera, parse_source
 from vision.table.watch import Watch, WatchSummary, live_reader, set_idle_rereads
 
 
@@ -57,6 +58,7 @@ def watch_main(argv: list[str]) -> int:
         except LayoutError as exc:
             return _fail(str(exc))
     try:
+        fps = footage_rate(parse_source(args.source))
         camera = open_camera(args.source)  # an absent device is a lost camera, not an error
     except CameraSourceError as exc:
         return _fail(str(exc))
@@ -68,7 +70,8 @@ def watch_main(argv: list[str]) -> int:
         reader, counted = live_reader(detector, layout)
         if args.no_idle_rereads and not set_idle_rereads(reader, False):
             _note("this reader has no idle re-reads: every frame is read as it always is")
-        watch = Watch(camera, reader, counted, max_frames=args.frames, wait_back=args.wait)
+        watch = Watch(camera, reader, counted, max_frames=args.frames, wait_back=args.wait,
+                      footage_fps=fps)
         return run_watch(watch, args.source, args.json)
 
 

@@ -6,6 +6,8 @@ else the `Onlooker`: the whole frame is one region behind the change gate), a mi
 camera's frames flipped back first. After each frame, `live_read` says what the reader holds
 now (the cards of the detections it used, and its doubts); a `WatchLine` is given each time
 that read changes or the frame brings events (a deal, a spread, the camera lost or back).
+Recorded footage is timed as it was filmed (``footage_fps``: a frame's time is its index over
+the rate), so a reader that spends idle camera time sees the same time on every computer.
 `WatchSummary` keeps the CPU it took: the reader's own CPU seconds a frame (one thread unless
 GINTRAY_THREADS says more) and the whole process's (capture and decoding included).
 
@@ -193,6 +195,9 @@ class Watch:
     detector: CountingDetector | None = None  # the reader's counted detector, if counted
     max_frames: int | None = None
     wait_back: float = 10.0  # seconds a lost camera may take to come back
+    # frames a second of recorded footage: its frames are timed index / rate (the camera time
+    # a live camera would give them, whatever the reading speed); None: the frames' own time
+    footage_fps: float | None = None
     clock: Callable[[], float] = time.monotonic
     summary: WatchSummary = field(default_factory=WatchSummary)
 
@@ -224,6 +229,8 @@ class Watch:
                         return
                     continue
                 self.summary.ever_connected = True
+                if self.footage_fps:
+                    frame = replace(frame, timestamp=frame.index / self.footage_fps)
                 first = frame.timestamp if first is None else first
                 if mirrored:
                     frame = replace(frame, image=unmirror(frame.image))

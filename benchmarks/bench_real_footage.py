@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     for clip in clips:
         label_path = labels_for(clip, args.labels)
         labels = load_labels(label_path) if label_path else []
-        rereads: bool | None = None  # the reader as it comes; then the other way, if it can
+        rereads: bool | None = None  # the reader as it comes; then with them off, if it can
         while True:
             lines, summary = watch_clip(clip, args.layout, rereads, detector, args.every_frame)
             score = score_clip(reads_per_frame(lines, summary.frames), labels)
@@ -282,9 +282,9 @@ def main(argv: list[str] | None = None) -> int:
                                   **summary.to_json()}))
             else:
                 report(clip, score, summary, bool(labels))
-            if rereads is not None or summary.idle_rereads is None:
+            if rereads is not None or not summary.idle_rereads:
                 break
-            rereads = not summary.idle_rereads
+            rereads = False
     return 0
 
 

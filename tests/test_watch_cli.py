@@ -213,3 +213,23 @@ def test_recorded_footage_is_timed_as_filmed(tmp_path):
     assert footage_rate(parse_source(f"replay:{FRAMES}?fps=0")) == REPLAY_FPS
     assert footage_rate(parse_source(f"replay:{FRAMES}")) == REPLAY_FPS
     assert footage_rate(parse_source("usb:0")) is None
+
+
+def test_idle_rereads_are_the_region_readers_budget():
+    """The switch works on the region reader's re-read budget (a share of camera time; issue
+    36 item 1): a share above 0 is "on", off sets it to 0; a reader without a budget, or one
+    reading every frame whole, has none to switch."""
+    from dataclasses import dataclass
+    from types import SimpleNamespace
+
+    from vision.table.watch import idle_rereads, set_idle_rereads
+
+    @dataclass
+    class Budget:
+        share: float = 0.5
+
+    reader = SimpleNamespace(regions=SimpleNamespace(budget=Budget()))
+    assert idle_rereads(reader) is True
+    assert set_idle_rereads(reader, False) and idle_rereads(reader) is False
+    for without in (SimpleNamespace(regions=SimpleNamespace()), SimpleNamespace(regions=None)):
+        assert idle_rereads(without) is None and not set_idle_rereads(without, False)

@@ -75,18 +75,29 @@ def live_reader(detector: Any, layout: TableLayout | None) -> tuple[LiveReader, 
     return TableReader(counted, layout), counted
 
 
+def _reread_budget(reader: LiveReader) -> Any:
+    """The CPU budget the reader's region reader spends on idle re-reads (issue 36 item 1: a
+    ``share`` of camera time re-reads may take, 0 for none); None where it has no such budget
+    (a reader without idle re-reads, or one that reads every frame whole)."""
+    budget = getattr(reader.regions, "budget", None)
+    return budget if isinstance(getattr(budget, "share", None), int | float) else None
+
+
 def idle_rereads(reader: LiveReader) -> bool | None:
-    """Whether ``reader`` re-reads settled regions while nothing moves (issue 36 item 1);
-    None where the reader has no such option."""
-    value = getattr(reader, "idle_rereads", None)
-    return None if value is None else bool(value)
+    """Whether ``reader`` re-reads settled regions while nothing moves; None where the reader
+    has no such option."""
+    budget = _reread_budget(reader)
+    return None if budget is None else budget.share > 0
 
 
 def set_idle_rereads(reader: LiveReader, on: bool) -> bool:
-    """Switch the reader's idle re-reads on or off; False where it has none to switch."""
-    if idle_rereads(reader) is None:
+    """Switch the reader's idle re-reads off (``on`` False: no CPU for them) or leave them as
+    the reader has them (``on`` True); False where the reader has none to switch."""
+    budget = _reread_budget(reader)
+    if budget is None:
         return False
-    reader.idle_rereads = on  # type: ignore[union-attr]
+    if not on:
+        budget.share = 0.0
     return True
 
 

@@ -258,8 +258,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="no change gate: every frame read whole (what the detector alone "
                              "gives, frame by frame; slow)")
     args = parser.parse_args(argv)
+    if not args.clips and not REAL_FOOTAGE.is_dir():
+        parser.error(f"{REAL_FOOTAGE} is absent: name the clips to read")
     clips = args.clips or sorted(p for p in REAL_FOOTAGE.iterdir()
                                  if p.suffix.lower() in VIDEO_SUFFIXES)
+    missing = [str(c) for c in clips if not c.exists()]
+    if missing:
+        parser.error(f"no such clip: {', '.join(missing)}")
     if args.labels and len(clips) != 1:
         parser.error("--labels goes with one clip")
     from vision.inference.detector import load_detector

@@ -116,13 +116,14 @@ def test_a_camera_whose_files_vanish_ends_with_status_1(tmp_path):
         for path in folder.iterdir():  # the first line is out: the files vanish
             path.unlink()
 
-    watch = Watch(camera, reader, counted, wait_back=0.1)
+    watch = Watch(camera, reader, counted, wait_back=0.1, footage_fps=REPLAY_FPS)
     status = run_watch(watch, "replay:camera", as_json=True, out=out)
     lines = [json.loads(line) for line in printed]
     assert status == 1
     assert lines[0]["frame"] == 0 and lines[0]["events"] == []
     lost = lines[1]["events"][0]
     assert lost["kind"] == "camera_lost" and "disappeared" in lost["reason"]
+    assert lines[1]["frame"] == 0 and lines[1]["seconds"] == 0.0, "lost after footage frame 0"
     assert lines[-2]["summary"]["frames"] == 1
     error = lines[-1]["error"]
     assert error["code"] == "camera_lost"

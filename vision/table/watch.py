@@ -216,8 +216,8 @@ class Watch:
         """A line for the first frame, then each time the read changes or events come."""
         self.summary.idle_rereads = idle_rereads(self.reader)
         mirrored = isinstance(self.reader, TableReader) and self.reader.layout.mirrored
-        last = LiveRead()
-        first: float | None = None
+        last, seconds = LiveRead(), 0.0
+        first: float | None = None  # the first frame's time
         frame_at: int | None = None
         lost: CameraLost | None = None
         lost_at = 0.0
@@ -234,7 +234,9 @@ class Watch:
                         lost = None
                 if frame is None:
                     if camera_events:
-                        yield self._line(frame_at, first, last, tuple(camera_events))
+                        if first is not None and not self.footage_fps:  # a live camera's
+                            seconds = time.time() - first  # own clock; footage: its last frame
+                        yield self._line(frame_at, seconds, last, tuple(camera_events))
                     if lost is not None and self.clock() - lost_at >= self.wait_back:
                         self.summary.lost = lost
                         return
@@ -243,14 +245,14 @@ class Watch:
                 if self.footage_fps:
                     frame = replace(frame, timestamp=frame.index / self.footage_fps)
                 first = frame.timestamp if first is None else first
+                seconds = frame.timestamp - first
                 if mirrored:
                     frame = replace(frame, image=unmirror(frame.image))
                 read, events = self._read(frame)
                 frame_at = frame.index
                 if read != last or events or camera_events or self.summary.frames == 1:
                     last = read
-                    yield self._line(frame_at, first, read, (*camera_events, *events),
-                                     frame.timestamp)
+                    yield self._line(frame_at, seconds, read, (*camera_events, *events))
         finally:
             self.summary.process_cpu = time.process_time() - started
 
@@ -268,8 +270,7 @@ class Watch:
             self.summary.detector_frames += 1
         return live_read(self.reader, frame_read), frame_read.events
 
-    def _line(self, frame: int | None, first: float | None, read: LiveRead,
-              events: tuple[Event, ...], at: float | None = None) -> WatchLine:
+    def _line(self, frame: int | None, seconds: float, read: LiveRead,
+              events: tuple[Event, ...]) -> WatchLine:
         self.summary.lines += 1
-        now = time.time() if at is None else at
-        return WatchLine(frame, 0.0 if first is None else now - first, read, events)
+        return WatchLine(frame, seconds, read, events)

@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "detect": ("vision.cli", "detect_main", "detect cards in images"),
     "eval-detector": ("vision.cli", "eval_main", "score the detector on a YOLO-labelled folder"),
     "read": ("vision.cli", "read_main", "read a table photo (up card, spreads)"),
+    "watch": ("vision.cli", "watch_main",
+              "a camera through the live reader: a line each time the read changes, CPU a frame"),
     "doctor": ("vision.cli", "doctor_main",
                "check that the card detector reads right on this CPU, and its speed"),
     "serve": ("webui.cli", "serve_main", "run the table web app"),

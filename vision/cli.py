@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vision.read_cli import read_main
 
-__all__ = ["detect_main", "eval_main", "read_main", "synth_main", "train_main"]
+__all__ = ["detect_main", "eval_main", "read_main", "synth_main", "train_main", "watch_main"]
 
 
 def synth_main(argv: list[str]) -> int:
@@ -53,6 +53,13 @@ def eval_main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(synth_main(sys.argv[1:]))
+
+
+def watch_main(argv: list[str]) -> int:
+    """`gintray watch`: a camera through the live reader, a line each time the read changes."""
+    from vision.watch_cli import watch_main as main
+
+    return main(argv)
 
 
 def doctor_main(argv: list[str]) -> int:

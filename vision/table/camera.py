@@ -29,6 +29,7 @@ import numpy as np
 from vision.table.events import CameraBack, CameraLost
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+REPLAY_FPS = 2.0  # a replay's frames a second unless its source says (``?fps=N``)
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".webm", ".mjpeg", ".mjpg"}
 
 
@@ -188,7 +189,7 @@ def parse_source(source: str | int) -> SourceSpec:
             raise CameraSourceError("replay source needs a path: replay:FOLDER_OR_VIDEO")
         params = parse_qs(query)
         try:
-            fps = float(params.get("fps", ["2"])[0])
+            fps = float(params.get("fps", [str(REPLAY_FPS)])[0])
         except ValueError as exc:
             raise CameraSourceError(f"bad fps in {text!r}") from exc
         if fps < 0:
@@ -210,6 +211,24 @@ def parse_source(source: str | int) -> SourceSpec:
         f"unknown camera source {text!r} "
         "(use replay:PATH, usb:N, rtsp://..., http://..., picamera:N)"
     )
+
+
+def footage_rate(spec: SourceSpec) -> float | None:
+    """The frames a second a replay's footage was filmed at, for a camera clock that does not
+    depend on how fast frames are read: the replay's pace (``?fps=N``), else (``fps=0``) a
+    video's own frame rate, else `REPLAY_FPS`. None for a live camera (its frames' own time)."""
+    if spec.kind != "replay":
+        return None
+    if spec.fps > 0:
+        return spec.fps
+    path = Path(str(spec.target))
+    if path.is_file():
+        video = cv2.VideoCapture(str(path))
+        rate = video.get(cv2.CAP_PROP_FPS) if video.isOpened() else 0.0
+        video.release()
+        if rate > 0:  # (NaN and 0 where the container does not say)
+            return float(rate)
+    return REPLAY_FPS
 
 
 def source_opener(spec: SourceSpec) -> Callable[[], Source]:

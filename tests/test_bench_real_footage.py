@@ -1,0 +1,83 @@
+"""The real-footage benchmark (issue 36 item 5): its figures from per-frame reads and labels,
+and one run end to end on a short labelled clip of the demo footage."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from script_helpers import load_module
+
+from vision.demo.verify import DEMO_DIR
+
+ROOT = Path(__file__).resolve().parents[1]
+bench = load_module(ROOT / "benchmarks" / "bench_real_footage.py", "bench_real_footage")
+
+
+def _reads(*cards: str) -> list[frozenset[str]]:
+    """One frame a string: the cards read in it ("" for none)."""
+    return [frozenset(c.split()) for c in cards]
+
+
+def _row(frame: int, settled: str = "", transient: str = ""):
+    return bench.LabelRow(frame, frozenset(settled.split()), frozenset(transient.split()))
+
+
+LABELS = [_row(0), _row(3, transient="KS"), _row(6, "KS"), _row(9, "KS"), _row(12, "KS")]
+
+
+def test_a_card_read_late_and_a_false_card_are_scored():
+    """KS lies still from row 6 on and is read from frame 8 (+2); a 7H that is not there is
+    held in frames 10-11; between them the read settles once (not counted) and changes twice."""
+    reads = _reads("", "", "", "", "", "", "", "", "KS", "KS", "KS 7H", "KS 7H", "KS")
+    score = bench.score_clip(reads, LABELS)
+    assert score.frames == 13 and score.read_changes == 3
+    assert (score.still_frames, score.still_changes) == (7, 2)
+    assert (score.false_frames, score.longest_false_run) == (2, 2)
+    assert score.false_cards == {"7H": 2}
+    assert score.settlings == [bench.Settling("KS", 6, 2)]
+
+
+def test_a_card_passing_through_is_not_false_and_a_missed_card_is_never():
+    """KS read while it is dealt (transient at row 3) is there; a card never read while it
+    lies has no latency; an empty read of a still empty table changes nothing."""
+    reads = _reads("", "", "KS", "KS", "", "", "", "", "", "", "", "", "")
+    score = bench.score_clip(reads, LABELS)
+    assert score.false_frames == 0
+    assert score.settlings == [bench.Settling("KS", 6, None)]
+    assert score.still_changes == 0
+
+
+def test_labels_are_read_from_the_csv(tmp_path):
+    path = tmp_path / "clip.frames.csv"
+    path.write_text('frame,settled_cards,transient_cards,notes\n5,KS 4H,5C?,"a hand, moving"\n'
+                    "0,,,empty\n")
+    rows = bench.load_labels(path)
+    assert [r.frame for r in rows] == [0, 5]
+    assert rows[1].settled == {"KS", "4H"} and rows[1].transient == {"5C"}
+    assert bench.labels_for(tmp_path / "clip.mp4", None) == path
+
+
+@pytest.mark.slow
+def test_the_benchmark_scores_a_labelled_demo_clip(tmp_path):
+    """The demo's first deal as a clip with labels beside it: 4C is read a frame or two after
+    it settles, nothing false is held, the still stretch holds."""
+    clip = tmp_path / "deal"
+    clip.mkdir()
+    for i in range(10):
+        (clip / f"frame_{i:03d}.jpg").symlink_to(DEMO_DIR / "hand" / f"frame_{i:03d}.jpg")
+    (clip / "frames.csv").write_text("frame,settled_cards,transient_cards,notes\n"
+                                     "0,,,empty\n5,4C,,up card\n9,4C,,up card\n")
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_real_footage.py"),
+                           str(clip), "--layout", str(DEMO_DIR / "layout.json")],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = proc.stdout
+    assert "== deal: 10 frames" in out
+    assert "still stretches: 0 read changes in 5 still frames" in out
+    assert "frames holding a card that is not there: 0 of 10" in out
+    latency = out.split("4C @5 ")[1].split()[0]
+    assert 0 <= int(latency) <= 2
+    assert "CPU a frame" in out

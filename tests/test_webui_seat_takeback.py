@@ -181,3 +181,24 @@ def test_a_trickle_of_wrong_pins_from_rotating_addresses_never_locks_a_player_ou
     assert ben.get("/t/1/join/wait").status_code == 302
     assert app.extensions["gintray.store"].seat_holders(1)["B"].label == "Ben again"
     assert tablets.tablets["A"].client.get("/t/1").status_code == 200  # Ann plays on
+
+
+def test_a_seated_tablet_cannot_allow_its_own_request_for_the_other_seat(app):
+    tablets = Tablet(app, remote="192.168.1.20")
+    ann = tablets.tablets["A"]
+    token = csrf_token(ann.client, "/t/1")
+    asked = ann.client.post("/t/1/join", data={"csrf_token": token, "pin": pin_of(app),
+                                               "seat": "B", "label": "Ann's", "take_back": "1"})
+    assert asked.status_code == 303
+    assert "asks to take" not in ann.client.get("/t/1").get_data(as_text=True)
+    [own] = request_ids(app.test_client().get("/t/1/screen").get_data(as_text=True))
+    token = csrf_token(ann.client, "/t/1")
+    r = ann.client.post(f"/t/1/seat-requests/{own}", data={"csrf_token": token,
+                                                          "answer": "allow"})
+    assert r.status_code == 403
+    assert app.extensions["gintray.store"].seat_holders(1)["B"].label == "tablet B"
+    # allowed on the screen, the browser moves to Ben's seat and leaves Ann's (one seat each)
+    assert answer(app.test_client(), "/t/1/screen", "allow").status_code == 302
+    assert ann.client.get("/t/1/join/wait").status_code == 302
+    holders = app.extensions["gintray.store"].seat_holders(1)
+    assert holders["B"].label == "Ann's" and "A" not in holders

@@ -39,7 +39,7 @@ def ask_for_seat(table_id: int, seat: str, label: str, right_pin: bool, hidden: 
     """Record this tablet's request for ``seat`` (only with the right PIN: a wrong one under
     the busy limiter gets a request nobody sees) and send it to the waiting page."""
     if right_pin:
-        token = store().seat_asks.ask(table_id, seat, label)
+        token = store().seat_asks.ask(table_id, seat, label, current_device(table_id))
         store().log.notify(table_id, 0)  # the table screen and the tablets show it now
     else:
         token = secrets.token_urlsafe(32)
@@ -52,8 +52,11 @@ def ask_for_seat(table_id: int, seat: str, label: str, right_pin: bool, hidden: 
 
 def pending_for_page(table_id: int) -> list[Asked]:
     """The requests a page shows with Allow / Refuse: the table screen's and the director's,
-    and a tablet's that holds a seat of the table; none for anyone else."""
-    return store().seat_asks.pending(table_id) if may_decide(table_id) else []
+    and a tablet's that holds a seat of the table (not its own requests); none for anyone
+    else."""
+    if not may_decide(table_id):
+        return []
+    return [r for r in store().seat_asks.pending(table_id) if not _own_request(table_id, r.id)]
 
 
 def may_decide(table_id: int) -> bool:
@@ -115,6 +118,18 @@ def _outcome(asked: Asked | None, hidden: bool) -> str:
     return f"Nobody answered the request within {minutes} minutes: ask again."
 
 
+def _own_request(table_id: int, request_id: int) -> bool:
+    """Whether request ``request_id`` was made by this browser (its session's token, or the
+    device it had joined the table with)."""
+    ask = (session.get(SESSION_KEY) or {}).get(str(table_id))
+    mine = store().seat_asks.for_token(ask.get("token")) if isinstance(ask, dict) else None
+    if mine is not None and mine.id == request_id:
+        return True
+    device = current_device(table_id)
+    return device is not None and any(r.id == request_id and r.asker_id == device.id
+                                      for r in store().seat_asks.pending(table_id))
+
+
 def _forget_ask(table_id: int) -> None:
     asks = dict(session.get(SESSION_KEY) or {})
     asks.pop(str(table_id), None)
@@ -130,6 +145,9 @@ def decide(table_id: int, request_id: int) -> Any:
     if not may_decide(table_id):
         abort(403, description="only the table's screen, the director or a seated tablet "
                                "may answer a request for a seat")
+    if _own_request(table_id, request_id):
+        abort(403, description="a tablet cannot answer its own request for a seat: the table's "
+                               "screen or the other player's tablet does")
     answer = request.form.get("answer")
     by = decider_name(table_id)
     players = store().state(table_id).players

@@ -104,7 +104,9 @@ class SeatRequest(Base):
     """A tablet that asked, with the PIN, to take a player's seat (its own, after it lost its
     cookie): it holds the seat only once the table screen or a seated tablet allows it.
     ``token_hash``: the hash of the token the asking tablet will hold (it keeps the token in
-    its session meanwhile). ``holder_id``: the device the seat was held by when it asked.
+    its session meanwhile). ``holder_id``: the device the seat was held by when it asked;
+    ``asker_id``: the device the asking browser had joined this table with (for another seat),
+    signed out when it takes this one, and never one that may answer its own request.
     ``status``: pending, allowed, refused or replaced (a newer request for the seat)."""
 
     __tablename__ = "seat_requests"
@@ -114,6 +116,7 @@ class SeatRequest(Base):
     label: Mapped[str] = mapped_column(String(80))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     holder_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    asker_id: Mapped[int | None] = mapped_column(Integer, nullable=True)  # its device, if any
     status: Mapped[str] = mapped_column(String(12), default="pending")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     decided_by: Mapped[str | None] = mapped_column(String(80), nullable=True)

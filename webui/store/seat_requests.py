@@ -49,6 +49,7 @@ class Asked:
     seat: str
     label: str
     holder: Device | None
+    asker_id: int | None
     asked_at: datetime
     expires_at: datetime
     status: Status
@@ -60,9 +61,10 @@ class SeatRequests:
     def __init__(self, session: sessionmaker, seats: Seats) -> None:
         self.Session, self.seats = session, seats
 
-    def ask(self, table_id: int, seat: str, label: str) -> str:
+    def ask(self, table_id: int, seat: str, label: str, asker: Device | None = None) -> str:
         """A new request for ``seat`` (an older pending one for the seat is replaced); returns
-        the token the asking tablet keeps: the device's once it is allowed."""
+        the token the asking tablet keeps: the device's once it is allowed. ``asker``: the
+        device the asking browser joined this table with before (signed out on Allow)."""
         token = secrets.token_urlsafe(32)
         holder = self.seats.holder(table_id, seat)
         with self.Session() as s:
@@ -73,6 +75,7 @@ class SeatRequests:
             s.add(SeatRequest(table_id=table_id, seat=seat, label=label,
                               token_hash=hash_token(token),
                               holder_id=holder.id if holder else None,
+                              asker_id=asker.id if asker else None,
                               status=Status.PENDING, created_at=now()))
             s.commit()
         return token
@@ -106,6 +109,7 @@ class SeatRequests:
                 held = s.get(SeatHolder, (table_id, row.seat))
                 old_id = held.device_id if held else None
                 holder = s.get(Device, old_id) if old_id is not None else None
+                asker = s.get(Device, row.asker_id) if row.asker_id is not None else None
                 token_hash = row.token_hash
             if asked.status is not Status.PENDING:
                 return _no_longer(asked.status)
@@ -120,8 +124,10 @@ class SeatRequests:
                     .values(status=Status.ALLOWED, decided_by=decided_by[:80])
                     .execution_options(synchronize_session=False)).rowcount == 1
 
-            joined = self.seats._claim(table_id, asked.label, asked.seat, old_id, None, live,
-                                       token_hash=token_hash, also=mark_allowed)
+            joined = self.seats._claim(table_id, asked.label, asked.seat, old_id,
+                                       asker if asker is not None and not asker.revoked
+                                       else None, live, token_hash=token_hash,
+                                       also=mark_allowed)
             if joined is not None:
                 return joined
         return "The seat kept changing: try again."
@@ -152,8 +158,8 @@ class SeatRequests:
         if status is Status.PENDING and now() >= expires:
             status = Status.EXPIRED
         holder = s.get(Device, row.holder_id) if row.holder_id is not None else None
-        return Asked(row.id, row.table_id, row.seat, row.label, holder, asked_at, expires,
-                     status)
+        return Asked(row.id, row.table_id, row.seat, row.label, holder, row.asker_id, asked_at,
+                     expires, status)
 
 
 def _no_longer(status: Status) -> str:

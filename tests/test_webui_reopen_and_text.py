@@ -13,6 +13,7 @@ from webui_helpers import PNG_DATA_URL, Tablet, csrf_token, director_client, joi
 
 from vision.table.events import CameraLost
 from webui.camera_feed import TableCamera
+from webui.verify import main as verify_main
 
 
 def finished_and_signed(tablet):
@@ -35,7 +36,8 @@ def reopen(director, reason):
                          headers={"X-CSRFToken": token})
 
 
-def test_a_signature_request_captured_before_a_reopening_signs_nothing_after_it(app, tablet):
+def test_a_signature_request_captured_before_a_reopening_signs_nothing_after_it(app, tablet,
+                                                                               tmp_path):
     captured = finished_and_signed(tablet)
     director = director_client(app)
     assert reopen(director, "hand 1 was miscounted").status_code == 200
@@ -55,6 +57,11 @@ def test_a_signature_request_captured_before_a_reopening_signs_nothing_after_it(
     sheet = re.search(r'data-sheet="([0-9a-f]+)"', page).group(1)
     assert sheet != captured["sheet"]
     assert tablet.post("sign", {**captured, "sheet": sheet}).status_code == 200
+    assert tablet.post("sign", {**captured, "player": "A", "sheet": sheet}).status_code == 200
+    # the signed PDF of the reopened game carries the reopening in its record and verifies
+    pdf = tmp_path / "reopened.pdf"
+    pdf.write_bytes(tablet.client.get("/t/1/games/1/export.pdf").data)
+    assert verify_main([str(pdf), "--data-dir", str(tmp_path)]) == 0
 
 
 @pytest.mark.parametrize(("reason", "says"), [

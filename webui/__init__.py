@@ -37,6 +37,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from webui.calibration import bp as calibration_bp
     from webui.director import bp as director_bp
     from webui.exports import bp as exports_bp
+    from webui.seat_asks import bp as seat_asks_bp
     from webui.views import bp as views_bp
 
     app = kit_app(
@@ -47,7 +48,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                   "MAX_CONTENT_LENGTH": 2 * 1024 * 1024, "JSON_SORT_KEYS": False,
                   "MAX_STREAMS_PER_DEVICE": 3, "MAX_STREAMS_PER_TABLE": 12, "MAX_STREAMS": 48},
         open_store=_open_store, secret_setting="secret_key", error_template="error.html",
-        blueprints=[views_bp, api_bp, director_bp, exports_bp, calibration_bp],
+        blueprints=[views_bp, seat_asks_bp, api_bp, director_bp, exports_bp, calibration_bp],
         static_folder=STATIC)
     store = app.extensions["gintray.store"]
     notifier = Notifier()

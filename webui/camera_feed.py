@@ -35,6 +35,12 @@ from webui.camera_clerk import CameraClerk
 from webui.store import Store
 
 log = logging.getLogger(__name__)
+# What the table screen says of a camera that stopped: a player's sentence (the device's or
+# the program's own words, e.g. "replay frame /tmp/.../frame_013.jpg disappeared", are logged)
+CAMERA_LOST_WORDS = ("The camera stopped sending pictures; check its cable. Scoring by hand "
+                     "still works. (It keeps trying to reconnect.)")
+CAMERA_STOPPED_WORDS = ("The camera stopped; restart the table app to try again. Scoring by "
+                        "hand still works.")
 
 
 def layout_path_for(source: str, explicit: str | None = None) -> Path | None:
@@ -194,9 +200,9 @@ class TableCamera:
     def _run(self) -> None:
         try:
             self._loop()
-        except Exception as exc:  # the web app keeps working without its camera
+        except Exception:  # the web app keeps working without its camera
             log.exception("camera thread of table %s stopped", self.table_id)
-            self._set_status("unavailable", f"camera stopped: {exc}")
+            self._set_status("unavailable", CAMERA_STOPPED_WORDS)
 
     def _loop(self) -> None:
         try:
@@ -266,9 +272,9 @@ class TableCamera:
     def handle(self, ev: Any) -> None:
         """The camera's own events set the status; the reader's go to the clerk."""
         kind = getattr(ev, "kind", "")
-        if kind == "camera_lost":
-            self._set_status("lost", f"camera lost ({ev.reason}); retrying",
-                             lost_since=datetime.now(UTC).isoformat())
+        if kind == "camera_lost":  # the device's own words go to the log, not the players
+            log.warning("camera of table %s lost: %s", self.table_id, ev.reason)
+            self._set_status("lost", CAMERA_LOST_WORDS, lost_since=datetime.now(UTC).isoformat())
         elif kind == "camera_back":
             self._set_status("running", "camera back: reading the table again",
                              back_since=datetime.now(UTC).isoformat())

@@ -25,6 +25,7 @@ from webui.common import attempts, sheetview, words
 from webui.common.seating import finished, next_seated, seating_of, syncs_to_hall
 from webui.common.security import client_address, is_director, is_local, store
 from webui.common.validate import plain_text
+from webui.seat_asks import ask_for_seat, pending_for_page
 from webui.security import (
     current_device,
     forget_device,
@@ -70,7 +71,8 @@ def page_context(table_id: int) -> dict[str, Any]:
             "recorded": recorded_line(state, sheets[-1]) if sheets else None,
             "recorded_hand": sheets[-1]["rows"][-1]["hand"] if sheets and sheets[-1]["rows"]
             else None,
-            "short_hash": sheetview.short_hash, "seen_changes": []}
+            "short_hash": sheetview.short_hash, "seen_changes": [],
+            "seat_requests": pending_for_page(table_id)}
 
 
 def undo_offers(table_id: int, state: TableState, seats: list[str]) -> list[dict[str, Any]]:
@@ -192,10 +194,13 @@ def panel(table_id: int) -> Any:
 
 @bp.route("/t/<int:table_id>/join", methods=["GET", "POST"])
 def join(table_id: int) -> Any:
+    """Join a table for one player with its PIN; a held seat can be asked back (``take_back``:
+    the table screen or a seated tablet allows it, ``webui.seat_asks``)."""
     table = table_or_404(table_id)
     state = store().state(table_id)
     error = None
     status = 200
+    take_back = None
     if request.method == "POST":
         pin = (request.form.get("pin") or "").strip()
         seat = request.form.get("seat", "")
@@ -206,16 +211,24 @@ def join(table_id: int) -> Any:
         elif seat not in PLAYERS:
             error, status = ("Choose whose tablet this is: each player joins on their own "
                              "tablet.", 400)
-        elif (block := attempts.begin(store(), scope, address, local)) is not None:
+        elif (block := attempts.begin(store(), scope, address, local)) is not None \
+                and not block.everyone:
             error, status = attempts.block_words(block, "PINs"), 429
+        elif block is not None:  # all addresses together wait: checked, answered alike
+            right = hmac.compare_digest(pin.encode(), table.pin.encode())
+            return ask_for_seat(table_id, seat, label, right, hidden=True)
         elif not hmac.compare_digest(pin.encode(), table.pin.encode()):
             error, status = "Wrong PIN. Read it again from the table's screen.", 403
         else:
             attempts.succeeded(store(), scope, address, local)
+            if request.form.get("take_back"):
+                return ask_for_seat(table_id, seat, label, True, hidden=False)
             joined = store().join_seat(table_id, label, seat, current_device(table_id),
                                        director=is_director())
             if isinstance(joined, SeatTaken):
                 error, status = seat_taken_words(state.players[seat], joined.holder), 409
+                take_back = {"seat": seat, "name": state.players[seat], "pin": pin,
+                             "label": label}
             else:
                 remember_device(table_id, joined.token)
                 flash(f"This tablet joined {table.name} for {state.players[seat]}."
@@ -225,7 +238,7 @@ def join(table_id: int) -> Any:
     # on the table's own computer the PIN is on its screen anyway: fill it in
     suggested = request.args.get("pin", "") or (table.pin if may_see_screen() else "")
     return no_store(render_template("join.html", table=table, state=state, error=error,
-                                    pin=suggested), status)
+                                    pin=suggested, take_back=take_back), status)
 
 
 def tablet_label(value: Any) -> tuple[str, str | None]:
@@ -247,8 +260,10 @@ def seat_taken_words(name: str, holder: Device) -> str:
     """Why a join is refused: the seat's holder, named so the players can sort it out."""
     since = words.local_time(holder.joined_at, "%H:%M", current_app.config.get("TIMEZONE"))
     return (f"{name}'s seat is held by the tablet {holder.label!r} (joined at {since}). "
-            f"Only that tablet can leave the seat (\"Leave {name}'s seat\" on its page), or the "
-            "director can move it.")
+            f"That tablet can leave the seat (\"Leave {name}'s seat\" on its page), or the "
+            f"director can move it. If this is {name}'s own tablet (it lost its sign-in), ask "
+            "for the seat back below: the table's screen or the other player's tablet allows "
+            "it.")
 
 
 @bp.post("/t/<int:table_id>/leave")

@@ -6,12 +6,21 @@ write, so a burst of parallel guesses gets exactly the free attempts checked, ne
 right one (``succeeded``) clears the address's count. Counted per (scope, address): scope
 ``pin`` (every table of this app: a guesser does not get fresh tries at the next table) or
 ``director``. Beside each address's count, one count of all non-loopback addresses together
-(address ``*``): past ``GLOBAL_FREE`` wrong attempts a day, any next attempt waits
-``GLOBAL_WAIT_S`` after the last one, so many addresses together guess slowly too, while a
-real player waits seconds, never minutes, and joined tablets and the table's own computer
-(loopback, where the PIN is on the screen anyway) are never slowed by it. A stranger guessing
-waits, while the players' own tablets (other addresses) still join. The counts live in the
-table app's database (``attempt_failures``), so a restart resets nothing.
+(address ``*``): past ``GLOBAL_FREE`` wrong attempts a day, the next attempt checked openly
+waits a while after the last one (a director password ``GLOBAL_WAIT_S``, a PIN
+``PIN_GLOBAL_WAIT_S``), so many addresses together guess slowly too. A PIN sent while that
+count waits is still checked, but the sender is told nothing either way (a right PIN becomes a
+request the table screen allows; ``begin``): so a steady trickle of wrong PINs from rotating
+addresses cannot lock the players out, and gives the guessers nothing. Joined tablets and the
+table's own computer (loopback, where the PIN is on the screen anyway) are never slowed by
+it. The counts live in the table app's database (``attempt_failures``), so a restart resets
+nothing.
+
+How many PINs a guesser gets checked openly (the only ones that tell right from wrong): from
+one address, 5 at once, then one after 30 s, 1, 2, 4, 8 and 15 minutes, then one every 15
+minutes (12 in the first hour, 4 an hour after); from any number of addresses together,
+``GLOBAL_FREE`` (30) a day, then one every ``PIN_GLOBAL_WAIT_S`` (60 an hour). A six-digit
+PIN has 1,000,000 values: a 12-hour event day gives 30 + 720 guesses, a 0.075% chance.
 
 ``take`` and ``give_back`` are the same counting over any list of counts (``Limit``), for a
 login that is limited on more than its address: the hall counts each director password on its
@@ -30,7 +39,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from webui.store import Store
-from webui.store.db import AttemptFailure
+from webui.store.db import AttemptFailure, as_utc
 
 FREE_ATTEMPTS = 5
 FIRST_WAIT_S = 30
@@ -39,6 +48,7 @@ FORGET_AFTER = timedelta(hours=24)
 EVERYONE = "*"  # the address of the count of all non-loopback addresses together
 GLOBAL_FREE = 30
 GLOBAL_WAIT_S = 10
+PIN_GLOBAL_WAIT_S = 60  # table PINs: the players never wait on it (``begin``)
 ACCOUNT_FREE = 20  # wrong passwords for one account, from all addresses, before it waits
 
 
@@ -65,17 +75,13 @@ def wait_for(failures: int) -> timedelta:
                                  MAX_WAIT_S))
 
 
-def _aware(at: datetime) -> datetime:
-    return at if at.tzinfo else at.replace(tzinfo=UTC)  # SQLite gives naive UTC times
-
-
 def blocked(store: Store, scope: str, address: str) -> Block | None:
     """The wait ``address`` is under for ``scope`` now, or None when it may try."""
     with store.Session() as s:
         row = s.get(AttemptFailure, (scope[:32], address[:64]))
     if row is None:
         return None
-    left = (_aware(row.last_failed_at) + wait_for(row.failures) - now()).total_seconds()
+    left = (as_utc(row.last_failed_at) + wait_for(row.failures) - now()).total_seconds()
     if left <= 0:
         return None
     return Block(row.failures, max(1, int(left + 0.999)))
@@ -124,16 +130,32 @@ def global_wait(failures: int) -> timedelta:
     return timedelta(0) if failures < GLOBAL_FREE else timedelta(seconds=GLOBAL_WAIT_S)
 
 
+def pin_everyone_wait(failures: int) -> timedelta:
+    """How long the next PIN that is checked openly waits after ``failures`` wrong PINs of
+    all addresses together: ``GLOBAL_FREE`` free a day, then one a ``PIN_GLOBAL_WAIT_S``.
+    Players never wait on it: while it waits, a PIN is checked without telling the sender
+    whether it was right (``begin``), and a right one asks the table screen to let it in."""
+    return timedelta(0) if failures < GLOBAL_FREE else timedelta(seconds=PIN_GLOBAL_WAIT_S)
+
+
 def begin(store: Store, scope: str, address: str, local: bool = False) -> Block | None:
-    """Count one attempt of ``address`` before its PIN or password is checked: None when it
-    may go ahead (it stays counted as wrong until ``succeeded``), else the ``Block`` it
-    waits under. ``local``: the table's own computer, outside the count of everyone."""
+    """Count one PIN attempt of ``address`` before it is checked: None when it may go ahead
+    (it stays counted as wrong until ``succeeded``), else the ``Block`` it waits under.
+    ``local``: the table's own computer, outside the count of everyone.
+
+    A ``Block`` with ``everyone`` set is not a refusal: the address's own count let it
+    through but all addresses together must wait, so the caller checks the PIN and answers
+    the same whether it was right or wrong (a right one waits for the table screen's Allow):
+    a steady trickle of wrong PINs from many addresses slows the guessers, not the players.
+    Such an attempt tells its sender nothing, so it is taken off the address's count again
+    (right or wrong alike: the count says nothing either), and a player trying again while
+    waiting is never held back by their own tries."""
     block = _reserve(store, scope, address, wait_for)
     if block is not None or local:
         return block
-    block = _reserve(store, scope, EVERYONE, global_wait)
+    block = _reserve(store, scope, EVERYONE, pin_everyone_wait)
     if block is not None:
-        _refund(store, scope, address)  # this try was never checked
+        _refund(store, scope, address)  # answered alike, right or wrong: not a checked guess
     return block
 
 
@@ -220,7 +242,7 @@ def _waiting(store: Store, limit: Limit) -> Block | None:
         row = s.get(AttemptFailure, (limit.scope[:32], limit.address[:64]))
     if row is None:
         return None
-    at, last = now(), _aware(row.last_failed_at)
+    at, last = now(), as_utc(row.last_failed_at)
     failures = 0 if last < at - FORGET_AFTER else row.failures
     left = (last + limit.wait(failures) - at).total_seconds()
     if left <= 0:
@@ -247,7 +269,7 @@ def _take(store: Store, scope: str, address: str, wait: Callable[[int], timedelt
         at = now()
         with store.Session() as s:
             row = s.get(AttemptFailure, key)
-            seen = None if row is None else (row.failures, _aware(row.last_failed_at))
+            seen = None if row is None else (row.failures, as_utc(row.last_failed_at))
         if seen is None:
             try:
                 with store.engine.begin() as conn:

@@ -45,19 +45,31 @@ def whole_number(value: Any, field: str, low: int = 0, high: int = MAX_WHOLE, *,
     return number
 
 
+# Direction controls that reorder the text around them (embeddings, overrides, isolates):
+# a name or label with U+202E shows backwards on the table screen and the sheet. The marks
+# U+200E / U+200F / U+061C (they only place neutral characters) stay allowed.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
 def plain_text(value: Any, field: str, max_len: int, default: str = "") -> str:
-    """``value`` as one line of text a person typed (a name, a tablet's label, a note):
-    trimmed; ``default`` when missing or blank. Refused with 400, never cut or cleaned
-    silently: anything but text, control characters (NUL, CR, line feeds, tabs...) and more
-    than ``max_len`` characters."""
+    """``value`` as one line of text a person typed (a name, a tablet's label, a note, a
+    reason): trimmed; ``default`` when missing or blank. Refused with 400, never cut or
+    cleaned silently: anything but text, control characters (NUL, ESC, CR, line feeds,
+    tabs...), direction overrides (``BIDI_CONTROLS``) and more than ``max_len`` characters."""
     if value is None:
         return default
     if not isinstance(value, str):
         raise CommandError(f"bad_{field}", f"{field} must be text (got {_shown(value)})", 400)
     text = value.strip()
-    if any(unicodedata.category(c) in ("Cc", "Cs") for c in text) or "\u2028" in text:
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in text) or "\u2028" in text \
+            or "\u2029" in text:
         raise CommandError(f"bad_{field}", f"{field} must be one line of text, without control "
                            "characters", 400)
+    bidi = sorted({f"U+{ord(c):04X}" for c in text if c in BIDI_CONTROLS})
+    if bidi:
+        raise CommandError(f"bad_{field}", f"{field} must not contain direction controls "
+                           f"({', '.join(bidi)}): they turn the text around on the screen "
+                           "and the score sheet", 400)
     if len(text) > max_len:
         raise CommandError(f"bad_{field}", f"{field} is {len(text)} characters long; at most "
                            f"{max_len}", 400)

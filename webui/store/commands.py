@@ -354,7 +354,9 @@ def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> C
     (its ``sheet_hash``); both signatures on the same sheet lock the game.
 
     ``seen_sheet`` is the sheet hash the signing page showed: a sheet that changed since is
-    refused (409 ``changed``), so nobody signs what they did not see.
+    refused (409 ``changed``), so nobody signs what they did not see. Once the game was
+    reopened it is required (409 ``sheet_needed``): the reopening is part of the sheet, so a
+    request captured before it (with the old hash, or none) signs nothing.
     """
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
@@ -367,6 +369,9 @@ def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> C
         if p in g.signatures:
             raise CommandError("already_signed", f"{state.players[p]} already signed", 409)
         now = sheet_hash(state, g)
+        if g.reopened and seen_sheet in (None, ""):
+            raise CommandError("sheet_needed", "this game was reopened: sign from its signing "
+                               "page, which names the sheet your signature covers", 409)
         if seen_sheet not in (None, "") and seen_sheet != now:
             raise CommandError("changed", "the score sheet changed since you looked at it; "
                                "check it again before signing", 409)
@@ -395,8 +400,15 @@ def decode_png(data_url: Any) -> bytes:
         raise CommandError("bad_signature", str(exc), 400) from None
 
 
+REOPEN_REASON_MAX = 300
+
+
 def reopen(game: Any, reason: Any) -> Command:
-    """A director reopens a signed game (recorded with the reason); signatures are void."""
+    """A director reopens a signed game (recorded with the reason, one line of at most
+    ``REOPEN_REASON_MAX`` characters: longer, control characters or direction overrides are
+    refused with a message, never cut or cleaned); signatures are void, and the sheet a
+    signature covers from then on counts the reopening (``state.sheet_record``), so a
+    signature request made before it is refused."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         g = state.game_by_number(whole_number(game, "game"))
@@ -404,10 +416,10 @@ def reopen(game: Any, reason: Any) -> Command:
             raise CommandError("no_game", "no such game", 404)
         if not g.locked:
             raise CommandError("not_locked", "the game is not signed", 409)
-        text = str(reason or "").strip()
+        text = plain_text(reason, "reason", REOPEN_REASON_MAX)
         if not text:
             raise CommandError("reason_needed", "say why the game is reopened", 400)
-        return [(EventKind.REOPENED, {"game": g.number, "reason": text[:300]})]
+        return [(EventKind.REOPENED, {"game": g.number, "reason": text})]
 
     return run
 

@@ -42,6 +42,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(at: datetime) -> datetime:
+    """``at`` as an aware UTC time (SQLite gives back naive UTC times)."""
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+
 class Base(DeclarativeBase):
     """Declarative base of the web app's tables."""
 
@@ -93,6 +98,28 @@ class SeatHolder(Base):
     table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
     seat: Mapped[str] = mapped_column(String(8), primary_key=True)
     device_id: Mapped[int] = mapped_column(ForeignKey("devices.id"))
+
+
+class SeatRequest(Base):
+    """A tablet that asked, with the PIN, to take a player's seat (its own, after it lost its
+    cookie): it holds the seat only once the table screen or a seated tablet allows it.
+    ``token_hash``: the hash of the token the asking tablet will hold (it keeps the token in
+    its session meanwhile). ``holder_id``: the device the seat was held by when it asked;
+    ``asker_id``: the device the asking browser had joined this table with (for another seat),
+    signed out when it takes this one, and never one that may answer its own request.
+    ``status``: pending, allowed, refused or replaced (a newer request for the seat)."""
+
+    __tablename__ = "seat_requests"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+    seat: Mapped[str] = mapped_column(String(8))
+    label: Mapped[str] = mapped_column(String(80))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    holder_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    asker_id: Mapped[int | None] = mapped_column(Integer, nullable=True)  # its device, if any
+    status: Mapped[str] = mapped_column(String(12), default="pending")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    decided_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
 
 
 class AttemptFailure(Base):

@@ -4,6 +4,7 @@
 - ``registry`` (``Tables``): creating, listing and looking up tables, their PINs;
 - ``tablets`` (``Devices``): the tablets joined to a table and their tokens;
 - ``seats`` (``Seats``): which tablet holds each player's seat (one tablet a seat);
+- ``seat_asks`` (``SeatRequests``): tablets asking for a held seat back, allowed or refused;
 - ``settings`` (``Settings``): the app's settings, and whether the database takes writes.
 
 The parts share one engine and sessionmaker (``engine``, ``Session``, used by the hall's own
@@ -18,6 +19,7 @@ from webui.store import state as state_mod
 from webui.store.db import Device, EventRow, TableRow, make_engine, make_sessionmaker
 from webui.store.devices import Devices
 from webui.store.log import Actor, Command, CommandResult, EventLog
+from webui.store.seat_requests import SeatRequests
 from webui.store.seats import Joined, Seats, SeatTaken
 from webui.store.settings import Settings
 from webui.store.tables import Tables
@@ -34,6 +36,7 @@ class Store:
         self.registry = Tables(self.Session, self.log.notify)
         self.tablets = Devices(self.Session)
         self.seats = Seats(self.Session)
+        self.seat_asks = SeatRequests(self.Session, self.seats)
         self.settings = Settings(self.Session)
 
     # events ---------------------------------------------------------------------------------

@@ -4,16 +4,18 @@ One ``seat_holders`` row per (table, seat) names the device holding it. A seat h
 joined tablet is refused to any other device until that tablet leaves (or is signed out), or
 the director moves it; a tablet joining again (a new token for the same browser) takes its own
 seat back. Every claim is one write whose key or compare-and-set decides a race: two devices
-joining for Ben at the same moment get one seat holder, never two.
+joining for Ben at the same moment get one seat holder, never two. A tablet that lost its
+cookie asks for its seat back (``webui.store.seat_requests``): it moves only once allowed.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import delete, select, update
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from webui.store import engine
 from webui.store.db import REVOKED, Device, SeatHolder, commit_first
@@ -104,13 +106,18 @@ class Seats:
         return SeatTaken(held_now)
 
     def _claim(self, table_id: int, label: str, seat: str, old_id: int | None,
-               current: Device | None, displaced: Device | None) -> Joined | None:
+               current: Device | None, displaced: Device | None, token_hash: str | None = None,
+               also: Callable[[Session], bool] | None = None) -> Joined | None:
         """One write: the new device, the seat moved to it from ``old_id`` (compare-and-set),
-        the browser's earlier device and a displaced holder signed out. None: lost a race."""
-        token = secrets.token_urlsafe(32)
+        the browser's earlier device and a displaced holder signed out. None: lost a race.
+
+        ``token_hash``: the new device's token is one the tablet already holds (an allowed
+        seat request: ``Joined.token`` is then empty); ``also``: one more write of the same
+        transaction, which must succeed (False: nothing is written)."""
+        token = "" if token_hash is not None else secrets.token_urlsafe(32)
         with self.Session() as s:
-            device = Device(table_id=table_id, token_hash=hash_token(token), label=label,
-                            seat=seat)
+            device = Device(table_id=table_id, token_hash=token_hash or hash_token(token),
+                            label=label, seat=seat)
             s.add(device)
             s.flush()
             if old_id is None:
@@ -135,6 +142,9 @@ class Seats:
                                                    Device.token_hash.not_like(f"{REVOKED}%"))
                               .values(token_hash=REVOKED + secrets.token_hex(28))
                               .execution_options(synchronize_session=False))
+            if also is not None and not also(s):
+                s.rollback()
+                return None
             if not commit_first(s):
                 return None
             return Joined(device, token, displaced)

@@ -163,8 +163,10 @@ class GameState:
 
 def sheet_record(state: TableState, game: GameState) -> dict[str, Any]:
     """What a player's signature covers: the table, the players, the rules, every confirmed
-    hand of the game as recorded (dealer, knock card, cards, melds, result) and the engine's
-    sheet with its totals and bonuses. Embedded in the exported PDF so it can be checked."""
+    hand of the game as recorded (dealer, knock card, cards, melds, result), the engine's
+    sheet with its totals and bonuses, and how many times the director reopened the game
+    (from the first reopening on: a game never reopened keeps the hash it always had).
+    Embedded in the exported PDF so it can be checked."""
     keys = ("kind", "knocker", "cards", "melds", "result", "improper_accepted")
     hands = []
     for h in game.hands:
@@ -174,8 +176,11 @@ def sheet_record(state: TableState, game: GameState) -> dict[str, Any]:
         hands.append({"hand": h.number, "dealer": h.dealer, "knock_card": h.up_card,
                       "director": h.director_confirmed,
                       "proposal": {k: recorded[k] for k in keys if recorded.get(k) is not None}})
-    return {"table": state.name, "players": dict(state.players), "rules": state.rules,
-            "game": game.number, "hands": hands, "sheet": game.sheet}
+    record = {"table": state.name, "players": dict(state.players), "rules": state.rules,
+              "game": game.number, "hands": hands, "sheet": game.sheet}
+    if game.reopened:  # a reopened game's sheet is another sheet: earlier requests sign nothing
+        record["reopened"] = game.reopened
+    return record
 
 
 def digest(record: dict[str, Any]) -> str:

@@ -30,9 +30,9 @@ def spreads_read(up_card: str) -> TableRead:
                      knocker="A")
 
 
-def camera_of(app, tmp_path) -> TableCamera:
-    """Table 1's camera, its thread not started: the test hands it the reader's events."""
-    return TableCamera(app.extensions["gintray.store"], 1, "replay:none", tmp_path,
+def camera_of(app, tmp_path, table_id: int = 1) -> TableCamera:
+    """A table's camera, its thread not started: the test hands it the reader's events."""
+    return TableCamera(app.extensions["gintray.store"], table_id, "replay:none", tmp_path,
                        app.extensions["gintray.notifier"].publish)
 
 
@@ -93,3 +93,23 @@ def test_a_new_deal_is_still_a_new_hand_after_a_fixed_knock_card(tmp_path):
     camera2 = camera_of(app, tmp_path)
     camera2.handle(spreads_read("JS"))
     assert tablet.hand()["proposal"] is None
+
+
+def test_a_short_hands_answers_leave_out_the_corrected_knock_card(tmp_path):
+    """Ben's spread is read a card short: the one-tap answers offer the cards that would meld
+    with his, never the knock card lying face up: the players' 4S, not the camera's 4C."""
+    from vision.table.notes import NoteKind, Problem
+
+    app = make_app(tmp_path)
+    camera, tablet = camera_of(app, tmp_path), Tablet(app)
+    camera.handle(HandDealt(up_card="4C", confidence=0.9))
+    assert tablet.knock_card("4S").status_code == 200
+    short = Problem(NoteKind.WRONG_CARD_COUNT, player="B", count=9, expected=(10,))
+    spreads = {"A": SpreadRead("A", ANN_MELDS, ANN_LOOSE, 0.95),
+               "B": SpreadRead("B", BEN_MELDS, ["4H", "4D", "KD"], 0.95)}
+    camera.handle(TableRead(up_card="4C", spreads=spreads, problems=[short], confidence=0.95,
+                            knocker="A"))
+    proposal = tablet.hand()["proposal"]
+    assert proposal is not None and proposal.get("question")
+    offered = {m["card"] for m in proposal["missing"] if m["player"] == "B"}
+    assert "4C" in offered and "4S" not in offered, offered

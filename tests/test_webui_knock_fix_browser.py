@@ -1,17 +1,19 @@
-"""Issue 35 item 1 in a browser: the camera reads the knock card as 4C, Ann fixes it to 4S with
-two taps on her tablet, and the camera's reading of the spreads (still carrying its 4C) then
-proposes the hand on both players' pages, scored with the 4S. Screenshots of both pages are
-kept in the test's tmp dir (``knock_fixed_*.png``). Reuses the browser test's server and
-Chromium (``test_webui_browser``)."""
+"""Issue 35 item 1 in a browser: the camera reads the demo hand's knock card as 4C, Ann fixes
+it to 4S with two taps on her tablet, and the camera's reading of the spreads (still carrying
+its 4C) then proposes the hand on both players' pages, scored with the 4S: Ann +22, Ben's 8H
+laid off on its own line and the count spelt out (item 6). Screenshots of both pages are kept
+in the test's tmp dir (``knock_fixed_*.png``). Reuses the browser test's server and Chromium
+(``test_webui_browser``)."""
 
 from __future__ import annotations
 
 import pytest
 import test_webui_browser
-from test_webui_knock_fix import camera_of, spreads_read
+from test_webui_knock_fix import camera_of
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
+from test_webui_proposal_reasons import ANN, BEN
 
-from vision.table.events import HandDealt
+from vision.table.events import HandDealt, TableRead
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 served = test_webui_browser.served  # the browser test's server (app, base, table, feed, truth)
@@ -47,12 +49,16 @@ def test_a_fixed_knock_card_keeps_the_cameras_proposal_coming(served, tmp_path):
         for page in (ann, ben):
             shows(page, "#knock-card", "4♠", exact=True)
             shows(page, ".waiting-result", "the camera reads")
-        camera.handle(spreads_read("4C"))  # the camera still sees its own 4C
+        # the camera still sees its own 4C
+        camera.handle(TableRead(up_card="4C", spreads={"A": ANN, "B": BEN}, problems=[],
+                                confidence=0.95, knocker="A"))
         for page, name in ((ann, "tablet"), (ben, "phone")):
             shows(page, "#proposal .headline", "Ann")
             shows(page, "#proposal .points", "22", exact=True)
             shows(page, "#proposal", "proposed by the camera")
             shows(page, "#knock-card", "4♠", exact=True)
+            shows(page, "#layoffs", "Ben lays off 8♥ onto Ann's")
+            shows(page, "#count-sum", "Ben's count 23 - Ann's count 1 = 22 for Ann", exact=True)
             page.screenshot(path=str(tmp_path / f"knock_fixed_{name}.png"), full_page=True)
         browser.close()
     hand = app.extensions["gintray.store"].state(TABLE).current_hand()

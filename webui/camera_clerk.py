@@ -71,10 +71,12 @@ class CameraClerk:
         hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
         layout = {p: [reader_cards(g) for g in groups]
                   for p, groups in read.layout().items() if groups}
+        laid_off = {p: reader_cards(s.layoffs) for p, s in spreads.items() if s.layoffs}
         up_card = reader_card(read.up_card) if read.up_card else None
         problems = tuple(canonical(p) for p in read.problems)
         proposal = Proposal(  # the layout only chooses among spreads that score the same
             Kind.SCORE, knocker=knocker, cards=hands, layout=layout or None,
+            laid_off=laid_off or None,
             problems=problems, confidence=round(read.confidence, 3),
             arranged_by_engine=any(s.arranged_by_engine for s in spreads.values()),
             snapshot=self.save_snapshot())

@@ -121,9 +121,7 @@ class HandResult:
     layoffs: list[Layoff]
     deadwood_cards: dict[str, list[Card]]
     doubled: bool = False
-    #: the gin, big gin or undercut bonus within ``points`` (before doubling); the rest is
-    #: the difference of the counts (``deadwood``)
-    bonus: int = 0
+    bonus: int = 0  #: the gin, big gin or undercut bonus within ``points`` (before doubling)
     improper_knock_accepted: bool = False
     penalties: dict[str, dict[str, Any]] = field(default_factory=dict)
     alternatives: list[Alternative] = field(default_factory=list)
@@ -290,8 +288,7 @@ def _defend(
     knocker_melds: Sequence[int], hand: int, size: int, fixed: tuple[int, ...] | None,
     layout: Sequence[int] = (), seen_laid_off: int = 0,
 ) -> _Side:
-    """Defender's best count; with extra cards, the extras that leave the lowest count
-    (``layout``, ``seen_laid_off``: how his cards lie, see ``best_defence``)."""
+    """Defender's best count; with extra cards, the extras that leave the lowest count."""
     missing = max(0, HAND_SIZE - size)
     free = hand
     if fixed is not None:
@@ -315,8 +312,7 @@ def _defend(
     # then taken from the cards outside the given melds).
     for extras in combinations(mask_to_cards(free), size - HAND_SIZE):
         extra_mask = cards_to_mask(extras)
-        defence = best_defence(knocker_melds, hand & ~extra_mask, fixed, layout,
-                               seen_laid_off & ~extra_mask)
+        defence = best_defence(knocker_melds, hand & ~extra_mask, fixed, layout, seen_laid_off)
         count = defence.deadwood + mask_value(extra_mask)
         if best is None or count < best.count:
             best = _Side(
@@ -394,13 +390,7 @@ def _parse_layout(player: str, groups: Any, hand: int) -> tuple[int, ...]:
     """How a player's cards lie on the table (groups of cards), as card masks."""
     if isinstance(groups, str) or not isinstance(groups, Iterable):
         raise InputError(f"layout of {shown(player)} must be a list of card lists", "bad_layout")
-    masks = []
-    for group in groups:
-        if isinstance(group, str) or not isinstance(group, Iterable):
-            raise InputError(f"layout of {shown(player)}: each group must be a list of card "
-                             "codes", "bad_layout")
-        masks.append(_cards_in_hand(f"layout of {shown(player)}", group, hand))
-    return tuple(masks)
+    return tuple(_cards_in_hand(f"layout of {shown(player)}", g, hand) for g in groups)
 
 
 def _cards_in_hand(what: str, cards: Any, hand: int) -> int:
@@ -462,8 +452,6 @@ def score_hand(
             raise InputError(f"melds given for unknown player {shown(player)}", "unknown_player")
     laid = {p: _parse_layout(p, groups, cards_to_mask(parsed[p]))
             for p, groups in (layout or {}).items()}
-    seen_off = {p: _cards_in_hand(f"the cards {shown(p)} laid off", cards, cards_to_mask(parsed[p]))
-                for p, cards in (laid_off or {}).items()}
 
     k_cards, d_cards = parsed[knocker], parsed[defender]
     k_hand, d_hand = cards_to_mask(k_cards), cards_to_mask(d_cards)
@@ -532,7 +520,8 @@ def score_hand(
     # The defender's best answer to each spread the knocker may lay; keep the knocker's best.
     # The layout chooses only among spreads of equal result and deadwood.
     k_laid, d_laid = laid.get(knocker, ()), laid.get(defender, ())
-    d_seen = seen_off.get(defender, 0)
+    d_seen = _cards_in_hand(f"the cards {shown(defender)} laid off",
+                            (laid_off or {}).get(defender, ()), d_hand)
     scored: list[tuple[tuple[int, ...], _Side, _Side, Score]] = []
     for k_side in options:
         d_side = _defend(() if is_gin else k_side.melds, d_hand, d_size, d_fixed, d_laid,

@@ -26,12 +26,18 @@ def panel_text(tablet: Tablet) -> str:
     return page.replace("&#39;", "'")
 
 
-def test_the_demo_hands_laid_off_8h_is_a_layoff_and_the_count_is_spelt_out(tmp_path):
+def demo_hand_read(tmp_path):
+    """An app whose camera read the demo hand (dealt, then both spreads); (app, tablet)."""
     app = make_app(tmp_path)
     camera, tablet = camera_of(app, tmp_path), Tablet(app)
     camera.handle(HandDealt(up_card="4C", confidence=0.9))
     camera.handle(TableRead(up_card="4C", spreads={"A": ANN, "B": BEN}, problems=[],
                             confidence=0.95, knocker="A"))
+    return app, tablet
+
+
+def test_the_demo_hands_laid_off_8h_is_a_layoff_and_the_count_is_spelt_out(tmp_path):
+    _app, tablet = demo_hand_read(tmp_path)
     proposal = tablet.hand()["proposal"]
     result = proposal["result"]
     assert (result["winner"], result["points"], result["deadwood"]) == ("A", 22, {"A": 1, "B": 23})
@@ -55,11 +61,7 @@ def test_the_demo_hands_laid_off_8h_is_a_layoff_and_the_count_is_spelt_out(tmp_p
 
 def test_the_correction_forms_fields_keep_the_layoff_when_posted_as_a_form(tmp_path):
     """The page's own form post (fields laid_off_B, melds_A...) reaches the engine whole."""
-    app = make_app(tmp_path)
-    camera, tablet = camera_of(app, tmp_path), Tablet(app)
-    camera.handle(HandDealt(up_card="4C", confidence=0.9))
-    camera.handle(TableRead(up_card="4C", spreads={"A": ANN, "B": BEN}, problems=[],
-                            confidence=0.95, knocker="A"))
+    app, tablet = demo_hand_read(tmp_path)
     state = app.extensions["gintray.store"].state(1)
     hand = state.current_hand()
     fields = hand.proposal.proposal.form_fields()

@@ -32,6 +32,7 @@ _SCORE_KEYS = {
     "hands",
     "melds",
     "layout",
+    "laid_off",
     "accept_improper_knock",
     "declared",
 }
@@ -209,6 +210,9 @@ def score_from_document(doc: Any) -> HandResult:
     layout = doc.get("layout")
     if layout is not None and not isinstance(layout, dict):
         raise InputError("layout must be an object {player: [[card, ...], ...]}", "bad_field")
+    laid_off = doc.get("laid_off")
+    if laid_off is not None and not isinstance(laid_off, dict):
+        raise InputError("laid_off must be an object {player: [card, ...]}", "bad_field")
     return score_hand(
         doc.get("rules", "tournament"),
         up_card=doc.get("up_card"),
@@ -218,6 +222,7 @@ def score_from_document(doc: Any) -> HandResult:
         accept_improper_knock=accept,
         declared_gin=declared == "gin",
         layout=layout,
+        laid_off=laid_off,
     )
 
 

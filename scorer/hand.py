@@ -121,6 +121,7 @@ class HandResult:
     layoffs: list[Layoff]
     deadwood_cards: dict[str, list[Card]]
     doubled: bool = False
+    bonus: int = 0  #: the gin, big gin or undercut bonus within ``points`` (before doubling)
     improper_knock_accepted: bool = False
     penalties: dict[str, dict[str, Any]] = field(default_factory=dict)
     alternatives: list[Alternative] = field(default_factory=list)
@@ -146,6 +147,7 @@ class HandResult:
             "layoffs": [lay.to_json() for lay in self.layoffs],
             "deadwood_cards": {p: codes(cs) for p, cs in self.deadwood_cards.items()},
             "doubled": self.doubled,
+            "bonus": self.bonus,
             "improper_knock_accepted": self.improper_knock_accepted,
             "penalties": self.penalties,
             "alternatives": [alt.to_json() for alt in self.alternatives],
@@ -284,7 +286,7 @@ def _knocker_spreads(hand: int, size: int, limit: int) -> list[tuple[int, ...]]:
 
 def _defend(
     knocker_melds: Sequence[int], hand: int, size: int, fixed: tuple[int, ...] | None,
-    layout: Sequence[int] = (),
+    layout: Sequence[int] = (), seen_laid_off: int = 0,
 ) -> _Side:
     """Defender's best count; with extra cards, the extras that leave the lowest count."""
     missing = max(0, HAND_SIZE - size)
@@ -296,7 +298,7 @@ def _defend(
         fixed = None  # the melds given leave no card to be the extra one: choose freely
         free = hand
     if size <= HAND_SIZE:
-        defence = best_defence(knocker_melds, hand, fixed, layout)
+        defence = best_defence(knocker_melds, hand, fixed, layout, seen_laid_off)
         return _Side(
             count=defence.deadwood + MISSING_CARD_PENALTY * missing,
             melds=defence.melds,
@@ -310,7 +312,7 @@ def _defend(
     # then taken from the cards outside the given melds).
     for extras in combinations(mask_to_cards(free), size - HAND_SIZE):
         extra_mask = cards_to_mask(extras)
-        defence = best_defence(knocker_melds, hand & ~extra_mask, fixed, layout)
+        defence = best_defence(knocker_melds, hand & ~extra_mask, fixed, layout, seen_laid_off)
         count = defence.deadwood + mask_value(extra_mask)
         if best is None or count < best.count:
             best = _Side(
@@ -388,18 +390,18 @@ def _parse_layout(player: str, groups: Any, hand: int) -> tuple[int, ...]:
     """How a player's cards lie on the table (groups of cards), as card masks."""
     if isinstance(groups, str) or not isinstance(groups, Iterable):
         raise InputError(f"layout of {shown(player)} must be a list of card lists", "bad_layout")
-    masks = []
-    for group in groups:
-        if isinstance(group, str) or not isinstance(group, Iterable):
-            raise InputError(f"layout of {shown(player)}: each group must be a list of card "
-                             "codes", "bad_layout")
-        mask = cards_to_mask(parse_cards(group))
-        if mask & ~hand:
-            stray = codes(mask_to_cards(mask & ~hand))
-            raise InputError(f"layout of {shown(player)} has cards not in the hand: "
-                             f"{', '.join(stray)}", "bad_layout")
-        masks.append(mask)
-    return tuple(masks)
+    return tuple(_cards_in_hand(f"layout of {shown(player)}", g, hand) for g in groups)
+
+
+def _cards_in_hand(what: str, cards: Any, hand: int) -> int:
+    """``cards`` (card codes) as a card mask; all of them must be in ``hand``."""
+    if isinstance(cards, str) or not isinstance(cards, Iterable):
+        raise InputError(f"{what} must be a list of card codes", "bad_layout")
+    mask = cards_to_mask(parse_cards(cards))
+    if mask & ~hand:
+        stray = codes(mask_to_cards(mask & ~hand))
+        raise InputError(f"{what}: cards not in the hand: {', '.join(stray)}", "bad_layout")
+    return mask
 
 
 def score_hand(
@@ -412,6 +414,7 @@ def score_hand(
     accept_improper_knock: bool = False,
     declared_gin: bool = False,
     layout: Mapping[str, Any] | None = None,
+    laid_off: Mapping[str, Any] | None = None,
 ) -> HandResult:
     """Score one hand that ended in a knock or gin by ``knocker``.
 
@@ -428,6 +431,9 @@ def score_hand(
     result and deadwood (the one sharing the most pairs of cards with the laid groups), so the
     result is never worse than the cards allow. When the knocker's laid groups are melds that
     score differently, that spread is the first of the ``alternatives`` (``as_laid``).
+    ``laid_off``: the cards each player was seen laying off onto the other's melds (a camera's
+    reading); like ``layout`` it declares nothing: among the defender's answers of the same
+    count, the one laying those cards off is reported (``layoffs``), not one melding them.
     """
     rules = rules_from_spec(rules)
     up = None if up_card is None else parse_card_field(up_card)
@@ -441,7 +447,7 @@ def score_hand(
         )
     defender = next(p for p in parsed if p != knocker)
     melds = dict(melds or {})
-    for player in [*melds, *(layout or {})]:
+    for player in [*melds, *(layout or {}), *(laid_off or {})]:
         if player not in parsed:
             raise InputError(f"melds given for unknown player {shown(player)}", "unknown_player")
     laid = {p: _parse_layout(p, groups, cards_to_mask(parsed[p]))
@@ -514,9 +520,12 @@ def score_hand(
     # The defender's best answer to each spread the knocker may lay; keep the knocker's best.
     # The layout chooses only among spreads of equal result and deadwood.
     k_laid, d_laid = laid.get(knocker, ()), laid.get(defender, ())
+    d_seen = _cards_in_hand(f"the cards {shown(defender)} laid off",
+                            (laid_off or {}).get(defender, ()), d_hand)
     scored: list[tuple[tuple[int, ...], _Side, _Side, Score]] = []
     for k_side in options:
-        d_side = _defend(() if is_gin else k_side.melds, d_hand, d_size, d_fixed, d_laid)
+        d_side = _defend(() if is_gin else k_side.melds, d_hand, d_size, d_fixed, d_laid,
+                         d_seen)
         score = decide(rules, k_side.count, d_side.count, is_gin, is_big_gin, knocker, defender)
         layoffs = len(d_side.defence.layoffs) if d_side.defence and not is_gin else 0
         key = (score.net_for(knocker), -k_side.count, d_side.count,
@@ -529,7 +538,8 @@ def score_hand(
         laid_side = _side_from_melds(laid_spread, k_hand, k_size)
         if laid_side.count <= limit:  # a spread over the knock card is no knock to offer
             gin = is_gin and laid_side.count == 0
-            laid_def = _defend(() if gin else laid_spread, d_hand, d_size, d_fixed, d_laid)
+            laid_def = _defend(() if gin else laid_spread, d_hand, d_size, d_fixed, d_laid,
+                               d_seen)
             as_laid = (laid_side, laid_def, decide(rules, laid_side.count, laid_def.count, gin,
                                                    is_big_gin and gin, knocker, defender))
     _, k_side, d_side, score = scored[0]
@@ -573,6 +583,7 @@ def score_hand(
             defender: sort_cards(mask_to_cards(d_side.deadwood_mask)),
         },
         doubled=doubled,
+        bonus=score.bonus,
         improper_knock_accepted=accepted,
         penalties=penalties,
         alternatives=alternatives,

@@ -135,25 +135,33 @@ def _subsets(mask: int):
 def best_defence(
     knocker_melds: Sequence[int], hand: int, fixed_melds: Sequence[int] | None = None,
     layout: Sequence[int] = (),
+    seen_laid_off: int = 0,
 ) -> Defence:
     """The defender's lowest count against these knocker melds (no layoffs: pass no melds).
 
     ``fixed_melds``: the defender's melds as laid down (then only the other cards may be laid
     off); by default the engine chooses the defender's melds and layoffs together, and among
     his arrangements of least deadwood the one sharing the most pairs of cards with the groups
-    of ``layout`` (how his cards lie on the table: card masks).
+    of ``layout`` (how his cards lie on the table: card masks). ``seen_laid_off``: the cards
+    he was seen laying off (a card mask); among layoffs of the same count, the one laying off
+    most of them (a fourth 8 laid off as it lay, not melded with his own three), then the
+    fewest layoffs. Like ``layout`` it never changes the count.
     """
     targets = _Targets(knocker_melds)
+
+    def preference(laid: int) -> tuple[int, int, int]:
+        return (-(laid & seen_laid_off).bit_count(), laid.bit_count(), laid)
+
     if fixed_melds is not None:
         free = hand & ~union_of(fixed_melds)
         best = None
         for laid in _subsets(targets.candidates(free)):
             if targets.legal(laid):
-                key = (mask_value(free & ~laid), laid.bit_count(), laid)
+                key = (mask_value(free & ~laid), *preference(laid))
                 if best is None or key < best:
                     best = key
         assert best is not None
-        count, _, laid = best
+        count, laid = best[0], best[-1]
         return Defence(count, tuple(fixed_melds), tuple(targets.assign(laid)), free & ~laid)
 
     melds = candidate_melds(hand)
@@ -165,11 +173,11 @@ def best_defence(
             continue
         rest = hand & ~laid
         count = mask_value(rest & ~cover) + search.deadwood(rest & cover)
-        key = (count, laid.bit_count(), laid)
+        key = (count, *preference(laid))
         if best is None or key < best:
             best = key
     assert best is not None
-    count, _, laid = best
+    count, laid = best[0], best[-1]
     rest = hand & ~laid
     _, arrangements = optimal_arrangements(rest)
     own = max(arrangements, key=lambda a: layout_agreement(a, layout))  # first of equals

@@ -38,11 +38,13 @@ class Outcome(StrEnum):
 
 @dataclass(frozen=True)
 class Score:
-    """Outcome, winner and points of one knock before any doubling."""
+    """Outcome, winner and points of one knock before any doubling; ``bonus``: the gin, big
+    gin or undercut bonus within ``points`` (the rest is the difference of the counts)."""
 
     outcome: Outcome
     winner: str | None
     points: int
+    bonus: int = 0
 
     def net_for(self, player: str) -> int:
         """Points won (positive) or lost (negative) by ``player``."""
@@ -58,11 +60,13 @@ def decide(rules: RuleSet, k_count: int, d_count: int, is_gin: bool, is_big_gin:
     if is_big_gin:
         # a big gin is only recognised when the rules have a big gin bonus (big_gin_allowed)
         assert rules.big_gin_bonus is not None
-        return Score(Outcome.BIG_GIN, knocker, d_count + rules.big_gin_bonus)
+        return Score(Outcome.BIG_GIN, knocker, d_count + rules.big_gin_bonus,
+                     rules.big_gin_bonus)
     if is_gin:
-        return Score(Outcome.GIN, knocker, d_count + rules.gin_bonus)
+        return Score(Outcome.GIN, knocker, d_count + rules.gin_bonus, rules.gin_bonus)
     if d_count < k_count or (d_count == k_count and rules.undercut_on_tie):
-        return Score(Outcome.UNDERCUT, defender, k_count - d_count + rules.undercut_bonus)
+        return Score(Outcome.UNDERCUT, defender, k_count - d_count + rules.undercut_bonus,
+                     rules.undercut_bonus)
     if d_count == k_count:
         return Score(Outcome.KNOCK, None, 0)
     return Score(Outcome.KNOCK, knocker, d_count - k_count)

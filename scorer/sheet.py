@@ -44,6 +44,7 @@ _HAND_KEYS = {
     "layoffs",
     "deadwood_cards",
     "doubled",
+    "bonus",
     "improper_knock_accepted",
     "penalties",
     "alternatives",

@@ -335,3 +335,21 @@ def test_bad_partnership_input_is_a_clear_error(doc, code, fragment, capsys, mon
     status, out = run(sheet_main, [], capsys, monkeypatch, stdin=json.dumps(doc))
     error = json.loads(out)["error"]
     assert status == 2 and error["code"] == code and fragment in error["message"]
+
+
+def test_score_takes_the_cards_seen_laid_off_and_its_output_feeds_the_sheet(capsys, monkeypatch):
+    """Issue 35: ``laid_off`` reaches the engine; the result's ``bonus`` is a field the sheet
+    reads back (a score's output is a sheet hand)."""
+    demo = {"rules": "tournament", "up_card": "4C", "knocker": "A",
+            "hands": {"A": ["5H", "6H", "7H", "6C", "6D", "6S", "9S", "TS", "JS", "AC"],
+                      "B": ["8C", "8D", "8S", "2H", "3H", "4H", "KD", "TD", "3C", "8H"]},
+            "laid_off": {"B": ["8H"]}}
+    status, out = run(score_main, [], capsys, monkeypatch, stdin=demo)
+    result = json.loads(out)
+    assert status == 0 and result["layoffs"] == [{"card": "8H", "onto": ["5H", "6H", "7H"]}]
+    assert (result["points"], result["bonus"]) == (22, 0)
+    status, out = run(sheet_main, [], capsys, monkeypatch,
+                      stdin={"rules": "tournament", "dealer": "B", "hands": [result]})
+    assert status == 0, out
+    bad = run(score_main, [], capsys, monkeypatch, stdin={**demo, "laid_off": ["8H"]})
+    assert bad[0] == 2 and "laid_off must be an object" in bad[1]

@@ -482,3 +482,35 @@ def test_an_extra_card_counts_even_when_the_defenders_melds_are_given():
     assert (given.outcome, given.winner, given.points) == ("knock", "A", 1)
     assert (free.outcome, free.winner, free.points) == ("knock", "A", 1)
     assert given.to_json()["penalties"] == {"B": {"extra_cards": 1}}
+
+
+# Issue 35 item 6 (the demo hand): Ann knocks with 1; Ben holds three eights and the fourth,
+# 8H, which he may meld as a set of four or lay off onto Ann's 5-6-7H: the same count.
+DEMO_A = ["5H", "6H", "7H", "6C", "6D", "6S", "9S", "TS", "JS", "AC"]
+DEMO_B = ["8C", "8D", "8S", "2H", "3H", "4H", "KD", "TD", "3C", "8H"]
+
+
+def test_a_card_seen_laid_off_is_reported_as_a_layoff_at_the_same_count():
+    """``laid_off`` (a camera's reading) only chooses among the defender's answers of one
+    count: the seen layoff rather than a set of four, never a different score."""
+    melded = score(DEMO_A, DEMO_B, up="4C")
+    assert melded.layoffs == [] and ["8S", "8H", "8D", "8C"] in [
+        [c.code for c in m] for m in melded.melds["B"]]
+    seen = score(DEMO_A, DEMO_B, up="4C", laid_off={"B": ["8H"]})
+    assert [(lay.card.code, [c.code for c in lay.onto]) for lay in seen.layoffs] == [
+        ("8H", ["5H", "6H", "7H"])]
+    assert (seen.points, seen.deadwood) == (melded.points, melded.deadwood) == (22, {"A": 1,
+                                                                                  "B": 23})
+    # a card seen laid off that would cost the defender points is not laid off
+    kept = score(DEMO_A, swap(DEMO_B, "8H", "4D"), up="4C", laid_off={"B": ["4H"]})
+    assert kept.deadwood["B"] == score(DEMO_A, swap(DEMO_B, "8H", "4D"), up="4C").deadwood["B"]
+    with pytest.raises(InputError, match="not in the hand: 9D"):
+        score(DEMO_A, DEMO_B, up="4C", laid_off={"B": ["9D"]})
+
+
+def test_the_result_names_its_bonus():
+    """The points are the counts' difference plus ``bonus`` (gin, big gin, undercut)."""
+    assert score().bonus == 0
+    gin = score(["AH", "2H", "3H", "7S", "7D", "7C", "9C", "TC", "JC", "QC"])
+    assert (gin.outcome, gin.bonus, gin.points) == ("gin", 25, 25 + gin.deadwood["B"])
+    assert gin.to_json()["bonus"] == 25

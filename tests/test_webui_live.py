@@ -380,7 +380,7 @@ def _fake_read(cards_a, cards_b, melds_a, up_card="9H"):
     """A table reading as ``TableReader`` reports it (the parts ``CameraClerk.propose`` uses)."""
     from types import SimpleNamespace
 
-    spread = SimpleNamespace(arranged_by_engine=False)
+    spread = SimpleNamespace(arranged_by_engine=False, layoffs=[])
     cards = [{"card": c} for c in cards_a + cards_b]
     return SimpleNamespace(
         spreads={"A": spread, "B": spread}, knocker="A", up_card=up_card, problems=[],

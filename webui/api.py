@@ -38,7 +38,7 @@ from webui.views import table_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api/t/<int:table_id>")
 
-FORM_GROUPED = ("cards", "melds", "layout")
+FORM_GROUPED = ("cards", "melds", "layout", "laid_off")
 MAX_STREAM_S = 600  # a live stream (events, camera) ends after this; the page reconnects
 
 
@@ -59,7 +59,7 @@ def load_body() -> None:
     else:
         body = {k: v for k, v in request.form.items() if k != "csrf_token"}
         for name in FORM_GROUPED:
-            grouped = {k.split("_", 1)[1]: body.pop(k) for k in list(body)
+            grouped = {k[len(name) + 1:]: body.pop(k) for k in list(body)
                        if k.startswith(name + "_")}
             if grouped:
                 body[name] = grouped

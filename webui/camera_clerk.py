@@ -46,7 +46,8 @@ class CameraClerk:
         earlier hand (then its readings wait: they must not overwrite that hand).
         ``alternative``: the detector's runner-up reading, kept for a one-tap swap."""
         hand = self.store.state(self.table_id).current_hand()
-        if hand is None or (hand.up_card is not None and hand.up_card != up_card):
+        up_card = reader_card(up_card)
+        if hand is None or (hand.up_card is not None and not hand.dealt_as(up_card)):
             self.later_deal = True
             log.info("table %s: deal of %s ignored until the current hand is confirmed",
                      self.table_id, up_card)
@@ -70,13 +71,15 @@ class CameraClerk:
         hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
         layout = {p: [reader_cards(g) for g in groups]
                   for p, groups in read.layout().items() if groups}
+        laid_off = {p: reader_cards(s.layoffs) for p, s in spreads.items() if s.layoffs}
         up_card = reader_card(read.up_card) if read.up_card else None
         problems = tuple(canonical(p) for p in read.problems)
         proposal = Proposal(  # the layout only chooses among spreads that score the same
             Kind.SCORE, knocker=knocker, cards=hands, layout=layout or None,
+            laid_off=laid_off or None,
             problems=problems, confidence=round(read.confidence, 3),
             arranged_by_engine=any(s.arranged_by_engine for s in spreads.values()),
-            snapshot=self.save_snapshot(), missing=missing_cards(hands, knocker, up_card))
+            snapshot=self.save_snapshot())
 
         def run(st: Any) -> list[Any]:
             hand = st.current_hand()
@@ -84,11 +87,15 @@ class CameraClerk:
                 return []  # a result entered by hand wins over the camera
             # a camera read never becomes penalty points: ask the players
             question = card_count_question(problems, st.players)
-            if up_card and hand.up_card and up_card != hand.up_card:
+            # the camera's own reading of the knock card, even one the players corrected, is
+            # this hand's deal; the hand's knock card (their fix) is what it is scored with
+            if up_card and hand.up_card and not hand.dealt_as(up_card):
                 log.info("table %s: reading of a later deal (%s) ignored until hand %s is "
                          "confirmed", self.table_id, up_card, hand.number)
                 return []
-            return commands.propose(hand.game, hand.number, proposal, source="camera",
+            knock_card = hand.up_card or up_card
+            found = replace(proposal, missing=missing_cards(hands, knocker, knock_card))
+            return commands.propose(hand.game, hand.number, found, source="camera",
                                     strict=False, question=question)(st)
 
         self.command(run)

@@ -106,6 +106,44 @@ def knocker_verb(outcome: Any) -> str:
     return _HEADLINE_VERBS.get(Outcome.of(outcome), "knocks")  # type: ignore[arg-type]
 
 
+_BONUS_WORDS = {Outcome.GIN: "gin bonus", Outcome.BIG_GIN: "big gin bonus",
+                Outcome.UNDERCUT: "undercut bonus"}
+
+
+def count_sentence(result: dict[str, Any], players: dict[str, str]) -> str | None:
+    """How the engine's points come from the two counts, spelt out: "Ben's count 23 - Ann's
+    count 1 = 22 for Ann", "Ben's count 23 + gin bonus 25 = 48 for Ann", "... = 22, x 2 (spade
+    knock card) = 44 for Ann". Every figure is the engine's (``deadwood``, ``bonus``,
+    ``doubled``, ``points``); None when they do not add up to its points (a result recorded
+    before the engine named its bonus), so the page never shows a sum that is wrong."""
+    outcome = Outcome.of(result.get("outcome"))
+    knocker, defender = result.get("knocker"), result.get("defender")
+    counts, winner = result.get("deadwood") or {}, result.get("winner")
+    if outcome is None or outcome is Outcome.MANUAL or knocker not in counts \
+            or defender not in counts:
+        return None
+    bonus, points = int(result.get("bonus") or 0), int(result.get("points") or 0)
+    factor = 2 if result.get("doubled") else 1
+
+    def count(p: str) -> str:
+        return f"{players.get(p, p)}'s count {counts[p]}"
+
+    if outcome.is_gin:
+        terms, base = count(defender), counts[defender]
+    else:
+        loser = knocker if winner == defender else defender
+        other = defender if loser == knocker else knocker
+        terms, base = f"{count(loser)} - {count(other)}", counts[loser] - counts[other]
+    if bonus:
+        terms, base = f"{terms} + {_BONUS_WORDS.get(outcome, 'bonus')} {bonus}", base + bonus
+    if base * factor != points:
+        return None
+    text = f"{terms} = {base}"
+    if factor != 1:
+        text += f", x {factor} (spade knock card) = {points}"
+    return text + (f" for {players.get(winner, winner)}" if winner else ": no score")
+
+
 def penalty_sentence(name: str, penalty: dict[str, Any], camera: bool) -> str:
     """A wrong-number-of-cards penalty of the rules engine in words."""
     # the engine's penalty names either the missing cards (and their points) or the extras
@@ -234,6 +272,7 @@ def register(app: Any) -> None:
     app.jinja_env.filters["answers"] = answers
     app.jinja_env.filters["knocker_verb"] = knocker_verb
     app.jinja_env.filters["penalty_sentence"] = penalty_sentence
+    app.jinja_env.filters["count_sentence"] = count_sentence
     app.jinja_env.filters["rules_words"] = rules_words
     app.jinja_env.filters["local_time"] = lambda value, fmt="%Y-%m-%d %H:%M:%S": local_time(
         value, fmt, zone)

@@ -142,7 +142,7 @@
         const { player, card, other } = choice.dataset;
         const swap = (text) => text.split(/(\s+|\|)/)
           .map((t) => (t.toUpperCase() === card ? other : t)).join("");
-        ["melds_", "cards_", "layout_"].forEach((name) => {
+        ["melds_", "cards_", "layout_", "laid_off_"].forEach((name) => {
           const input = form.querySelector(`input[name="${name}${player}"]`);
           if (input) input.value = swap(input.value);
         });

@@ -69,7 +69,7 @@ def _scored(state: TableState, up_card: str | None, proposal: Proposal, source: 
         result = engine.score(state.rules, up_card=up_card, knocker=proposal.knocker,
                               hands=proposal.cards, melds=proposal.melds,
                               accept_improper_knock=proposal.improper_accepted,
-                              layout=proposal.layout)
+                              layout=proposal.layout, laid_off=proposal.laid_off)
     except engine.ScorerError as exc:
         return RecordedProposal(proposal, source, error=EngineError(exc.code, exc.message))
     return RecordedProposal(proposal, source, result=result)
@@ -143,12 +143,15 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
     cards: dict[str, list[str]] = {}
     melds: dict[str, list[list[str]]] = {}
     layout: dict[str, list[list[str]]] = {}
+    laid_off: dict[str, list[str]] = {}
     raw_cards = body.get("cards") or {}
     raw_melds = body.get("melds") or {}
     raw_layout = body.get("layout") or {}
-    if not all(isinstance(raw, dict) for raw in (raw_cards, raw_melds, raw_layout)):
-        raise CommandError("bad_cards", "cards, melds and layout map each player (A, B) to "
-                           "cards", 400)
+    raw_laid_off = body.get("laid_off") or {}
+    if not all(isinstance(raw, dict) for raw in (raw_cards, raw_melds, raw_layout,
+                                                  raw_laid_off)):
+        raise CommandError("bad_cards", "cards, melds, layout and laid_off map each player "
+                           "(A, B) to cards", 400)
     for p in PLAYERS:
         groups = _groups(raw_melds.get(p, []), f"melds of {p}")
         loose = _card_list(raw_cards.get(p, []), f"cards of {p}")
@@ -158,10 +161,15 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
             melds[p] = [engine.normalise_cards(g) for g in groups]
             laid = [engine.normalise_cards(g)
                     for g in _groups(raw_layout.get(p, []), f"layout of {p}")]
+            off = engine.normalise_cards(_card_list(raw_laid_off.get(p, []),
+                                                    f"cards laid off by {p}"))
         except engine.ScorerError as exc:
             raise CommandError(exc.code, f"player {p}: {exc.message}", 400) from None
+        # cards corrected since the camera saw them lie: no layout, no layoffs for them
+        if off and set(off) <= set(cards[p]):
+            laid_off[p] = off
         if laid and not {c for g in laid for c in g} <= set(cards[p]):
-            continue  # cards corrected since the camera saw them lie: no layout for them
+            continue
         layout[p] = laid
     overlap = set(cards["A"]) & set(cards["B"])
     if overlap:
@@ -170,7 +178,8 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
     improper = body.get("improper_accepted") not in (None, "", False, "0", "false")
     return Proposal(Kind.SCORE, knocker=knocker, cards=cards, improper_accepted=improper,
                     melds={knocker: melds[knocker]} if melds.get(knocker) else None,
-                    layout={p: g for p, g in layout.items() if g} or None)
+                    layout={p: g for p, g in layout.items() if g} or None,
+                    laid_off=laid_off or None)
 
 
 def propose(game: Any, hand: Any, proposal: Proposal | dict[str, Any], source: str = "manual",

@@ -101,10 +101,11 @@ def knock_card_info(spec: Any, up_card: str | None) -> dict[str, Any]:
 def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list[str]],
           melds: dict[str, list[list[str]]] | None = None,
           accept_improper_knock: bool = False,
-          layout: dict[str, list[list[str]]] | None = None) -> dict[str, Any]:
+          layout: dict[str, list[list[str]]] | None = None,
+          laid_off: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """Score one hand; returns the engine's JSON result (raises ScorerError on bad input).
-    ``melds``: declared (checked as laid); ``layout``: how the cards lie, a preference among
-    arrangements that score the same."""
+    ``melds``: declared (checked as laid); ``layout``: how the cards lie, and ``laid_off``:
+    the cards seen laid off, preferences among arrangements that score the same."""
     rules = rules_from_spec(spec)
     parsed_hands = {p: scorer.parse_cards(cards) for p, cards in hands.items()}
     parsed_melds = None
@@ -114,7 +115,8 @@ def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list
     laid = {p: groups for p, groups in (layout or {}).items() if groups}
     result = score_hand(rules, up_card=parse_card(up_card) if up_card else None,
                         knocker=knocker, hands=parsed_hands, melds=parsed_melds or None,
-                        accept_improper_knock=accept_improper_knock, layout=laid or None)
+                        accept_improper_knock=accept_improper_knock, layout=laid or None,
+                        laid_off={p: cs for p, cs in (laid_off or {}).items() if cs} or None)
     return result.to_json()
 
 

@@ -108,7 +108,9 @@ class Proposal:
     ``cards``: each player's cards (melded ones included); ``melds``: the knocker's melds as
     declared (checked as laid; None: the engine arranges them); ``layout``: each player's melds
     as the camera saw them lie on the table, which only chooses among arrangements that score
-    the same (the engine's ``layout``: never worse than the cards allow). The camera adds what
+    the same (the engine's ``layout``: never worse than the cards allow); ``laid_off``: the
+    cards each player was seen laying off onto the other's melds, which likewise only chooses
+    (a card laid off as it lay rather than melded with the defender's own). The camera adds what
     it noticed: ``problems`` (among them the cards it doubts: ``doubts``), ``confidence``,
     ``arranged_by_engine``, the cards a short hand may be ``missing`` and the ``snapshot``
     picture's name.
@@ -119,6 +121,7 @@ class Proposal:
     cards: dict[str, list[str]] | None = None
     melds: dict[str, list[list[str]]] | None = None
     layout: dict[str, list[list[str]]] | None = None
+    laid_off: dict[str, list[str]] | None = None
     improper_accepted: bool = False
     #: a result entered by hand: {"winner", "points", "outcome": "manual", "note"}
     result: dict[str, Any] | None = None
@@ -155,6 +158,8 @@ class Proposal:
             out["melds"] = {p: [list(g) for g in gs] for p, gs in self.melds.items()}
         if self.layout:
             out["layout"] = {p: [list(g) for g in gs] for p, gs in self.layout.items()}
+        if self.laid_off:
+            out["laid_off"] = {p: list(cs) for p, cs in self.laid_off.items()}
         return out
 
     def reading_json(self) -> dict[str, Any]:
@@ -182,7 +187,7 @@ class Proposal:
         problems = data.get("problems")
         return cls(
             kind=kind, knocker=data.get("knocker"), cards=data.get("cards"),
-            melds=data.get("melds"), layout=data.get("layout"),
+            melds=data.get("melds"), layout=data.get("layout"), laid_off=data.get("laid_off"),
             improper_accepted=bool(data.get("improper_accepted")),
             result=data.get("result") if kind is Kind.MANUAL else None,
             problems=None if problems is None else problems_from_json(problems),
@@ -195,7 +200,8 @@ class Proposal:
     def form_fields(self, swap: Doubt | None = None,
                     add: Missing | None = None) -> dict[str, str]:
         """The hand's cards as the correction form writes them (melds_X: groups split by
-        "|", cards_X: the cards in no meld, layout_X: the groups seen on the table), with
+        "|", cards_X: the cards in no meld, layout_X: the groups seen on the table, laid_off_X:
+        the cards seen laid off), with
         ``swap.card`` read as ``swap.alternative`` and ``add.card`` added to its player's."""
         def read(code: str) -> str:
             return swap.alternative if swap is not None and code == swap.card else code
@@ -213,6 +219,8 @@ class Proposal:
             if layout.get(p):
                 out[f"layout_{p}"] = " | ".join(" ".join(read(c) for c in g)
                                                 for g in layout[p])
+            if (self.laid_off or {}).get(p):
+                out[f"laid_off_{p}"] = " ".join(read(c) for c in (self.laid_off or {})[p])
         return out
 
     def swaps(self) -> list[Swap]:

@@ -30,11 +30,20 @@ class HandState:
     up_source: str | None = None
     #: the camera's runner-up reading of the knock card (a one-tap swap), while it stands
     up_alternative: str | None = None
+    #: the knock card as the camera recorded it, kept when the players correct it: the
+    #: camera's later readings of this deal still carry it (``dealt_as``)
+    camera_up_card: str | None = None
     proposal: RecordedProposal | None = None
     revision: int = 0  # seq of the last event that changed what players confirm
     confirmations: dict[str, int] = field(default_factory=dict)
     director_confirmed: bool = False
     seqs: list[int] = field(default_factory=list)
+
+    def dealt_as(self, card: str) -> bool:
+        """Whether a camera reading with ``card`` in the up-card slot is of this hand's deal:
+        the hand's knock card, or the camera's own reading of it that the players corrected
+        (their fix is the truth the hand is scored with; the camera still sees what it read)."""
+        return card in (self.up_card, self.camera_up_card)
 
     @property
     def confirmed_by(self) -> list[str]:
@@ -392,6 +401,8 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
         if hand is not None:
             hand.up_card, hand.up_source = p["card"], p.get("source", "manual")
             hand.up_alternative = p.get("alternative")
+            if hand.up_source == "camera":
+                hand.camera_up_card = p["card"]
             hand.revision = seq
             hand.seqs.append(seq)
             if hand.proposal is not None and p.get("rescored") is not None:

@@ -156,7 +156,7 @@ def sheet_context(store: Any, table_id: int, game: Any) -> SheetContext:
 
 
 #: the score table's columns (mm): hand, dealer, knock card, result, points, A, B
-COLUMNS = (12 * mm, 22 * mm, 16 * mm, 48 * mm, 28 * mm, 24 * mm, 24 * mm)
+COLUMNS = (12 * mm, 24 * mm, 14 * mm, 42 * mm, 30 * mm, 26 * mm, 26 * mm)
 SIGNATURE_COLUMN = 85 * mm
 CELL_PADDING = 3  # points each side of a table cell
 
@@ -189,11 +189,13 @@ def render_sheet_pdf(state: Any, view: dict[str, Any], signatures: dict[str, byt
         return paragraph(value, style, COLUMNS[column] - 2 * CELL_PADDING)
 
     def scored(row: dict[str, Any]) -> Paragraph | str:
-        """Who scored the hand's points: ``Ann +22`` (``-`` for a dead hand)."""
+        """Who scored the hand's points: ``Ann +22``, the points kept with the name's last
+        word (``-`` for a dead hand)."""
         if not row["winner"]:
             return "-"
-        return Paragraph(f"{markup(players.get(row['winner'], row['winner']))} "
-                         f"+{markup(row['points'])}", cell)
+        name = players.get(row["winner"], row["winner"])
+        return paragraph(name, cell, COLUMNS[4] - 2 * CELL_PADDING,
+                         after=f"\N{NO-BREAK SPACE}+{row['points']}")
 
     head = [Paragraph(word, bold) for word in ("Hand", "Dealer", "Knock card", "Result",
                                                "Points to")]

@@ -45,6 +45,7 @@ CJK = "GintrayCJK"
 FONT_FILES = {SANS: "DejaVuSans.ttf", SANS_BOLD: "DejaVuSans-Bold.ttf",
               CJK: "DroidSansFallback.ttf"}
 RIGHT_TO_LEFT = frozenset({"R", "AL"})
+LRM = "\N{LEFT-TO-RIGHT MARK}"  # keeps what follows a name on the name's right, then dropped
 
 
 @functools.cache
@@ -87,9 +88,11 @@ def _reshaper() -> Any:
 
 def clean(value: Any) -> str:
     """A user's string with control and other unprintable characters (a bidi override, a
-    newline) as spaces, composed (NFC: one glyph per accented letter)."""
+    newline) as spaces, composed (NFC: one glyph per accented letter); a no-break space
+    stays."""
     composed = unicodedata.normalize("NFC", str(value))
-    return "".join(c if c.isprintable() else " " for c in composed)
+    return "".join(c if c.isprintable() or c == "\N{NO-BREAK SPACE}" else " "
+                   for c in composed)
 
 
 def has_right_to_left(value: str) -> bool:
@@ -106,10 +109,10 @@ def logical(value: Any) -> str:
 def visual(line: str) -> str:
     """One line of logical text in the order its glyphs are drawn, left to right."""
     if not has_right_to_left(line):
-        return line
+        return line.replace(LRM, "")
     from bidi import get_display
 
-    return get_display(line, base_dir="L")
+    return get_display(line, base_dir="L").replace(LRM, "")
 
 
 def font_for(char: str) -> str | None:
@@ -176,12 +179,15 @@ def _break(text: str, font: str, size: float, room: float) -> list[str]:
     return lines
 
 
-def paragraph(value: Any, style: ParagraphStyle, room: float | None = None) -> Paragraph:
-    """A user's string as a Paragraph in ``style``. With ``room`` (points, a table cell's
-    width less its padding) a string with right-to-left letters is broken into lines here,
-    before they are put in visual order; other strings reportlab wraps itself (a word longer
-    than the cell is split)."""
-    text = logical(value)
+def paragraph(value: Any, style: ParagraphStyle, room: float | None = None,
+              after: str = "") -> Paragraph:
+    """A user's string as a Paragraph in ``style``, followed by the program's own ``after``
+    (`` +22``: printed right of the name even when the name is Arabic, where the bidi
+    algorithm would take the number into the name's run). With ``room`` (points, a table
+    cell's width less its padding) a string with right-to-left letters is broken into lines
+    here, before they are put in visual order; other strings reportlab wraps itself (a word
+    longer than the cell is split)."""
+    text = logical(value) + (LRM + after if after else "")
     if room is None or not has_right_to_left(text):
         return Paragraph(_tagged(visual(text)), style)
     lines = _break(text, style.fontName, style.fontSize, room)

@@ -13,11 +13,14 @@ in reading order, so the page text holds every name as typed (after NFKC).
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import subprocess
+import sys
 import unicodedata
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from fontTools.ttLib import TTFont
@@ -28,11 +31,13 @@ from webui_helpers import PNG_DATA_URL, Tablet, make_app
 
 from webui.common import pdf_text
 from webui.common.seating import Seating, open_seated_table
+from webui.common.signing import ensure_identity
 from webui.store import Actor
 from webui.verify import main as verify_main
 
 NAMES = ["Łukasz Żółć", "Antonín Dvořák", "Şükrü", "Nguyễn Văn Anh", "Дмитрий Шостакович",
          "Γιώργος Παπαδόπουλος", "王小明", "محمد عبد الله", "יוסי כהן"]
+ROOT = Path(__file__).resolve().parents[1]
 LONG_SURNAME = "Ann Wolfeschlegelsteinhausenbergerdorffs"  # a 35-letter surname
 
 
@@ -177,3 +182,37 @@ def test_markup_in_a_name_is_printed_not_obeyed(name):
     bidi-override characters print as spaces."""
     out = pdf_text.markup(name)
     assert "<b>" not in out and "\u202e" not in out and "\t" not in out
+
+
+def run_verify(pdf: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m webui.verify FILE.pdf`` as a person types it: no ``--data-dir``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "webui.verify", str(pdf)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_verify_without_a_data_dir_says_what_it_needs(tmp_path):
+    """Issue 35 item 6: without ``--data-dir`` the command printed a library traceback (run
+    where ``./instance`` is another installation's) or a bare "no certificate"."""
+    app = make_app(tmp_path / "table")
+    sheet = tmp_path / "sheet.pdf"
+    sheet.write_bytes(export(app, ("Ann", "Ben"), "Table 2"))
+    nowhere = tmp_path / "elsewhere"
+    nowhere.mkdir()
+    answer = run_verify(sheet, nowhere)
+    assert answer.returncode == 2
+    assert "Traceback" not in answer.stdout + answer.stderr
+    assert "--data-dir" in answer.stderr and "signing/cert.pem" in answer.stderr
+    # another installation's data directory at ./instance: the signature is intact but not
+    # this installation's, said in words
+    other = tmp_path / "other"
+    ensure_identity(other / "instance")
+    answer = run_verify(sheet, other)
+    assert answer.returncode == 1
+    assert "Traceback" not in answer.stdout + answer.stderr
+    assert "another installation" in answer.stdout and "--data-dir" in answer.stdout
+    # and with the right one it passes
+    right = subprocess.run([sys.executable, "-m", "webui.verify", str(sheet), "--data-dir",
+                            str(tmp_path / "table")], capture_output=True, text=True,
+                           timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert right.returncode == 0, right.stdout + right.stderr

@@ -38,7 +38,7 @@ from webui.verify import main as verify_main
 NAMES = ["Łukasz Żółć", "Antonín Dvořák", "Şükrü", "Nguyễn Văn Anh", "Дмитрий Шостакович",
          "Γιώργος Παπαδόπουλος", "王小明", "محمد عبد الله", "יוסי כהן"]
 ROOT = Path(__file__).resolve().parents[1]
-LONG_SURNAME = "Ann Wolfeschlegelsteinhausenbergerdorffs"  # a 35-letter surname
+LONG_NAME = "Ann Wolfeschlegelsteinhausenbergerdorff"  # a 35-letter surname
 
 
 def right_to_left(name: str) -> bool:
@@ -111,7 +111,7 @@ def missing_glyphs(pdf: bytes) -> list[tuple[str, str]]:
 def test_every_name_prints_in_an_embedded_font_and_reads_back(tmp_path):
     app = make_app(tmp_path)
     pairs = [(NAMES[i], NAMES[i + 1]) for i in range(0, len(NAMES) - 1, 2)] + [
-        (NAMES[-1], LONG_SURNAME)]
+        (NAMES[-1], LONG_NAME)]
     for number, names in enumerate(pairs, start=1):
         pdf = export(app, names, f"Table {number}")
         sheet = tmp_path / f"sheet-{number}.pdf"

@@ -54,13 +54,10 @@ def register_fonts() -> None:
     ``SANS`` picks ``SANS_BOLD``, ``<i>`` keeps the upright face (no oblique is shipped)."""
     for name, file in FONT_FILES.items():
         pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / file)))
-    for bold, italic, face in ((0, 0, SANS), (1, 0, SANS_BOLD), (0, 1, SANS),
-                               (1, 1, SANS_BOLD)):
-        addMapping(SANS, bold, italic, face)
-    addMapping(CJK, 0, 0, CJK)
-    addMapping(CJK, 1, 0, CJK)
-    addMapping(CJK, 0, 1, CJK)
-    addMapping(CJK, 1, 1, CJK)
+    for bold in (0, 1):
+        for italic in (0, 1):
+            addMapping(SANS, bold, italic, SANS_BOLD if bold else SANS)
+            addMapping(CJK, bold, italic, CJK)  # one face: bold CJK prints regular
 
 
 @functools.cache

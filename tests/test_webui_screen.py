@@ -13,6 +13,8 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from test_webui_browser import CHROMIUM, CHROMIUM_ARGS
 from webui_helpers import PNG_DATA_URL, Tablet, pin_of
 
+from webui.common.pdf_text import SANS, SANS_BOLD, register_fonts
+
 served = test_webui_browser.served  # the browser test's server (app, base, table, feed, truth)
 LONG_NOTE = ("improper knock accepted by the opponent after a long discussion with the floor "
              "director, who was called to the table twice")
@@ -47,15 +49,22 @@ def test_the_screen_shows_tablets_confirmations_signatures_and_the_match(app):
 
 def _drawn_text(pdf: bytes) -> list[tuple[float, float, str]]:
     """(x, width, text) of every string drawn on the sheet page (page content uncompressed):
-    x is absolute (the ``cm`` translations of reportlab's tables and paragraphs applied)."""
+    x is absolute (the ``cm`` translations of reportlab's tables and paragraphs applied). Each
+    string is measured in its font: the embedded DejaVu Sans faces keep ASCII at its own codes
+    in their subsets."""
+    register_fonts()
+    faces = {}
+    for base, name in re.findall(rb"/BaseFont /(\S+) .*?/Name /F([\d+]+)", pdf):
+        embedded = SANS_BOLD if b"Bold" in base else SANS
+        faces[name.decode()] = embedded if b"+" in base else base.decode()
     start = pdf.index(b"(Hand) Tj")
     body = pdf[pdf.rindex(b"stream", 0, start):pdf.index(b"endstream", start)].decode("latin-1")
     token = re.compile(r"(?P<q>\bq\b)|(?P<Q>\bQ\b)|"
                        r"(?P<cm>(?:[-\d.]+\s+){4}(?P<cx>[-\d.]+)\s+[-\d.]+\s+cm)|"
                        r"(?P<tm>(?:[-\d.]+\s+){4}(?P<tx>[-\d.]+)\s+[-\d.]+\s+Tm)|"
-                       r"(?P<tf>/F(?P<font>\d+)\s+(?P<size>[\d.]+)\s+Tf)|"
+                       r"(?P<tf>/F(?P<font>[\d+]+)\s+(?P<size>[\d.]+)\s+Tf)|"
                        r"\((?P<s>(?:\\.|[^\\)])*)\)\s*Tj")
-    stack, x0, tx, font, size, out = [], 0.0, 0.0, "1", 9.0, []
+    stack, x0, tx, face, size, out = [], 0.0, 0.0, "Helvetica", 9.0, []
     for m in token.finditer(body):
         if m["q"]:
             stack.append(x0)
@@ -66,9 +75,8 @@ def _drawn_text(pdf: bytes) -> list[tuple[float, float, str]]:
         elif m["tm"]:
             tx = float(m["tx"])
         elif m["tf"]:
-            font, size = m["font"], float(m["size"])
+            face, size = faces[m["font"]], float(m["size"])
         else:
-            face = "Helvetica-Bold" if font == "2" else "Helvetica"
             out.append((x0 + tx, stringWidth(m["s"], face, size), m["s"]))
     return out
 
@@ -82,7 +90,7 @@ def test_a_long_result_wraps_inside_its_column_in_the_pdf(app):
     pdf = tablet.client.get("/t/1/games/1/export.pdf").data
     drawn = _drawn_text(pdf)
     result_x = next(x for x, _w, s in drawn if s == "Result")
-    points_x = next(x for x, _w, s in drawn if s == "Pts")
+    points_x = next(x for x, _w, s in drawn if s == "Points to")
     in_result = [(x, w, s) for x, w, s in drawn if abs(x - result_x) < 1]
     assert LONG_NOTE in " ".join(s for _x, _w, s in in_result)  # all of it, on several lines
     for x, w, s in in_result:

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, send_file
 
 from webui.common import sheetview
-from webui.common.pdf import render_sheet_pdf
+from webui.common.pdf import render_sheet_pdf, sheet_context
 from webui.common.security import store
 from webui.common.signing import sign_pdf
 from webui.security import require_viewer
@@ -117,7 +117,8 @@ def pdf(table_id: int, game_no: int) -> Response:
     """The score sheet with both drawn signatures, digitally signed by this installation."""
     state, game, view = _game(table_id, game_no)
     signatures = {p: stored_png(s.get("png")) for p, s in game.signatures.items()}
-    document = render_sheet_pdf(state, view, signatures, store().last_seq(table_id))
+    document = render_sheet_pdf(state, view, signatures, store().last_seq(table_id),
+                                sheet_context(store(), table_id, game))
     reason = (f"gintray score sheet, {state.name}, game {game_no}"
               + (" (signed by both players)" if game.locked else " (not signed by the players)"))
     signed = sign_pdf(document, current_app.extensions["gintray.identity"], reason)

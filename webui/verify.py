@@ -3,6 +3,10 @@ player's signature covers the final sheet.
 
     .venv/bin/python -m webui.verify SHEET.pdf [--data-dir instance]
 
+It needs the certificate of the installation that exported the sheet: ``--data-dir`` names
+the table app's data directory (the one ``gintray serve --data-dir`` runs with; ``instance``
+when not given), which holds ``signing/cert.pem``. Without one it says so and exits 2.
+
 Exit status 0 when the digital signature is intact, valid, made by this installation's key
 and covers the whole file, and the sheet record attached to the PDF hashes to its printed
 sheet hash and every player's signature was given on that same hash; 1 otherwise (the reason
@@ -15,6 +19,7 @@ draft's integrity only.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -52,10 +57,23 @@ def missing_signatures(record: dict[str, Any] | None) -> list[str]:
     return [str(players.get(p) or p) for p in sorted(players) if p not in signed]
 
 
+NEEDS_DATA_DIR = ("webui.verify checks a sheet against the certificate of the installation "
+                  "that exported it: pass --data-dir DIR, the data directory the table app "
+                  "runs with (`gintray serve --data-dir DIR`; it holds signing/cert.pem)")
+
+
+def quiet_libraries() -> None:
+    """pyHanko logs a failed certificate path (another installation's sheet) with a full
+    traceback; the verdict printed here says it in words."""
+    for name in ("pyhanko", "pyhanko_certvalidator"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m webui.verify", description=__doc__)
     parser.add_argument("pdf", type=Path)
-    parser.add_argument("--data-dir", type=Path, default=Path("instance"))
+    parser.add_argument("--data-dir", type=Path, default=Path("instance"),
+                        help="the table app's data directory (default: ./instance)")
     parser.add_argument("--draft", action="store_true",
                         help="accept a draft: a sheet not signed by both players (its "
                              "integrity is still checked)")
@@ -65,15 +83,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cert = args.data_dir / "signing" / "cert.pem"
     if not cert.is_file():
-        print(f"no certificate at {cert}", file=sys.stderr)
+        print(f"no certificate at {cert}. {NEEDS_DATA_DIR}.", file=sys.stderr)
         return 2
     if not args.pdf.is_file():
         print(f"no such file: {args.pdf}", file=sys.stderr)
         return 2
     data = args.pdf.read_bytes()
+    quiet_libraries()
     result = verify_pdf(data, SigningIdentity(cert.with_name("key.pem"), cert))
+    if result.intact and not result.trusted:
+        problems_first = [f"the digital signature is intact but not made with the certificate "
+                          f"at {cert}: the file comes from another installation, or this is "
+                          f"not its data directory. {NEEDS_DATA_DIR}"]
+    else:
+        problems_first = []
     record = read_record(data)
-    problems = record_problems(record)
+    problems = problems_first + record_problems(record)
     missing = missing_signatures(record)
     if missing and not args.draft:
         problems.append(f"a draft: not signed by {' and '.join(missing)} (--draft accepts it)")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from webui.common import sheetview
-from webui.common.pdf import render_sheet_pdf
+from webui.common.pdf import render_sheet_pdf, sheet_context
 from webui.common.signing import SigningIdentity, sign_pdf
 from webui.store import Store
 from webui.store.db import EventRow
@@ -110,10 +110,12 @@ def build_bundle(store: Store, identity: SigningIdentity, extra: dict[str, Any] 
             stamp = f"t{table_id}-g{game_no}-{sheet_hash(state, game)[:24]}"
             base = f"table-{table_id:03d}-{_slug(state.name)}/game-{game_no}"
 
-            def pdf(state: Any = state, game: Any = game, game_no: int = game_no) -> bytes:
+            def pdf(state: Any = state, game: Any = game, game_no: int = game_no,
+                    table_id: int = table_id) -> bytes:
                 view = sheetview.game_view(state, game)
                 signatures = {p: base64.b64decode(s["png"]) for p, s in game.signatures.items()}
-                document = render_sheet_pdf(state, view, signatures, state.last_seq)
+                document = render_sheet_pdf(state, view, signatures, state.last_seq,
+                                            sheet_context(store, table_id, game))
                 reason = f"gintray score sheet, {state.name}, game {game_no} (event bundle)"
                 return sign_pdf(document, identity, reason)
 

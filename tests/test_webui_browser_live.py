@@ -165,3 +165,43 @@ def test_a_half_filled_outcome_form_survives_live_changes_and_is_sent(served, tm
     assert proposal.kind.value == "manual"
     assert proposal.result["winner"] == "A" and proposal.result["points"] == 22
     assert proposal.result["note"] == "camera missed the layoff"
+
+
+def test_a_newer_page_of_the_tablet_takes_the_stream_and_the_older_says_so(served, tmp_path):
+    """Three pages of Ann's tablet open at once (two tabs left open; each page wants two of
+    the tablet's 3 slots): the newest take the streams, the oldest says its live updates are
+    paused and, when asked, takes the stream back from the page that is now the oldest (which
+    says so in turn); Ben's tap reaches the pages that stream."""
+    import numpy as np
+    from playwright.sync_api import expect, sync_playwright
+
+    from vision.table.events import FrameRead
+
+    app, base, table_id, feed, _truth = served
+    feed.picture.publish(np.full((120, 160, 3), 90, np.uint8), FrameRead(0))
+    propose_knock(app.extensions["gintray.store"], table_id)
+    with sync_playwright() as p:
+        browser = open_browser(p)
+        first = join_table(browser, base, app, table_id, "A", SIZES["tablet"])
+        ben = join_table(browser, base, app, table_id, "B", SIZES["phone"])
+        expect(first.locator("body")).to_have_attribute("data-live", "on")
+        pages = [first]
+        for _ in range(2):
+            page = first.context.new_page()
+            page.set_default_timeout(SHOWS_MS)
+            page.goto(f"{base}/t/{table_id}", wait_until="domcontentloaded")
+            expect(page.locator("body")).to_have_attribute("data-live", "on",
+                                                           timeout=SHOWS_MS)
+            pages.append(page)
+        paused = "Live updates paused: this tablet opened the table in another page."
+        expect(first.locator("#live-status")).to_contain_text(paused, timeout=SHOWS_MS)
+        first.screenshot(path=str(tmp_path / "ann-older-page-paused.png"), full_page=True)
+        first.get_by_role("button", name="Resume here").click()
+        expect(first.locator("#live-status")).to_be_hidden(timeout=SHOWS_MS)
+        expect(pages[1].locator("#live-status")).to_contain_text(paused, timeout=SHOWS_MS)
+        ben.click("button.confirm[data-player=B]")
+        for page in (first, pages[2]):
+            expect(page.locator(".confirms")).to_contain_text("Ben confirmed", timeout=SHOWS_MS)
+        expect(pages[1].locator(".confirms")).to_contain_text("waiting for Ben")  # paused
+        first.screenshot(path=str(tmp_path / "ann-resumed-page.png"), full_page=True)
+        browser.close()

@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from test_webui_live import told_feed
 from webui_helpers import Tablet, csrf_token, join, make_app
 
 from vision.table.events import FrameRead
+from webui.live import EndReason, StreamKey, StreamKind, StreamLimit, StreamSlots
 
 EVENTS = "/api/t/1/events?max=60"  # the max is only a guard: each stream below ends sooner
 CAMERA = "/api/t/1/camera.mjpg?max=60"
@@ -132,8 +134,8 @@ def test_a_device_signed_out_elsewhere_ends_its_streams_and_frees_its_slots(tmp_
 def test_a_new_page_takes_over_the_oldest_stream_of_its_own_device(tmp_path):
     """Hand, Score sheet, History tapped a second apart: the page left still held its slots
     (a stream is known closed only when a write to it fails) and the new page got 429. Now
-    the new page's stream takes the place of the device's oldest, the oldest of the same kind
-    first (the new page's camera replaces the old page's camera, not its events)."""
+    the new page's stream takes the place of the device's oldest (a camera picture only that
+    of the oldest camera picture: never a page's live updates)."""
     app = make_app(tmp_path)
     feed = camera_with_a_picture(app)
     slots = app.extensions["gintray.streams"]
@@ -154,3 +156,15 @@ def test_a_new_page_takes_over_the_oldest_stream_of_its_own_device(tmp_path):
         response.close()
     feed.stop()
     assert slots.open_count() == 0
+
+
+def test_a_camera_picture_never_takes_the_place_of_live_updates():
+    slots = StreamSlots(per_device=2, total=10)
+    key = StreamKey(1, "device:1", 1)
+    events = [slots.acquire(key, StreamKind.EVENTS) for _ in range(2)]
+    with pytest.raises(StreamLimit, match="this device already has 2 live streams"):
+        slots.acquire(key, StreamKind.CAMERA)
+    assert [lease.ended for lease in events] == [None, None]
+    slots.acquire(key, StreamKind.EVENTS)  # a new page's live updates: the oldest gives way
+    assert [lease.ended for lease in events] == [EndReason.REPLACED, None]
+    assert slots.open_count(key) == 2

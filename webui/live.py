@@ -60,7 +60,7 @@ class EndReason(StrEnum):
 
 
 class StreamKind(StrEnum):
-    """What a live stream carries: a new page's stream takes the place of the same kind first."""
+    """What a live stream carries: live updates (``events``) or the camera picture."""
 
     EVENTS = "events"
     CAMERA = "camera"
@@ -77,7 +77,7 @@ class StreamKey:
 
 
 class StreamLimit(Exception):
-    """Too many open live streams (per table or overall)."""
+    """Too many open live streams (per table or overall; per device for a camera picture)."""
 
 
 class Lease:
@@ -159,9 +159,10 @@ class StreamSlots:
 
     A stream belongs to its device: a device at its limit that opens one more (a new page;
     the page it left is known closed only once a write to it fails) takes the place of its
-    own oldest stream, of the same kind first. The streams of a device that left or was
-    signed out end (``end_device``, and each stream's own check of ``joined``), and the slots
-    of departed devices are taken back before a table or the server refuses anyone.
+    own oldest stream (a camera picture only that of another camera picture). The streams
+    of a device that left or was signed out end (``end_device``, and each stream's own check
+    of ``joined``), and the slots of departed devices are taken back before a table or the
+    server refuses anyone.
     """
 
     def __init__(self, per_device: int, total: int, per_table: int | None = None,
@@ -189,7 +190,14 @@ class StreamSlots:
             own = [lease for lease in self._open if lease.key.holder == key.holder]
             given_up = None
             if len(own) >= self.per_device:
-                given_up = min(own, key=lambda lease: (lease.kind != kind, lease.order))
+                # the oldest (a page left is older than the pages open); a camera picture
+                # never takes the place of a page's live updates
+                mine = own if kind is StreamKind.EVENTS else [
+                    lease for lease in own if lease.kind is StreamKind.CAMERA]
+                given_up = min(mine, key=lambda lease: lease.order, default=None)
+                if given_up is None:
+                    raise StreamLimit(f"this device already has {self.per_device} live "
+                                      "streams open (its pages' live updates); close a page")
             others = [lease for lease in self._open if lease is not given_up]
             if sum(lease.key.table_id == key.table_id for lease in others) >= self.per_table:
                 raise StreamLimit(f"this table already has {self.per_table} live streams open "

@@ -119,7 +119,6 @@
       if (waitingForLook && document.visibilityState === "visible") open();
     }
     document.addEventListener("visibilitychange", lookedAt);
-    window.addEventListener("focus", lookedAt);
     // back to this page from the browser's back/forward cache: its stream was closed
     window.addEventListener("pageshow", (ev) => {
       if (ev.persisted) {

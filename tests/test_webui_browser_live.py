@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 import test_webui_browser
-from test_webui_phone import SIZES, TABLE, join_page, open_browser
-from webui_helpers import KNOCK_B, KNOCK_MELDS_A, pin_of
+from test_webui_phone import SIZES, TABLE, join_page, open_browser, propose_knock
 
 from webui.store import Actor, commands
 
@@ -20,26 +19,9 @@ SHOWS_MS = 60_000
 
 
 def join_table(browser, base, app, table_id, seat, size):
-    page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
+    page = join_page(browser, base, app, seat, size, table_id, loaded="domcontentloaded")
     page.set_default_timeout(SHOWS_MS)
-    page.goto(f"{base}/t/{table_id}/join")
-    page.fill("input[name=pin]", pin_of(app, table_id))
-    page.check(f"input[name=seat][value={seat}]")
-    page.click("button.primary")
-    # the page's camera view (a stream) never ends loading: the page is there once parsed
-    page.wait_for_url(f"{base}/t/{table_id}", wait_until="domcontentloaded")
     return page
-
-
-def propose_knock(store, table_id):
-    """Ann's tablet recorded the knock card and the proposal of a knock by Ann (+7)."""
-    hand = store.state(table_id).current_hand()
-    actor = Actor("device:tablet A")
-    store.execute(table_id, commands.set_knock_card(hand.game, hand.number, "9H"), actor)
-    proposal = commands.parse_proposal({"kind": "score", "knocker": "A",
-                                        "cards": {"A": "5S", "B": " ".join(KNOCK_B)},
-                                        "melds": {"A": KNOCK_MELDS_A}})
-    store.execute(table_id, commands.propose(hand.game, hand.number, proposal), actor)
 
 
 def test_tabs_flipped_a_second_apart_still_get_live_updates(served, tmp_path):

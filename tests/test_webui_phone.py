@@ -30,14 +30,16 @@ def open_browser(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
 
-def join_page(browser, base, app, seat, size):
+def join_page(browser, base, app, seat, size, table_id=TABLE, loaded="load"):
+    """A new browser profile joined ``table_id`` for ``seat``, on its table page (``loaded``:
+    what to wait for; a page with a camera view, a stream, never ends loading)."""
     page = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
     page.set_default_timeout(20_000)
-    page.goto(f"{base}/t/{TABLE}/join")
-    page.fill("input[name=pin]", pin_of(app, TABLE))
+    page.goto(f"{base}/t/{table_id}/join")
+    page.fill("input[name=pin]", pin_of(app, table_id))
     page.check(f"input[name=seat][value={seat}]")
     page.click("button.primary")
-    page.wait_for_url(f"{base}/t/{TABLE}")
+    page.wait_for_url(f"{base}/t/{table_id}", wait_until=loaded)
     return page
 
 
@@ -71,14 +73,14 @@ def record_hands(app, store, count):
                           actor)
 
 
-def propose_knock(store):
-    hand = store.state(TABLE).current_hand()
+def propose_knock(store, table_id=TABLE):
+    hand = store.state(table_id).current_hand()
     actor = Actor("device:tablet A")
-    store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H"), actor)
+    store.execute(table_id, commands.set_knock_card(hand.game, hand.number, "9H"), actor)
     proposal = commands.parse_proposal({"kind": "score", "knocker": "A",
                                         "cards": {"A": "5S", "B": " ".join(KNOCK_B)},
                                         "melds": {"A": KNOCK_MELDS_A}})
-    store.execute(TABLE, commands.propose(hand.game, hand.number, proposal), actor)
+    store.execute(table_id, commands.propose(hand.game, hand.number, proposal), actor)
 
 
 @pytest.mark.parametrize("size", SIZES.values(), ids=list(SIZES))

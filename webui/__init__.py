@@ -57,7 +57,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gintray.cameras"] = {}
     app.extensions["gintray.streams"] = StreamSlots(app.config["MAX_STREAMS_PER_DEVICE"],
                                                     app.config["MAX_STREAMS"],
-                                                    app.config["MAX_STREAMS_PER_TABLE"])
+                                                    app.config["MAX_STREAMS_PER_TABLE"],
+                                                    joined=store.device_joined)
     from webui.common import words
 
     words.register(app)

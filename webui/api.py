@@ -23,7 +23,15 @@ from flask import (
 
 from webui.common.security import client_address, is_director, safe_next, store
 from webui.common.validate import json_body, whole_number
-from webui.live import StreamKey, StreamLimit, StreamSlots, sse_stream
+from webui.live import (
+    Lease,
+    StreamKey,
+    StreamKind,
+    StreamLimit,
+    StreamSlots,
+    sse_stream,
+    stream_slots,
+)
 from webui.security import (
     actor_for,
     current_device,
@@ -180,31 +188,32 @@ def reopen(table_id: int) -> Any:
                    "Game reopened (recorded).", EventKind.REOPENED)
 
 
-def _stream_slot(table_id: int) -> tuple[StreamSlots, StreamKey]:
-    """A live-stream slot for this device at this table (429 when the device, the table or
-    the server has too many open)."""
-    slots: StreamSlots = current_app.extensions["gintray.streams"]
+def _stream_slot(table_id: int, kind: StreamKind) -> tuple[StreamSlots, Lease]:
+    """A live-stream slot for this device at this table (429 when the table or the server
+    has too many open; a device at its own limit gives up its oldest stream)."""
+    slots = stream_slots()
     device = current_device(table_id)
-    holder = f"device:{device.id}" if device is not None else f"address:{client_address()}"
-    key = StreamKey(table_id, holder)
+    key = (StreamKey(table_id, f"device:{device.id}", device.id) if device is not None
+           else StreamKey(table_id, f"address:{client_address()}"))
     try:
-        slots.acquire(key)
+        lease = slots.acquire(key, kind)
     except StreamLimit as exc:
         raise CommandError("too_many_streams", str(exc), 429) from None
-    return slots, key
+    return slots, lease
 
 
 @bp.get("/events")
 def events(table_id: int) -> Response:
-    """Server-sent events: ``change`` whenever the table or its camera changes."""
+    """Server-sent events: ``change`` whenever the table or its camera changes, ``ended``
+    (with the reason) when the server ends the stream."""
     table_or_404(table_id)
     require_viewer(table_id)
     limit = stream_seconds()
     notifier = current_app.extensions["gintray.notifier"]
     st = store()
-    slots, key = _stream_slot(table_id)
-    stream = slots.held(key, sse_stream(notifier, table_id, lambda: st.last_seq(table_id),
-                                        max_seconds=limit))
+    slots, lease = _stream_slot(table_id, StreamKind.EVENTS)
+    stream = slots.held(lease, sse_stream(notifier, table_id, lambda: st.last_seq(table_id),
+                                          lease, max_seconds=limit))
     return Response(stream, mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -218,8 +227,8 @@ def camera_mjpeg(table_id: int) -> Response:
     feed = current_app.extensions["gintray.cameras"].get(table_id)
     if feed is None:
         abort(404, description="this table has no camera running")
-    slots, key = _stream_slot(table_id)
-    return Response(slots.held(key, feed.mjpeg(max_seconds=limit)),
+    slots, lease = _stream_slot(table_id, StreamKind.CAMERA)
+    return Response(slots.held(lease, feed.mjpeg(max_seconds=limit, lease=lease)),
                     mimetype="multipart/x-mixed-replace; boundary=frame",
                     headers={"Cache-Control": "no-cache"})
 

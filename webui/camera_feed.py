@@ -32,6 +32,7 @@ from vision.table.picture import draw_detections, prepare
 from vision.table.reader import Onlooker, TableReader
 from vision.table.speed import measure_table_speed
 from webui.camera_clerk import CameraClerk
+from webui.live import Lease
 from webui.store import Store
 
 log = logging.getLogger(__name__)
@@ -118,21 +119,28 @@ class Picture:
             self._cond.notify_all()
 
     def wake(self) -> None:
-        """Wake the streams (the camera stops)."""
+        """Wake the streams (the camera stops, or a stream's lease ends)."""
         with self._cond:
             self._cond.notify_all()
 
-    def mjpeg(self, stopped: threading.Event, max_seconds: float) -> Iterator[bytes]:
-        """A multipart JPEG stream of the pictures, until ``stopped`` or ``max_seconds``."""
+    def mjpeg(self, stopped: threading.Event, max_seconds: float,
+              lease: Lease | None = None) -> Iterator[bytes]:
+        """A multipart JPEG stream of the pictures, until ``stopped``, ``max_seconds`` or the
+        stream's ``lease`` ends (asked before each picture; its end wakes the stream)."""
         started = time.monotonic()
         seen = -1
-        while time.monotonic() - started < max_seconds and not stopped.is_set():
+        if lease is not None:
+            lease.on_end(self.wake)
+        while (time.monotonic() - started < max_seconds and not stopped.is_set()
+               and (lease is None or lease.alive())):
             with self._cond:
                 last = seen
                 self._cond.wait_for(
-                    lambda last=last: self._number != last or stopped.is_set(), timeout=5)
+                    lambda last=last: (self._number != last or stopped.is_set()
+                                       or (lease is not None and lease.ended is not None)),
+                    timeout=5)
                 seen, jpeg = self._number, self.jpeg
-            if jpeg is None:
+            if jpeg is None or (lease is not None and not lease.alive()):
                 continue
             yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
                    + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
@@ -187,9 +195,9 @@ class TableCamera:
         """The latest frame as captured (BGR array), without drawings; None before the first."""
         return self.picture.raw
 
-    def mjpeg(self, max_seconds: float = 600.0) -> Iterator[bytes]:
-        """A multipart JPEG stream of the annotated frames."""
-        return self.picture.mjpeg(self._stop, max_seconds)
+    def mjpeg(self, max_seconds: float = 600.0, lease: Lease | None = None) -> Iterator[bytes]:
+        """A multipart JPEG stream of the annotated frames (while ``lease`` lasts)."""
+        return self.picture.mjpeg(self._stop, max_seconds, lease)
 
     # thread -------------------------------------------------------------------------------
     def _set_status(self, state: str, message: str, **more: str) -> None:

@@ -25,6 +25,7 @@ from webui.common.director_auth import (
 )
 from webui.common.security import director_required, logout_director, store
 from webui.common.validate import plain_text
+from webui.security import sign_out
 from webui.store import Actor, CommandError, commands, engine
 from webui.views import table_or_404
 
@@ -148,7 +149,7 @@ def new_pin(table_id: int) -> Any:
     if request.form.get("keep_devices"):
         flash("New PIN made: the tablets that already joined stay joined.")
     else:
-        count = store().revoke_devices(table_id)
+        count = sign_out(table_id)
         flash(f"New PIN made: {count} joined tablet{'s were' if count != 1 else ' was'} "
               "signed out and must join again with the new PIN.")
     return redirect(url_for("views.screen", table_id=table_id))
@@ -168,7 +169,7 @@ def devices(table_id: int) -> Any:
 @director_required
 def revoke_device(table_id: int, device_id: int) -> Any:
     table_or_404(table_id)
-    if store().revoke_devices(table_id, device_id):
+    if sign_out(table_id, device_id):
         flash("The tablet was signed out: it must join again with the table's PIN.")
     else:
         flash("No such joined tablet (already signed out?).", "error")

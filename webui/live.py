@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 
@@ -28,12 +30,19 @@ class Notifier:
             self._extra[table_id] = self._extra.get(table_id, 0) + 1
             self._cond.notify_all()
 
-    def wait(self, table_id: int, seen: int, timeout: float) -> int:
-        """Wait until the table's change counter passes ``seen``; returns the counter."""
+    def wait(self, table_id: int, seen: int, timeout: float,
+             stop: Callable[[], bool] = lambda: False) -> int:
+        """Wait until the table's change counter passes ``seen`` (or ``stop()`` after a
+        :meth:`wake`); returns the counter."""
         with self._cond:
-            self._cond.wait_for(lambda: self._extra.get(table_id, 0) != seen or self.closed,
-                                timeout)
+            self._cond.wait_for(lambda: self._extra.get(table_id, 0) != seen or self.closed
+                                or stop(), timeout)
             return self._extra.get(table_id, 0)
+
+    def wake(self) -> None:
+        """Wake the waiting streams to look at their ``stop`` (a stream was ended)."""
+        with self._cond:
+            self._cond.notify_all()
 
     def close(self) -> None:
         with self._cond:
@@ -41,18 +50,98 @@ class Notifier:
             self._cond.notify_all()
 
 
-def sse_stream(notifier: Notifier, table_id: int, last_seq: Callable[[], int],
-               max_seconds: float = 600.0, poll: float = 2.0) -> Iterator[str]:
-    """Server-sent events: ``change`` with the table's last seq whenever something happens."""
-    import time
+class EndReason(StrEnum):
+    """Why the server ended a live stream (said to the page in its last message)."""
 
+    TIME = "time"  # it ran its ``max`` seconds: the page reconnects at once
+    REPLACED = "replaced"  # the same device opened another page, which took this slot
+    LEFT = "left"  # the device left its seat or was signed out
+    CLOSING = "closing"  # the server is stopping
+
+
+class StreamKind(StrEnum):
+    """What a live stream carries: live updates (``events``) or the camera picture."""
+
+    EVENTS = "events"
+    CAMERA = "camera"
+
+
+@dataclass(frozen=True)
+class StreamKey:
+    """Whose live stream of which table: ``holder`` is ``device:<id>`` for a joined tablet
+    (``device_id`` its id), ``address:<ip>`` for the table's screen or the director."""
+
+    table_id: int
+    holder: str
+    device_id: int | None = None
+
+
+class StreamLimit(Exception):
+    """Too many open live streams (per table or overall; per device for a camera picture)."""
+
+
+class Lease:
+    """One open live stream's slot. The stream asks :meth:`alive` on each tick: False once
+    the slot was taken back (:attr:`ended` says why) or its device is no longer joined."""
+
+    def __init__(self, slots: StreamSlots, key: StreamKey, kind: StreamKind, order: int) -> None:
+        self.slots, self.key, self.kind, self.order = slots, key, kind, order
+        self.ended: EndReason | None = None
+        self._wakers: list[Callable[[], None]] = []
+        self._checked = time.monotonic()
+
+    def on_end(self, wake: Callable[[], None]) -> None:
+        """Call ``wake`` when the slot is taken back (to wake the stream waiting for news)."""
+        self._wakers.append(wake)
+        if self.ended is not None:
+            wake()
+
+    def end(self, reason: EndReason) -> None:
+        """Mark the stream to end (it says ``reason`` on its next tick) and wake it."""
+        if self.ended is None:
+            self.ended = reason
+        for wake in list(self._wakers):
+            wake()
+
+    def alive(self) -> bool:
+        """Whether the stream goes on: not ended, and its device (checked at most every
+        ``slots.check_every`` seconds) still joined; a departed device's streams all end."""
+        if self.ended is not None:
+            return False
+        now = time.monotonic()
+        if self.key.device_id is not None and now - self._checked >= self.slots.check_every:
+            self._checked = now
+            if not self.slots.joined(self.key.device_id):
+                self.slots.end_device(self.key.table_id, self.key.device_id)
+        return self.ended is None
+
+
+def sse_stream(notifier: Notifier, table_id: int, last_seq: Callable[[], int], lease: Lease,
+               max_seconds: float = 600.0, poll: float = 2.0) -> Iterator[str]:
+    """Server-sent events: ``change`` with the table's last seq whenever something happens; a
+    comment each ``poll`` seconds otherwise (a page gone is noticed when it fails); at the
+    end ``ended`` with the reason (``EndReason``)."""
     yield "retry: 2000\n\n"
+    lease.on_end(notifier.wake)
     seen_counter = notifier.wait(table_id, -1, 0)
     seq = last_seq()
     yield f"event: change\ndata: {json.dumps({'seq': seq})}\n\n"
     started = time.monotonic()
-    while time.monotonic() - started < max_seconds and not notifier.closed:
-        counter = notifier.wait(table_id, seen_counter, poll)
+    while True:
+        if notifier.closed:
+            reason: EndReason | None = EndReason.CLOSING
+        elif not lease.alive():
+            reason = lease.ended
+        elif time.monotonic() - started >= max_seconds:
+            reason = EndReason.TIME
+        else:
+            reason = None
+        if reason is not None:
+            yield f"event: ended\ndata: {json.dumps({'reason': str(reason)})}\n\n"
+            return
+        counter = notifier.wait(table_id, seen_counter, poll, stop=lambda: lease.ended is not None)
+        if lease.ended is not None:
+            continue
         now_seq = last_seq()
         if counter != seen_counter or now_seq != seq:
             seen_counter, seq = counter, now_seq
@@ -61,75 +150,124 @@ def sse_stream(notifier: Notifier, table_id: int, last_seq: Callable[[], int],
             yield ": keepalive\n\n"
 
 
-class StreamLimit(Exception):
-    """Too many open live streams (per device, per table or overall)."""
-
-
-@dataclass(frozen=True)
-class StreamKey:
-    """Whose live stream of which table: ``holder`` is ``device:<id>`` for a joined tablet,
-    ``address:<ip>`` for the table's screen or the director."""
-
-    table_id: int
-    holder: str
-
-
 class StreamSlots:
     """Open live streams (events, camera) counted per device, per table and overall: each
     holds one of the server's threads for up to ten minutes, so a device may hold
     ``per_device``, one table's viewers ``per_table`` and all together ``total``; one table
     (however many devices joined it) cannot take the slots of the others, and the server's
-    other threads keep answering pages."""
+    other threads keep answering pages.
 
-    def __init__(self, per_device: int, total: int, per_table: int | None = None) -> None:
+    A stream belongs to its device: a device at its limit that opens one more (a new page;
+    the page it left is known closed only once a write to it fails) takes the place of its
+    own oldest stream (a camera picture only that of another camera picture). The streams
+    of a device that left or was signed out end (``end_device``, and each stream's own check
+    of ``joined``), and the slots of departed devices are taken back before a table or the
+    server refuses anyone.
+    """
+
+    def __init__(self, per_device: int, total: int, per_table: int | None = None,
+                 joined: Callable[[int], bool] | None = None, check_every: float = 1.0) -> None:
         self.per_device, self.total = per_device, total
         self.per_table = total if per_table is None else per_table
-        self._open: dict[StreamKey, int] = {}
+        self.joined = joined or (lambda _device_id: True)
+        self.check_every = check_every
+        self._open: list[Lease] = []
+        self._opened = 0
         self._lock = threading.Lock()
 
-    def acquire(self, key: StreamKey) -> None:
-        """Take a slot for ``key`` or raise ``StreamLimit`` (with the reason)."""
+    def acquire(self, key: StreamKey, kind: StreamKind = StreamKind.EVENTS) -> Lease:
+        """Take a slot for ``key`` (a device at its limit gives up its oldest stream) or raise
+        ``StreamLimit`` (with the reason)."""
+        try:
+            return self._take(key, kind)
+        except StreamLimit:
+            if not self._free_departed():
+                raise
+        return self._take(key, kind)
+
+    def _take(self, key: StreamKey, kind: StreamKind) -> Lease:
         with self._lock:
-            device = sum(n for k, n in self._open.items() if k.holder == key.holder)
-            if device >= self.per_device:
-                raise StreamLimit(f"this device already has {self.per_device} live streams "
-                                  "open; close a page first")
-            table = sum(n for k, n in self._open.items() if k.table_id == key.table_id)
-            if table >= self.per_table:
+            own = [lease for lease in self._open if lease.key.holder == key.holder]
+            given_up = None
+            if len(own) >= self.per_device:
+                # the oldest (a page left is older than the pages open); a camera picture
+                # never takes the place of a page's live updates
+                mine = own if kind is StreamKind.EVENTS else [
+                    lease for lease in own if lease.kind is StreamKind.CAMERA]
+                given_up = min(mine, key=lambda lease: lease.order, default=None)
+                if given_up is None:
+                    raise StreamLimit(f"this device already has {self.per_device} live "
+                                      "streams open (its pages' live updates); close a page")
+            others = [lease for lease in self._open if lease is not given_up]
+            if sum(lease.key.table_id == key.table_id for lease in others) >= self.per_table:
                 raise StreamLimit(f"this table already has {self.per_table} live streams open "
                                   "(pages on its tablets and screen); close a page first")
-            if sum(self._open.values()) >= self.total:
+            if len(others) >= self.total:
                 raise StreamLimit("the table's computer has too many live streams open; "
                                   "try again in a moment")
-            self._open[key] = self._open.get(key, 0) + 1
+            self._opened += 1
+            lease = Lease(self, key, kind, self._opened)
+            self._open = [*others, lease]
+        if given_up is not None:
+            given_up.end(EndReason.REPLACED)
+        return lease
 
-    def release(self, key: StreamKey) -> None:
+    def _free_departed(self) -> bool:
+        """End the streams of devices no longer joined; whether any were found."""
         with self._lock:
-            left = self._open.get(key, 0) - 1
-            if left > 0:
-                self._open[key] = left
-            else:
-                self._open.pop(key, None)
+            devices = {(lease.key.table_id, lease.key.device_id) for lease in self._open
+                       if lease.key.device_id is not None}
+        gone = [(table_id, device_id) for table_id, device_id in devices
+                if device_id is not None and not self.joined(device_id)]
+        for table_id, device_id in gone:
+            self.end_device(table_id, device_id)
+        return bool(gone)
+
+    def end_device(self, table_id: int, device_id: int | None = None,
+                   reason: EndReason = EndReason.LEFT) -> int:
+        """End the streams of a device of the table (of all its devices: ``device_id`` None)
+        and free their slots at once; how many were open."""
+        with self._lock:
+            ending = [lease for lease in self._open if lease.key.table_id == table_id
+                      and lease.key.device_id is not None
+                      and device_id in (None, lease.key.device_id)]
+            self._open = [lease for lease in self._open if lease not in ending]
+        for lease in ending:
+            lease.end(reason)
+        return len(ending)
+
+    def release(self, lease: Lease) -> None:
+        """Give the slot back (the stream ended or its page went away); once is enough."""
+        with self._lock:
+            self._open = [held for held in self._open if held is not lease]
 
     def open_count(self, key: StreamKey | None = None, table_id: int | None = None) -> int:
         """Open streams: of ``key``, of table ``table_id``, or all."""
         with self._lock:
             if key is not None:
-                return self._open.get(key, 0)
-            return sum(n for k, n in self._open.items()
-                       if table_id is None or k.table_id == table_id)
+                return sum(lease.key == key for lease in self._open)
+            return sum(table_id is None or lease.key.table_id == table_id
+                       for lease in self._open)
 
-    def held(self, key: StreamKey, stream: Iterator[Any]) -> _HeldStream:
-        """``stream``, releasing ``key``'s slot when it ends or is closed (the client went
+    def held(self, lease: Lease, stream: Iterator[Any]) -> _HeldStream:
+        """``stream``, releasing ``lease``'s slot when it ends or is closed (the client went
         away), even if it never started."""
-        return _HeldStream(self, key, stream)
+        return _HeldStream(lease, stream)
+
+
+def stream_slots() -> StreamSlots:
+    """The app's live-stream slots (``create_app`` makes them)."""
+    from flask import current_app
+
+    slots: StreamSlots = current_app.extensions["gintray.streams"]
+    return slots
 
 
 class _HeldStream:
     """An iterator over a live stream that gives its slot back exactly once."""
 
-    def __init__(self, slots: StreamSlots, key: StreamKey, stream: Iterator[Any]) -> None:
-        self._slots, self._key, self._stream = slots, key, stream
+    def __init__(self, lease: Lease, stream: Iterator[Any]) -> None:
+        self._lease, self._stream = lease, stream
         self._released = False
 
     def __iter__(self) -> _HeldStream:
@@ -145,7 +283,7 @@ class _HeldStream:
     def close(self) -> None:
         if not self._released:
             self._released = True
-            self._slots.release(self._key)
+            self._lease.slots.release(self._lease)
             close = getattr(self._stream, "close", None)
             if close is not None:
                 close()

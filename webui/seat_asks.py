@@ -27,6 +27,7 @@ from flask import (
 )
 
 from webui.common.security import is_director, store
+from webui.live import stream_slots
 from webui.security import current_device, may_see_screen, remember_device
 from webui.store import seat_requests
 from webui.store.seat_requests import Asked, Status
@@ -156,6 +157,8 @@ def decide(table_id: int, request_id: int) -> Any:
         if isinstance(done, str):
             flash(done, "error")
         else:
+            if done.displaced is not None:  # signed out: its live streams end now
+                stream_slots().end_device(table_id, done.displaced.id)
             flash(f"The tablet {done.device.label!r} now holds "
                   f"{players.get(done.device.seat, '?')}'s seat"
                   + (f"; the tablet {done.displaced.label!r} was signed out."

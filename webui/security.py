@@ -9,6 +9,7 @@ import json
 from flask import abort, g, request, session
 
 from webui.common.security import is_director, is_local, store
+from webui.live import stream_slots
 from webui.store import Actor
 from webui.store.db import Device
 from webui.store.engine import PLAYERS
@@ -35,6 +36,14 @@ def forget_device(table_id: int) -> None:
     devices = dict(session.get("devices") or {})
     devices.pop(str(table_id), None)
     session["devices"] = devices
+
+
+def sign_out(table_id: int, device_id: int | None = None) -> int:
+    """Sign a device of the table out (all its devices: ``device_id`` None): its token stops
+    working, its seat is free and its live streams end now. How many were signed out."""
+    count = store().revoke_devices(table_id, device_id)
+    stream_slots().end_device(table_id, device_id)
+    return count
 
 
 def actor_for(table_id: int) -> Actor:

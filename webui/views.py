@@ -25,6 +25,7 @@ from webui.common import attempts, sheetview, words
 from webui.common.seating import finished, next_seated, seating_of, syncs_to_hall
 from webui.common.security import client_address, is_director, is_local, store
 from webui.common.validate import plain_text
+from webui.live import stream_slots
 from webui.seat_asks import ask_for_seat, pending_for_page
 from webui.security import (
     current_device,
@@ -33,6 +34,7 @@ from webui.security import (
     may_see_screen,
     remember_device,
     require_viewer,
+    sign_out,
 )
 from webui.store import CommandError, commands
 from webui.store.db import Device
@@ -223,13 +225,16 @@ def join(table_id: int) -> Any:
             attempts.succeeded(store(), scope, address, local)
             if request.form.get("take_back"):
                 return ask_for_seat(table_id, seat, label, True, hidden=False)
-            joined = store().join_seat(table_id, label, seat, current_device(table_id),
-                                       director=is_director())
+            before = current_device(table_id)
+            joined = store().join_seat(table_id, label, seat, before, director=is_director())
             if isinstance(joined, SeatTaken):
                 error, status = seat_taken_words(state.players[seat], joined.holder), 409
                 take_back = {"seat": seat, "name": state.players[seat], "pin": pin,
                              "label": label}
             else:
+                for gone in (before, joined.displaced):  # signed out: their streams end
+                    if gone is not None:
+                        stream_slots().end_device(table_id, gone.id)
                 remember_device(table_id, joined.token)
                 flash(f"This tablet joined {table.name} for {state.players[seat]}."
                       + (f" The tablet {joined.displaced.label!r} was signed out of that seat."
@@ -273,7 +278,7 @@ def leave(table_id: int) -> Any:
     device = current_device(table_id)
     if device is None:
         abort(403, description="this device has not joined the table")
-    store().revoke_devices(table_id, device.id)
+    sign_out(table_id, device.id)
     forget_device(table_id)
     flash(f"This tablet left {table.name}: the seat is free for another tablet.")
     return redirect(url_for("views.join", table_id=table_id))

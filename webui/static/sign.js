@@ -35,7 +35,7 @@
   initPads(document);
 
   const live = document.getElementById("sign-live");
-  if (!live || !window.EventSource || !live.dataset.eventsUrl) return;
+  if (!live || !window.EventSource || !window.gintrayLive || !live.dataset.eventsUrl) return;
   const inked = (section) => Boolean(section._pad && !section._pad.isEmpty());
   async function redraw() {
     const resp = await fetch(location.href, { headers: { Accept: "text/html" } });
@@ -55,12 +55,11 @@
     live.dataset.redrawn = String(Number(live.dataset.redrawn || 0) + 1);
     initPads(live);
   }
-  const source = new EventSource(live.dataset.eventsUrl);
-  source.addEventListener("change", (ev) => {
+  window.gintrayLive(live.dataset.eventsUrl, (seq) => {
     live.dataset.live = "on";
     // the message sent on (re)connect carries the seq the page was drawn at when nothing
     // changed meanwhile: redrawing then would swap the pad under a finger about to sign
-    if (String(JSON.parse(ev.data).seq) === live.dataset.seq) return;
+    if (String(seq) === live.dataset.seq) return;
     redraw().catch(() => {});
   });
 })();

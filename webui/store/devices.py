@@ -37,6 +37,12 @@ class Devices:
         with self.Session() as s:
             return s.scalar(select(Device).where(Device.token_hash == hash_token(token)))
 
+    def joined(self, device_id: int) -> bool:
+        """Whether the device is still joined (not signed out, nor left)."""
+        with self.Session() as s:
+            device = s.get(Device, device_id)
+            return device is not None and not device.revoked
+
     def of_table(self, table_id: int, joined_only: bool = False) -> list[Device]:
         """The table's devices, in the order they joined (``joined_only``: not signed out)."""
         with self.Session() as s:

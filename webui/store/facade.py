@@ -86,6 +86,9 @@ class Store:
     def device_for(self, token: str | None) -> Device | None:
         return self.tablets.for_token(token)
 
+    def device_joined(self, device_id: int) -> bool:
+        return self.tablets.joined(device_id)
+
     def devices(self, table_id: int, joined_only: bool = False) -> list[Device]:
         return self.tablets.of_table(table_id, joined_only)
 

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 from deck_helpers import card_face, card_photo
+from webui_helpers import make_app
 
 from gintray_cli import main as gintray
 from vision.inference import doctor
@@ -19,6 +20,8 @@ from vision.inference.detector import (
     Namer,
     load_detector,
 )
+from webui.camera_feed import TableCamera
+from webui.cli import serve_main
 
 SUITS = "CDHS"
 #: views of a card the teaching photos never showed: (scale, degrees)
@@ -159,3 +162,33 @@ def test_without_a_profile_the_shipped_models_read_as_before(capsys):
     plain = detector.namer.probabilities(crops)
     with_features = Namer(DEFAULT_NAMER_ONNX, with_features=True).probabilities(crops)
     assert np.array_equal(plain, with_features)
+
+
+def test_serve_refuses_a_profile_it_cannot_use(german_jacks, tmp_path, capsys):
+    data = json.loads(german_jacks.read_text())
+    data["cards"] = ["JC", "JD", "JH", "QS"]  # edited by hand
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data))
+    assert serve_main(["--data-dir", str(tmp_path), "--deck", str(edited), "--no-camera"]) == 2
+    assert "does not match its checksum" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_table_camera_reads_with_the_deck_and_checks_the_shipped_models(german_jacks,
+                                                                         tmp_path):
+    """`gintray serve --deck`: the table's camera reads a jack printed "B" as a jack; its
+    self-check still compares the shipped models' reading with the doctor's reference."""
+    footage = tmp_path / "footage"
+    photo = card_photo(card_face("JS", "B"), 0.8, -70.0)
+    for i in range(3):
+        write_photo(footage, f"frame_{i:03d}.png", photo)
+    app = make_app(tmp_path / "data", DECK=str(german_jacks))
+    store = app.extensions["gintray.store"]
+    feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path / "data",
+                       app.extensions["gintray.notifier"].publish, deck=app.config["DECK"])
+    feed.start()
+    feed.thread.join(timeout=600)
+    assert feed.status()["state"] == "finished", feed.status()
+    assert cards_read(feed.detector, photo) == {"JS"}
+    assert feed.checked.wait(timeout=600)
+    assert feed.status()["self_check"]["passed"], feed.status()

@@ -136,8 +136,10 @@ class TableCamera:
     """Reads one table's camera in a daemon thread; see the module docstring."""
 
     def __init__(self, store: Store, table_id: int, source: str, data_dir: Path,
-                 notify: Any, layout: str | None = None, detector: Any = None) -> None:
+                 notify: Any, layout: str | None = None, detector: Any = None,
+                 deck: str | None = None) -> None:
         self.table_id, self.source, self.layout_file = table_id, source, layout
+        self.deck = deck  # the deck profile file the detector reads with (gintray serve --deck)
         self._given_detector, self.notify = detector, notify
         self._status = {"state": "starting", "message": f"starting {source}"}
         # the detector's self-check on this CPU (``self_check``), once run
@@ -242,7 +244,7 @@ class TableCamera:
         """(the detector, the table reader when the table is calibrated, what is missing)."""
         try:
             if self._given_detector is None:
-                self._given_detector = card_detector.load_detector()
+                self._given_detector = card_detector.load_detector(deck=self.deck)
                 # the self-check (a few reads) runs beside the camera, never before its first
                 # picture; the table screen shows its verdict when it is done
                 self.checker = threading.Thread(
@@ -259,7 +261,8 @@ class TableCamera:
         the lowest CPU priority (this thread only, Linux): the camera's reads come first."""
         with contextlib.suppress(AttributeError, OSError):  # not Linux: same priority
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-        self._self_check = self_check(detector, card_detector.default_backend())
+        shipped = getattr(detector, "without_deck", lambda: detector)()  # the reference's models
+        self._self_check = self_check(shipped, card_detector.default_backend())
         self.checked.set()
         self.notify(self.table_id, 0)
 
@@ -287,7 +290,8 @@ def start_camera(app: Flask, table_id: int) -> TableCamera | None:
     if not state.camera:
         return None
     feed = TableCamera(store, table_id, state.camera, Path(app.config["DATA_DIR"]),
-                       app.extensions["gintray.notifier"].publish, layout=state.layout).start()
+                       app.extensions["gintray.notifier"].publish, layout=state.layout,
+                       deck=app.config["DECK"]).start()
     cameras[table_id] = feed
     return feed
 

@@ -385,6 +385,16 @@ class CardDetector:
         self.normalise_light = normalise_light
         self.settings = settings or DetectorSettings()
 
+    def without_deck(self) -> CardDetector:
+        """This detector (the same loaded models) reading as the shipped models do, without
+        its deck profile if it has one (the doctor's check compares with their reading)."""
+        if getattr(self.namer, "deck", None) is None:
+            return self
+        other, namer = copy.copy(self), copy.copy(self.namer)
+        namer.deck = None
+        other.namer = namer
+        return other
+
     def with_settings(self, settings: DetectorSettings) -> CardDetector:
         """This detector (the same loaded models) cutting frames as ``settings`` say."""
         other = copy.copy(self)

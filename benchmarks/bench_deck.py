@@ -80,7 +80,7 @@ def summary(report: dict) -> dict:
     return {"card_f1": report["card_f1"], "precision": report["card_precision"],
             "recall": report["card_recall"], "map50": report["map50"],
             "namer_alone": alone.get("card_accuracy"),
-            "confusions": report.get("confusions", [])[:5]}
+            "confusions": report.get("top_confusions", [])[:5]}
 
 
 def main(argv: list[str] | None = None) -> int:

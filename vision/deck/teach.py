@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -188,9 +188,9 @@ def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPI
     for start in range(0, len(others), BATCH):
         features.append(namer.features(others[start : start + BATCH], turns=1)[1][0])
     labels += [len(cards)] * len(others)
-    teaching = {"corners": len(corners), "copies": copies, "seed": seed,
-                "photos": sorted({c.source for c in corners if c.source})}
     profile = fit_profile(np.concatenate(features), np.array(labels), cards, namer.sha256,
-                          namer.feature_output, teaching)
-    teaching["cpu_seconds"] = round(time.process_time() - started, 2)
-    return profile
+                          namer.feature_output)
+    return replace(profile, teaching={
+        "corners": len(corners), "copies": copies, "seed": seed,
+        "photos": sorted({c.source for c in corners if c.source}),
+        "cpu_seconds": round(time.process_time() - started, 2)})

@@ -9,8 +9,8 @@ The namer gives each crop's features (one run, `Namer.features`); a softmax prob
 cards taught is fitted on them in numpy (`fit_probe`), and each card's prototype and radius are
 taken from its copies (`vision.inference.deck`). When only some cards are taught, the others
 are shown to the probe as "another card" by procedural indices (`other_cards`). Needs numpy,
-OpenCV and ONNX Runtime (and Pillow for the procedural indices' typefaces, when the system has
-typefaces).
+OpenCV and ONNX Runtime, and Pillow (which reportlab brings) for the procedural indices'
+typefaces when the system has typefaces.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 from deck_helpers import card_face, card_photo
-from webui_helpers import make_app
+from webui_helpers import Tablet, make_app
 
 from gintray_cli import main as gintray
 from vision.inference import doctor
@@ -177,7 +177,8 @@ def test_serve_refuses_a_profile_it_cannot_use(german_jacks, tmp_path, capsys):
 def test_a_table_camera_reads_with_the_deck_and_checks_the_shipped_models(german_jacks,
                                                                          tmp_path):
     """`gintray serve --deck`: the table's camera reads a jack printed "B" as a jack; its
-    self-check still compares the shipped models' reading with the doctor's reference."""
+    self-check still compares the shipped models' reading with the doctor's reference; the
+    table screen says which deck it reads with."""
     footage = tmp_path / "footage"
     photo = card_photo(card_face("JS", "B"), 0.8, -70.0)
     for i in range(3):
@@ -186,9 +187,12 @@ def test_a_table_camera_reads_with_the_deck_and_checks_the_shipped_models(german
     store = app.extensions["gintray.store"]
     feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path / "data",
                        app.extensions["gintray.notifier"].publish, deck=app.config["DECK"])
+    app.extensions["gintray.cameras"][1] = feed
     feed.start()
     feed.thread.join(timeout=600)
     assert feed.status()["state"] == "finished", feed.status()
     assert cards_read(feed.detector, photo) == {"JS"}
     assert feed.checked.wait(timeout=600)
     assert feed.status()["self_check"]["passed"], feed.status()
+    page = Tablet(app).client.get("/t/1").get_data(as_text=True)
+    assert "Cards are read with a taught deck: deck.json, 4 of the 52 cards taught." in page

@@ -140,6 +140,7 @@ class TableCamera:
                  deck: str | None = None) -> None:
         self.table_id, self.source, self.layout_file = table_id, source, layout
         self.deck = deck  # the deck profile file the detector reads with (gintray serve --deck)
+        self._deck_line: str | None = None  # what the table screen says of it, once loaded
         self._given_detector, self.notify = detector, notify
         self._status = {"state": "starting", "message": f"starting {source}"}
         # the detector's self-check on this CPU (``self_check``), once run
@@ -169,6 +170,8 @@ class TableCamera:
             status["last_seen"] = self.picture.taken.isoformat()
         if self._self_check is not None:
             status["self_check"] = dict(self._self_check)
+        if self._deck_line is not None:
+            status["deck"] = self._deck_line
         return status
 
     def latest_jpeg(self) -> bytes | None:
@@ -252,6 +255,10 @@ class TableCamera:
                     name=f"self-check-{self.table_id}", daemon=True)
                 self.checker.start()
             detector = self._given_detector
+            profile = getattr(getattr(detector, "namer", None), "deck", None)
+            if profile is not None and self.deck:
+                self._deck_line = (f"{Path(self.deck).name}, {len(profile.cards)} of the 52 "
+                                   "cards taught")
         except Exception as exc:
             return None, None, f"cards are not read (detector unavailable: {exc})"
         return (detector, *reader_for(detector, layout_path_for(self.source, self.layout_file)))

@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "read": ("vision.cli", "read_main", "read a table photo (up card, spreads)"),
     "watch": ("vision.cli", "watch_main",
               "a camera through the live reader: a line each time the read changes, CPU a frame"),
+    "deck": ("vision.deck_cli", "deck_main",
+             "teach the detector a deck from photos of its cards (gintray deck learn DIR)"),
     "doctor": ("vision.cli", "doctor_main",
                "check that the card detector reads right on this CPU, and its speed"),
     "serve": ("webui.cli", "serve_main", "run the table web app"),

@@ -305,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--folder", type=Path, default=DEV, help="YOLO folder (default: dev)")
     ap.add_argument("--weights", default=None, help="corner finder file (default: the shipped one)")
     ap.add_argument("--namer", default=None, help="namer file (default: the shipped one)")
+    ap.add_argument("--deck", default=None, help="read with this deck profile (gintray deck learn)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N photos")
     ap.add_argument(
         "--conditions",
@@ -347,7 +348,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CPU: {cpu}", flush=True)
     backend = args.backend or default_backend()
     try:
-        detector = load_detector(backend, weights=args.weights, namer_weights=args.namer)
+        detector = load_detector(backend, weights=args.weights, namer_weights=args.namer,
+                                 deck=args.deck)
+        if args.deck:
+            backend += f", deck profile {args.deck}"
         if args.normalise:
             detector = normalised(detector, args.normalise, args.normalise_scope)
             backend += f" + {args.normalise} before the {args.normalise_scope} (experiment)"

@@ -26,6 +26,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     dir), ``DEMO`` (create the demo table), ``CAMERA`` (camera source of the demo table, or
     without ``DEMO`` of the table named ``TABLE_NAME``, created on first start),
     ``START_CAMERAS`` (read each table's camera in a background thread; default True),
+    ``DECK`` (a deck profile file the cameras' detector reads with, `gintray deck learn`),
     ``PUBLIC_URL`` (base address put in join links and QR codes, for a proxy), ``LAN_URL``
     (the LAN base address when listening on the LAN: join links use it on a loopback screen),
     ``MAX_STREAMS_PER_DEVICE``, ``MAX_STREAMS_PER_TABLE`` and ``MAX_STREAMS`` (open live
@@ -42,7 +43,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     app = kit_app(
         __name__, config, data_dir="instance",
-        settings={"DEMO": False, "CAMERA": None, "TABLE_NAME": "Table 1",
+        settings={"DEMO": False, "CAMERA": None, "TABLE_NAME": "Table 1", "DECK": None,
                   "START_CAMERAS": True, "PUBLIC_URL": None, "LAN_URL": None,
                   "PERMANENT_SESSION_LIFETIME": timedelta(days=30),
                   "MAX_CONTENT_LENGTH": 2 * 1024 * 1024, "JSON_SORT_KEYS": False,

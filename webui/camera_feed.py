@@ -150,8 +150,11 @@ class TableCamera:
     """Reads one table's camera in a daemon thread; see the module docstring."""
 
     def __init__(self, store: Store, table_id: int, source: str, data_dir: Path,
-                 notify: Any, layout: str | None = None, detector: Any = None) -> None:
+                 notify: Any, layout: str | None = None, detector: Any = None,
+                 deck: str | None = None) -> None:
         self.table_id, self.source, self.layout_file = table_id, source, layout
+        self.deck = deck  # the deck profile file the detector reads with (gintray serve --deck)
+        self._deck_line: str | None = None  # what the table screen says of it, once loaded
         self._given_detector, self.notify = detector, notify
         self._status = {"state": "starting", "message": f"starting {source}"}
         # the detector's self-check on this CPU (``self_check``), once run
@@ -181,6 +184,8 @@ class TableCamera:
             status["last_seen"] = self.picture.taken.isoformat()
         if self._self_check is not None:
             status["self_check"] = dict(self._self_check)
+        if self._deck_line is not None:
+            status["deck"] = self._deck_line
         return status
 
     def latest_jpeg(self) -> bytes | None:
@@ -256,7 +261,7 @@ class TableCamera:
         """(the detector, the table reader when the table is calibrated, what is missing)."""
         try:
             if self._given_detector is None:
-                self._given_detector = card_detector.load_detector()
+                self._given_detector = card_detector.load_detector(deck=self.deck)
                 # the self-check (a few reads) runs beside the camera, never before its first
                 # picture; the table screen shows its verdict when it is done
                 self.checker = threading.Thread(
@@ -264,6 +269,10 @@ class TableCamera:
                     name=f"self-check-{self.table_id}", daemon=True)
                 self.checker.start()
             detector = self._given_detector
+            profile = getattr(getattr(detector, "namer", None), "deck", None)
+            if profile is not None and self.deck:
+                self._deck_line = (f"{Path(self.deck).name}, {len(profile.cards)} of the 52 "
+                                   "cards taught")
         except Exception as exc:
             return None, None, f"cards are not read (detector unavailable: {exc})"
         return (detector, *reader_for(detector, layout_path_for(self.source, self.layout_file)))
@@ -273,7 +282,8 @@ class TableCamera:
         the lowest CPU priority (this thread only, Linux): the camera's reads come first."""
         with contextlib.suppress(AttributeError, OSError):  # not Linux: same priority
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-        self._self_check = self_check(detector, card_detector.default_backend())
+        shipped = getattr(detector, "without_deck", lambda: detector)()  # the reference's models
+        self._self_check = self_check(shipped, card_detector.default_backend())
         self.checked.set()
         self.notify(self.table_id, 0)
 
@@ -301,7 +311,8 @@ def start_camera(app: Flask, table_id: int) -> TableCamera | None:
     if not state.camera:
         return None
     feed = TableCamera(store, table_id, state.camera, Path(app.config["DATA_DIR"]),
-                       app.extensions["gintray.notifier"].publish, layout=state.layout).start()
+                       app.extensions["gintray.notifier"].publish, layout=state.layout,
+                       deck=app.config["DECK"]).start()
     cameras[table_id] = feed
     return feed
 

@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "https://gin.example.org (put in the join link and its QR code; "
                              "default: this machine's LAN address with --host 0.0.0.0)")
     parser.add_argument("--no-camera", action="store_true", help="do not start camera threads")
+    parser.add_argument("--deck", metavar="DECK.json",
+                        help="read the cards with this deck profile (gintray deck learn); "
+                             "without it the shipped models read as they are")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=argparse.SUPPRESS)
     return parser
 
@@ -70,6 +73,18 @@ def data_dir_problem(data_dir: Path, create: bool) -> str | None:
     return None
 
 
+def deck_problem(path: Path) -> str | None:
+    """Why the deck profile at ``path`` cannot be read with the shipped namer, or None."""
+    from vision.inference.deck import DeckProfileError, file_sha256, load_profile
+    from vision.inference.detector import DEFAULT_NAMER_ONNX
+
+    try:
+        load_profile(path).check_namer(file_sha256(DEFAULT_NAMER_ONNX), DEFAULT_NAMER_ONNX)
+    except (DeckProfileError, OSError) as exc:
+        return str(exc)
+    return None
+
+
 def serve_main(argv: list[str]) -> int:
     """Entry point of ``gintray serve``."""
     args = build_parser().parse_args(argv)
@@ -87,12 +102,17 @@ def serve_main(argv: list[str]) -> int:
         except ValueError as exc:
             print(f"gintray serve: cannot start: {exc}", file=sys.stderr)
             return 2
+    if args.deck:
+        problem = deck_problem(Path(args.deck))
+        if problem:
+            print(f"gintray serve: cannot start: {problem}", file=sys.stderr)
+            return 2
     problem = data_dir_problem(Path(args.data_dir), args.create)
     if problem:
         print(f"gintray serve: cannot start: {problem}", file=sys.stderr)
         return 1
     config = {"DATA_DIR": args.data_dir, "DEMO": args.demo, "CAMERA": args.camera,
-              "TABLE_NAME": args.table_name,
+              "TABLE_NAME": args.table_name, "DECK": args.deck,
               "START_CAMERAS": not args.no_camera,
               "PUBLIC_URL": public, "LAN_URL": lan_url(args.host, args.port),
               # live streams may hold at most this many of the threads: pages keep answering

@@ -18,6 +18,7 @@ that sees indices smaller than that is read in native-scale tiles instead (`Dete
 from __future__ import annotations
 
 import copy
+import hashlib
 import math
 import os
 from dataclasses import dataclass
@@ -29,6 +30,13 @@ import numpy as np
 
 from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, namer_input
 from vision.inference.corner_pairing import vote_pairs
+from vision.inference.deck import (
+    FEATURE_OUTPUT,
+    DeckProfile,
+    DeckProfileError,
+    load_profile,
+    with_extra_output,
+)
 from vision.inference.denoise import smooth_noise
 from vision.inference.detection import Detection, Detections
 from vision.inference.exposure import normalise_light
@@ -203,17 +211,37 @@ class Namer:
     """Names a batch of corner crops with the namer CNN (onnxruntime or OpenCV DNN).
 
     `crop_size` is the side of the square crop the model reads, taken from the model file.
+    With a `deck` profile (`vision.inference.deck`) its probabilities are read with that deck
+    (on onnxruntime whatever the engine); `with_features` also gives the features a profile is
+    fitted on (`features`). Without either the model file is run exactly as it is.
     """
 
-    def __init__(self, path: Path, engine: str = "onnx"):
+    def __init__(self, path: Path, engine: str = "onnx", deck: DeckProfile | None = None,
+                 with_features: bool = False):
         import onnxruntime as ort
 
         self.engine = engine
+        self.path = Path(path)
+        self.deck = deck
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = _threads()
-        session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.feature_output = deck.feature_output if deck is not None else FEATURE_OUTPUT
+        self.with_features = deck is not None or with_features
+        if self.with_features:
+            model = self.path.read_bytes()
+            self.sha256 = hashlib.sha256(model).hexdigest()
+            if deck is not None:
+                deck.check_namer(self.sha256, self.path)
+            try:
+                session = ort.InferenceSession(with_extra_output(model, self.feature_output),
+                                               opts, providers=["CPUExecutionProvider"])
+            except Exception as exc:  # onnxruntime's own error types
+                raise DeckProfileError(f"namer {self.path} has no feature layer "
+                                       f"{self.feature_output!r} ({exc})") from None
+        else:
+            session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         self.crop_size = _namer_crop_size(session)
-        if engine == "opencv":
+        if engine == "opencv" and not self.with_features:
             self.net = cv2.dnn.readNetFromONNX(str(path))
         else:
             self.session = session
@@ -226,15 +254,35 @@ class Namer:
         """(N, 53) class probabilities, the last column being "not a corner".
 
         A corner index names the same card whichever way it is turned, so the crop is read at
-        `turns` quarter turns (1, 2 or 4) and the probabilities averaged.
+        `turns` quarter turns (1, 2 or 4) and the probabilities averaged. With a deck profile
+        each turn's reading is the deck's (`DeckProfile.adapt`).
         """
         if not patches:
             return np.zeros((0, len(NAMER_CLASSES)), np.float32)
-        probs = self._run(namer_input(patches, turns))
+        if self.deck is None:
+            probs = self._run(namer_input(patches, turns))
+        else:
+            probs, features = self._run_with_features(namer_input(patches, turns))
+            probs = self.deck.adapt(probs, features)
         return probs.reshape(turns, len(patches), -1).mean(axis=0)
 
+    def features(self, patches: list[np.ndarray], turns: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """The namer's own (turns, N, 53) probabilities and (turns, N, F) features of crops at
+        `turns` quarter turns (needs `with_features` or a deck)."""
+        probs, features = self._run_with_features(namer_input(patches, turns))
+        n = len(patches)
+        return probs.reshape(turns, n, -1), features.reshape(turns, n, -1)
+
+    def _run_with_features(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if not self.with_features:
+            raise ValueError("this namer was loaded without its features (with_features=True)")
+        probs, features = self.session.run(
+            [self.session.get_outputs()[0].name, self.feature_output],
+            {self.session.get_inputs()[0].name: x})
+        return probs, features
+
     def _run(self, x: np.ndarray) -> np.ndarray:
-        if self.engine == "opencv":
+        if self.engine == "opencv" and not self.with_features:
             out = []
             for i in range(len(x)):  # OpenCV DNN with a fixed batch of 1
                 self.net.setInput(x[i : i + 1])
@@ -336,6 +384,16 @@ class CardDetector:
         # exposure, white balance (exposure.py), then a noisy frame smoothed (denoise.py)
         self.normalise_light = normalise_light
         self.settings = settings or DetectorSettings()
+
+    def without_deck(self) -> CardDetector:
+        """This detector (the same loaded models) reading as the shipped models do, without
+        its deck profile if it has one (the doctor's check compares with their reading)."""
+        if getattr(self.namer, "deck", None) is None:
+            return self
+        other, namer = copy.copy(self), copy.copy(self.namer)
+        namer.deck = None
+        other.namer = namer
+        return other
 
     def with_settings(self, settings: DetectorSettings) -> CardDetector:
         """This detector (the same loaded models) cutting frames as ``settings`` say."""
@@ -453,10 +511,13 @@ def load_detector(
     weights: str | Path | None = None,
     namer_weights: str | Path | None = None,
     imgsz: int = 640,
+    deck: str | Path | None = None,
     **kwargs,
 ) -> CardDetector:
-    """A ready CardDetector (backend None: `default_backend()`); raises DetectorUnavailable when
-    a model file is missing and ValueError for an unknown backend."""
+    """A ready CardDetector (backend None: `default_backend()`), its namer reading with the
+    deck profile file `deck` when one is given; raises DetectorUnavailable when a model file is
+    missing or the profile cannot be used (edited, corrupt, for another namer: the message
+    says which, `vision.inference.deck`) and ValueError for an unknown backend."""
     backend = backend or default_backend()
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -481,5 +542,9 @@ def load_detector(
         finder, finder_files = ncnn, ncnn.files  # the graph and its weights
     else:
         finder = UltralyticsCornerFinder(corner_path, imgsz)
-    namer = Namer(namer_path, "opencv" if backend == "opencv" else "onnx")
+    try:  # a profile it cannot use is a detector that cannot be had as asked
+        profile = load_profile(deck) if deck is not None else None
+        namer = Namer(namer_path, "opencv" if backend == "opencv" else "onnx", deck=profile)
+    except DeckProfileError as exc:
+        raise DetectorUnavailable(str(exc)) from exc
     return CardDetector(finder, namer, (*finder_files, namer_path), **kwargs)

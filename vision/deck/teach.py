@@ -1,0 +1,196 @@
+"""Teach a deck: fit a `DeckProfile` on the shipped namer's features of the deck's own corners.
+
+Each taught corner (a card, the frame it lies in and its index box) gives `COPIES` crops: the
+crop as the detector cuts it, and augmented copies as a table's camera would see the corner
+(light and colour of the light, defocus and motion blur, JPEG, sensor noise, a far camera's
+12-18 px index, box jitter, a tilt and a quarter turn), made with the robustness sweep's and the
+namer training's own helpers (`vision.training.perturb`, `train_classifier.small_index_crop`).
+The namer gives each crop's features (one run, `Namer.features`); a softmax probe over the
+cards taught is fitted on them in numpy (`fit_probe`), and each card's prototype and radius are
+taken from its copies (`vision.inference.deck`). When only some cards are taught, the others
+are shown to the probe as "another card" by procedural indices (`other_cards`). Needs numpy,
+OpenCV and ONNX Runtime, and Pillow (which reportlab brings) for the procedural indices'
+typefaces when the system has typefaces.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from vision.inference.corner_crops import NAMER_CLASSES, crop_corner, tilt_about_box
+from vision.inference.deck import DeckProfile
+from vision.inference.detector import Namer
+from vision.training import perturb
+from vision.training.synth.index_glyphs import sample_index
+from vision.training.train_classifier import small_index_crop
+
+COPIES = 24  # crops a taught corner gives: itself and 23 augmented copies
+SMALL_SHARE = 0.35  # copies seen as a far, cheap webcam sees an index (12-18 px, JPEG, noise)
+TILT_DEGREES = 25.0  # copies lie turned up to this much (then any quarter turn)
+BOX_JITTER = 0.12  # a finder's box is off by up to this share of its side
+RADIUS_PERCENTILE = 5  # a card's radius: the similarity 95 % of its copies reach
+L2 = 1e-2  # the probe's weight decay
+EPOCHS = 300
+LEARNING_RATE = 0.05
+BATCH = 256  # crops the namer reads at a time while teaching
+#: when some cards are not taught, each of them is shown to the probe as "another card" by this
+#: many procedural indices (the namer training's glyphs: standard letters in many typefaces), so
+#: that a standard 8 beside a jack printed "B" stays the namer's 8
+OTHER_COPIES = 8
+
+
+@dataclass(frozen=True)
+class TaughtCorner:
+    """One corner index of the deck: the card it shows, the BGR frame and its box there."""
+
+    card: str
+    image: np.ndarray
+    box: tuple[float, float, float, float]
+    source: str = ""  # the photo it came from
+
+
+def _jittered(rng: np.random.Generator, box) -> tuple[float, float, float, float]:
+    x1, y1, x2, y2 = box
+    bw, bh = x2 - x1, y2 - y1
+    j = rng.uniform(-BOX_JITTER, BOX_JITTER, 4) * (bw, bh, bw, bh)
+    return (x1 + j[0], y1 + j[1], x2 + j[2], y2 + j[3])
+
+
+def _camera_look(rng: np.random.Generator, patch: np.ndarray) -> np.ndarray:
+    """Light, focus, compression and noise of a table camera, each on part of the copies."""
+    if rng.random() < 0.6:
+        patch = perturb.gamma(patch, float(np.exp(rng.uniform(np.log(0.5), np.log(2.0)))))
+    if rng.random() < 0.4:
+        patch = perturb.white_balance(patch, float(rng.uniform(3000, 8000)))
+    r = rng.random()
+    if r < 0.25:
+        patch = perturb.defocus(patch, float(rng.uniform(0.7, 2.5)))
+    elif r < 0.4:
+        patch = perturb.motion_blur(patch, float(rng.uniform(2, 8)), float(rng.uniform(0, 180)))
+    if rng.random() < 0.4:
+        electrons = float(np.exp(rng.uniform(np.log(0.7), np.log(6.0))))
+        patch = perturb.sensor_noise(patch, electrons, float(rng.uniform(0.5, 4.0)), rng)
+    if rng.random() < 0.5:
+        patch = perturb.jpeg(patch, int(rng.integers(30, 91)))
+    return patch
+
+
+def augmented_crop(rng: np.random.Generator, image: np.ndarray, box, size: int) -> np.ndarray:
+    """One copy of the corner at `box` in `image` as a table camera might show it, cut as the
+    detector cuts crops (`size` px)."""
+    window, tilted = tilt_about_box(image, box, float(rng.uniform(-TILT_DEGREES, TILT_DEGREES)))
+    if rng.random() < SMALL_SHARE:  # a far webcam's index: shrunk, JPEG and/or noise, enlarged
+        patch = small_index_crop(rng, window, tilted, BOX_JITTER, size)
+    else:
+        patch = crop_corner(window, _jittered(rng, tilted), size=size)
+        if rng.random() < 0.5:  # a lower resolution than the photo's
+            side = int(rng.integers(16, size + 1))
+            small = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
+            patch = cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
+        patch = _camera_look(rng, patch)
+    return np.ascontiguousarray(np.rot90(patch, int(rng.integers(4))))
+
+
+def corner_copies(rng: np.random.Generator, corner: TaughtCorner, copies: int,
+                  size: int) -> list[np.ndarray]:
+    """The corner's crop as the detector cuts it, then `copies` - 1 augmented copies."""
+    first = crop_corner(corner.image, corner.box, size=size)
+    return [first, *(augmented_crop(rng, corner.image, corner.box, size)
+                     for _ in range(copies - 1))]
+
+
+def fit_probe(x: np.ndarray, labels: np.ndarray, classes: int, l2: float = L2,
+              epochs: int = EPOCHS, lr: float = LEARNING_RATE,
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax regression of standardised features `x` (N, F) on `labels` (N,) in
+    range(classes): full-batch Adam with weight decay `l2`; returns weights (F, K), bias (K,)."""
+    n, f = x.shape
+    onehot = np.eye(classes, dtype=np.float32)[labels]
+    params = [np.zeros((f, classes), np.float32), np.zeros(classes, np.float32)]
+    moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    for step in range(1, epochs + 1):
+        logits = x @ params[0] + params[1]
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        d = (p - onehot) / n
+        grads = [x.T @ d + l2 * params[0], d.sum(axis=0)]
+        for param, grad, (m, v) in zip(params, grads, moments, strict=True):
+            m *= b1
+            m += (1 - b1) * grad
+            v *= b2
+            v += (1 - b2) * grad * grad
+            param -= lr * (m / (1 - b1**step)) / (np.sqrt(v / (1 - b2**step)) + eps)
+    return params[0], params[1]
+
+
+def other_cards(rng: np.random.Generator, cards: Sequence[str], size: int,
+                copies: int = OTHER_COPIES) -> list[np.ndarray]:
+    """Crops of procedural indices of every card not in `cards`, `copies` each."""
+    crops = []
+    for card in NAMER_CLASSES[:-1]:
+        if card not in cards:
+            for _ in range(copies):
+                image, box = sample_index(rng, card)
+                crops.append(augmented_crop(rng, image, box, size))
+    return crops
+
+
+def fit_profile(features: np.ndarray, labels: np.ndarray, cards: Sequence[str],
+                namer_sha256: str, feature_output: str, teaching: dict | None = None,
+                ) -> DeckProfile:
+    """A deck profile from (N, F) namer features of crops of the `cards` (`labels` index into
+    them; ``len(cards)`` is "another card"): standardisation, probe, prototypes and radii."""
+    features = features.astype(np.float32)
+    mean = features.mean(axis=0)
+    spread = features.std(axis=0)
+    scale = spread + max(float(np.median(spread)), 1e-3) * 0.1  # a dead unit stays finite
+    x = (features - mean) / scale
+    other = bool((labels == len(cards)).any())
+    weights, bias = fit_probe(x, labels, len(cards) + int(other))
+    unit = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-9)
+    prototypes = np.zeros((len(cards), x.shape[1]), np.float32)
+    radius = np.zeros(len(cards), np.float32)
+    for k in range(len(cards)):
+        centre = unit[labels == k].mean(axis=0)
+        prototypes[k] = centre / max(float(np.linalg.norm(centre)), 1e-9)
+        radius[k] = np.percentile(unit[labels == k] @ prototypes[k], RADIUS_PERCENTILE)
+    return DeckProfile(namer_sha256, tuple(cards), mean, scale.astype(np.float32), weights,
+                       bias, prototypes, radius, feature_output, teaching, other)
+
+
+def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPIES,
+               seed: int = 0) -> DeckProfile:
+    """A deck profile for `namer` (loaded `with_features`) from the deck's taught corners.
+    Deterministic for a given seed."""
+    if not corners:
+        raise ValueError("nothing to teach: no corner of any card")
+    started = time.process_time()
+    rng = np.random.default_rng(seed)
+    cards = sorted({c.card for c in corners}, key=NAMER_CLASSES.index)
+    features, labels = [], []
+    crops: list[np.ndarray] = []
+    crop_labels: list[int] = []
+    for i, corner in enumerate(corners):
+        crops += corner_copies(rng, corner, copies, namer.crop_size)
+        crop_labels += [cards.index(corner.card)] * copies
+        if len(crops) >= BATCH or i == len(corners) - 1:
+            features.append(namer.features(crops, turns=1)[1][0])
+            labels += crop_labels
+            crops, crop_labels = [], []
+    others = other_cards(rng, cards, namer.crop_size)
+    for start in range(0, len(others), BATCH):
+        features.append(namer.features(others[start : start + BATCH], turns=1)[1][0])
+    labels += [len(cards)] * len(others)
+    profile = fit_profile(np.concatenate(features), np.array(labels), cards, namer.sha256,
+                          namer.feature_output)
+    return replace(profile, teaching={
+        "corners": len(corners), "copies": copies, "seed": seed,
+        "photos": sorted({c.source for c in corners if c.source}),
+        "cpu_seconds": round(time.process_time() - started, 2)})

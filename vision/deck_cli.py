@@ -1,0 +1,93 @@
+"""`gintray deck learn DIR --out DECK.json`: teach the detector a deck from photos of its cards;
+`gintray deck show DECK.json`: what a deck profile was taught, its checksums verified.
+
+Each photo in DIR shows one card and is named after it (``KH.jpg``, ``TS.png``, ``10C.jpg``);
+a folder may teach only some cards (say the court cards whose letters differ): the shipped namer
+keeps reading the others. Any problem (a file name that is no card, a card twice, a photo with
+no card or with two) is reported, naming the photo and the card, and nothing is written.
+`gintray detect|read|watch|eval-detector --deck DECK.json` and `gintray serve --deck DECK.json`
+read with the profile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from vision.detector_options import add_detector_options
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gintray deck", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    learn = commands.add_parser("learn", help="teach a deck from a folder of card photos")
+    learn.add_argument("folder", type=Path, help="photos named after their cards (KH.jpg, ...)")
+    learn.add_argument("--out", type=Path, required=True, metavar="DECK.json",
+                       help="the deck profile to write")
+    learn.add_argument("--copies", type=int, default=None,
+                       help="augmented crops a corner (default 24)")
+    learn.add_argument("--seed", type=int, default=0, help="augmentation seed")
+    add_detector_options(learn)
+    show = commands.add_parser("show", help="what a deck profile was taught (checks it)")
+    show.add_argument("profile", type=Path, metavar="DECK.json")
+    return parser
+
+
+def _fail(message: str, status: int = 2) -> int:
+    print(f"gintray deck: {message}", file=sys.stderr)
+    return status
+
+
+def learn_main(args: argparse.Namespace) -> int:
+    """Teach the folder's cards and write the profile; 1 when a photo is wrong, 2 when the
+    detector cannot be had."""
+    from vision.deck.photos import teaching_photos
+    from vision.deck.teach import COPIES, teach_deck
+    from vision.inference.detector import DetectorUnavailable, Namer, load_detector
+
+    if args.deck:
+        return _fail("learn teaches the shipped namer a deck: leave out --deck")
+    try:
+        detector = load_detector(args.backend, args.weights, args.namer, turns=args.turns)
+        namer = Namer(detector.model_paths[-1], with_features=True)
+    except (DetectorUnavailable, ValueError) as exc:
+        return _fail(f"detector unavailable: {exc}")
+    photos = teaching_photos(args.folder, detector)
+    if photos.problems:
+        for problem in photos.problems:
+            print(f"gintray deck learn: {problem}", file=sys.stderr)
+        return _fail(f"nothing written to {args.out}: fix the photos above and run it again", 1)
+    profile = teach_deck(photos.corners, namer, args.copies or COPIES, args.seed)
+    try:
+        profile.save(args.out)
+    except OSError as exc:
+        return _fail(f"cannot write {args.out}: {exc}")
+    others = 52 - len(profile.cards)
+    print(f"taught {len(profile.cards)} cards ({' '.join(profile.cards)}) from "
+          f"{len(photos.cards)} photos, {len(photos.corners)} corners, in "
+          f"{profile.teaching['cpu_seconds']:.1f} s of CPU; wrote {args.out}"
+          + (f"; the shipped namer reads the other {others}" if others else ""))
+    return 0
+
+
+def show_main(args: argparse.Namespace) -> int:
+    """Print a profile's cards, namer and teaching; 2 when it is refused."""
+    from vision.inference.deck import DeckProfileError, load_profile
+
+    try:
+        profile = load_profile(args.profile)
+    except DeckProfileError as exc:
+        return _fail(str(exc))
+    teaching = profile.teaching or {}
+    print(f"{args.profile}: {len(profile.cards)} cards taught: {' '.join(profile.cards)}\n"
+          f"namer sha256 {profile.namer_sha256}\n"
+          f"taught from {len(teaching.get('photos', []))} photos, {teaching.get('corners')} "
+          f"corners x {teaching.get('copies')} copies, {teaching.get('cpu_seconds')} s of CPU")
+    return 0
+
+
+def deck_main(argv: list[str]) -> int:
+    """Entry point of `gintray deck`."""
+    args = _parser().parse_args(argv)
+    return learn_main(args) if args.command == "learn" else show_main(args)

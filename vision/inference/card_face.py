@@ -54,10 +54,12 @@ def card_face_share(white: np.ndarray, box: tuple[float, float, float, float]) -
     return best
 
 
-def on_card_faces(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """For each box (N x 4, ``image`` pixels), whether a card face lies around it."""
+def on_card_faces(image: np.ndarray, boxes: np.ndarray,
+                  scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes (N x 4, ``image`` pixels) with a card face around them, and their scores."""
     if len(boxes) == 0:
-        return np.zeros(0, bool)
+        return boxes, scores
     white = white_mask(image)
-    return np.array([card_face_share(white, tuple(float(v) for v in b)) >= MIN_FACE_SHARE
-                     for b in boxes], bool)
+    keep = np.array([card_face_share(white, tuple(float(v) for v in box)) >= MIN_FACE_SHARE
+                     for box in boxes], bool)
+    return boxes[keep], scores[keep]

@@ -338,8 +338,7 @@ class CardDetector:
         # exposure, white balance (exposure.py), then a noisy frame smoothed (denoise.py)
         self.normalise_light = normalise_light
         self.settings = settings or DetectorSettings()
-        # a found corner with no card face around it is no card's (card_face.py)
-        self.face_check = face_check
+        self.face_check = face_check  # corners with no card face around them dropped
 
     def with_settings(self, settings: DetectorSettings) -> CardDetector:
         """This detector (the same loaded models) cutting frames as ``settings`` say."""
@@ -425,14 +424,12 @@ class CardDetector:
         return FoundCorners(image_bgr, boxes, scores)
 
     def _detect_frame(self, image_bgr: np.ndarray, min_confidence: float | None) -> Detections:
-        """`detect` on one whole frame (or tile): light, scale policy, corners with no card
-        face around them dropped (`face_check`), names, pair votes."""
+        """`detect` on one frame (or tile): light, scale policy, card faces, names, pair votes."""
         threshold = self.min_confidence if min_confidence is None else min_confidence
         corners = self.find_corners(image_bgr)
         boxes, scores = corners.boxes, corners.scores
-        if self.face_check:
-            on_face = on_card_faces(corners.image, boxes)
-            boxes, scores = boxes[on_face], scores[on_face]
+        if self.face_check:  # a corner with no card face around it is no card's
+            boxes, scores = on_card_faces(corners.image, boxes, scores)
         patches = [self.namer.crop(corners.image, tuple(b)) for b in boxes]
         probs = self.namer.probabilities(patches, self.turns)
         if self.pair_vote:  # a card's two indices vote on its name

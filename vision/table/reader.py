@@ -48,7 +48,7 @@ from vision.table.grouping import cards_from_detections, index_unit
 from vision.table.knock import KnockWatcher
 from vision.table.layout import UP_CARD, TableLayout
 from vision.table.notes import NoteKind, Problem
-from vision.table.regions import Region, RegionReader, regions_of, same_regions
+from vision.table.regions import Region, RegionReader, RegionsRead, regions_of, same_regions
 from vision.table.spreads import read_spreads, split_by_region
 from vision.table.voting import RegionVoter
 
@@ -145,11 +145,8 @@ class TableReader:
         self.regions = RegionReader.for_detector(detector, budget)
         self._region_boxes: list[Region] = []
         self._located: np.ndarray | None = None  # the signature of the frame last located
-        # the regions the detector read in the last frame (the gate reads a region only once
-        # its picture held; idle re-reads read a still one) and those whose shown reading is
-        # new: a settled fact for the votes
+        # the regions the detector read in the last frame (as they settled, or idle re-reads)
         self.last_read: list[str] = []
-        self.last_settled: list[str] = []
         self._reset_hand()
 
     def _reset_hand(self) -> None:
@@ -183,15 +180,12 @@ class TableReader:
             # markers hidden for a moment (a hand, a sleeve): keep where they were last seen
             if by_markers or self._placed is None or not self.layout.markers:
                 self._placed = placed
-        doubts = Detections()
-        if self.regions is None:
-            detections = Detections.of(self.detector.detect(image))
-        else:
-            now = frame.timestamp if isinstance(frame, Frame) else None
-            detections, doubts = self._read_regions(image, signature, now)
-        events = self.feed_detections(detections, index, self._placed,
-                                      frozenset(self.last_settled), doubts)
-        return FrameRead(index, detections, tuple(events), doubts)
+        now = frame.timestamp if isinstance(frame, Frame) else None
+        read = (RegionsRead(Detections.of(self.detector.detect(image)), {})
+                if self.regions is None else self._read_regions(image, signature, now))
+        events = self.feed_detections(read.detections, index, self._placed,
+                                      frozenset(read.settled), read.doubts)
+        return FrameRead(index, read.detections, tuple(events), read.doubts)
 
     def _should_locate(self, signature: Signature | None) -> bool:
         """Place the layout again: every ``relocate_every`` frames, and for a gated reader only
@@ -208,9 +202,8 @@ class TableReader:
         return changed
 
     def _read_regions(self, image: np.ndarray, signature: Signature | None,
-                      now: float | None) -> tuple[Detections, Detections]:
-        """The frame's detections and doubts, only changed and settled regions read and still
-        ones read again in idle time (`RegionReader`)."""
+                      now: float | None) -> RegionsRead:
+        """The frame read by region: changed and settled or idle regions read (`RegionReader`)."""
         assert self.regions is not None and self._placed is not None
         h, w = image.shape[:2]
         boxes = regions_of(self._placed, w, h)
@@ -220,8 +213,7 @@ class TableReader:
         read = self.regions.read(image, self._region_boxes, self._placed.region_of, signature,
                                  now)
         self.last_read = [*read.read, *read.reread]
-        self.last_settled = read.settled
-        return read.detections, read.doubts
+        return read
 
     def feed_detections(self, detections: Detections | Iterable[Detection],
                         index: int | None = None,
@@ -230,19 +222,15 @@ class TableReader:
                         doubts: Detections | Iterable[Detection] = ()) -> list[Event]:
         """Advance the state with one frame's detections (the layout already placed).
 
-        ``settled``: the regions whose new reading the change gate just saw hold (it counts
-        for the whole vote window: the frames after it would only repeat it). ``doubts``:
-        corners a minority of a region's reads found (`vision.table.confirm`): never cards,
-        each area's uncertain cards.
-        """
+        ``settled``: the regions whose new reading is a settled fact (it fills the vote window);
+        ``doubts``: corners a minority of a region's reads found (uncertain, never cards)."""
         self._frames_seen += 1
         index = self._frames_seen - 1 if index is None else index
-        cards, _ = cards_from_detections(detections, self.min_confidence)
-        regions = split_by_region(cards, layout or self.layout)
-        doubted = split_by_region(cards_from_detections(doubts, self.min_confidence)[0],
-                                  layout or self.layout)
-        votes = {p: self.voters[p].add(regions[p], p in settled,
-                                       [c.card for c in doubted[p]]) for p in self.players}
+        placed = layout or self.layout
+        regions, doubted = (split_by_region(cards_from_detections(found, self.min_confidence)[0],
+                                            placed) for found in (detections, doubts))
+        votes = {p: self.voters[p].add(regions[p], p in settled, [c.card for c in doubted[p]])
+                 for p in self.players}
         self.deal.see_table(regions, votes)
         events: list[Event] = []
         if self.phase == "spreading":

@@ -31,10 +31,11 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from vision.inference.detection import Detection, Detections
-from vision.table.gate import MIN_CHANGED, Signature, changed_pixels
+from vision.table.gate import CHANGE_LEVEL, MIN_CHANGED, Signature
 
 REREAD_SHARE = 0.5  # of one CPU core, on average, that re-reads of settled regions may take
 REREAD_SHARE_ENV = "GINTRAY_REREAD_SHARE"  # set by the doctor / the person for this computer
@@ -129,24 +130,61 @@ def _around(box: tuple[float, float, float, float]) -> tuple[int, int, int, int]
             int(np.ceil(box[3] + grow)))
 
 
-def _same_picture(a: Signature, b: Signature, box: tuple[int, int, int, int]) -> bool:
-    """Whether the picture around a place is the same in two signatures: fewer than
-    `PLACE_CHANGE_SHARE` of its pixels (and `MIN_CHANGED`) changed, light drift taken out."""
-    if a.pixels.shape != b.pixels.shape:
-        return False
-    before, after = a.cut(box), b.cut(box)
-    return changed_pixels(before, after) < max(MIN_CHANGED, PLACE_CHANGE_SHARE * before.size)
+@dataclass(frozen=True)
+class _ChangeMap:
+    """Where two signatures of a frame differ (light drift taken out over the whole frame),
+    summed for any box at once (an integral image): is the picture around a place the same?"""
+
+    sums: np.ndarray | None  # None: the signatures differ in size (a new camera): all changed
+    scale: float
+
+    @classmethod
+    def between(cls, before: Signature, after: Signature) -> _ChangeMap:
+        if before.pixels.shape != after.pixels.shape:
+            return cls(None, after.scale)
+        gain = float(before.pixels.mean()) / max(float(after.pixels.mean()), 1.0)
+        moved = cv2.absdiff(cv2.multiply(after.pixels, gain), before.pixels)
+        changed = cv2.threshold(moved, CHANGE_LEVEL, 1, cv2.THRESH_BINARY)[1]
+        return cls(cv2.integral(changed.astype(np.uint8)), after.scale)
+
+    def same(self, boxes: np.ndarray) -> np.ndarray:
+        """For each box (N x 4, frame pixels): fewer than `PLACE_CHANGE_SHARE` (and
+        `MIN_CHANGED`) of its pixels changed."""
+        if self.sums is None:
+            return np.zeros(len(boxes), bool)
+        h, w = self.sums.shape[0] - 1, self.sums.shape[1] - 1
+        b = np.round(boxes * self.scale).astype(np.int64)  # clipped as `Signature.cut` clips
+        x1, y1 = np.clip(b[:, 0], 0, w - 1), np.clip(b[:, 1], 0, h - 1)
+        x2 = np.maximum(x1 + 1, np.minimum(b[:, 2], w))
+        y2 = np.maximum(y1 + 1, np.minimum(b[:, 3], h))
+        s = self.sums
+        changed = s[y2, x2] - s[y1, x2] - s[y2, x1] + s[y1, x1]
+        return changed < np.maximum(MIN_CHANGED, PLACE_CHANGE_SHARE * (x2 - x1) * (y2 - y1))
 
 
 @dataclass
 class _Place:
+    """Where a corner was found: the surest sighting's box, and each read's sighting there."""
+
     box: tuple[float, float, float, float]
     sightings: dict[int, Detection] = field(default_factory=dict)  # read number -> corner
 
-    def holds(self, det: Detection) -> bool:
-        reach = SAME_PLACE * max(_size(self.box), _size(det.box))
-        return bool(np.hypot(det.center[0] - (self.box[0] + self.box[2]) / 2,
-                             det.center[1] - (self.box[1] + self.box[3]) / 2) <= reach)
+
+def _holding(places: list[_Place], corners: list[Detection]) -> np.ndarray:
+    """places x corners: whether each corner lies at each place (centres closer than
+    `SAME_PLACE` of the larger box's size)."""
+    if not places or not corners:
+        return np.zeros((len(places), len(corners)), bool)
+    boxes = np.array([p.box for p in places], np.float64)
+    found = np.array([d.box for d in corners], np.float64)
+
+    def centres_and_sizes(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        wh = np.maximum(b[:, 2:] - b[:, :2], 1e-6)
+        return (b[:, :2] + b[:, 2:]) / 2, np.sqrt(wh[:, 0] * wh[:, 1])
+
+    (pc, ps), (fc, fs) = centres_and_sizes(boxes), centres_and_sizes(found)
+    distance = np.linalg.norm(pc[:, None] - fc[None], axis=2)
+    return distance <= SAME_PLACE * np.maximum(ps[:, None], fs[None])
 
 
 @dataclass
@@ -155,28 +193,42 @@ class ReadHistory:
 
     reads: deque[PictureRead] = field(default_factory=lambda: deque(maxlen=HISTORY))
     shown: Consensus = field(default_factory=lambda: Consensus(Detections(), Detections()))
+    # where each read's picture moved from the frame before it (None: taken to be still)
+    _moved: deque[_ChangeMap | None] = field(default_factory=lambda: deque(maxlen=HISTORY))
+    _read_places: list[_Place] | None = None  # the places of the reads kept (None: to find)
 
     def add(self, read: PictureRead) -> None:
         self.reads.append(read)
+        self._moved.append(None if read.before is None
+                           else _ChangeMap.between(read.before, read.picture))
+        self._read_places = None
 
     def clear(self) -> None:
         self.reads.clear()
+        self._moved.clear()
+        self._read_places = None
         self.shown = Consensus(Detections(), Detections())
 
     def consensus(self, now: Signature) -> Consensus:
         """The vote of the reads on the picture ``now`` (kept as what the region shows)."""
+        since = [_ChangeMap.between(read.picture, now) for read in self.reads]
+        before = list(self.shown.detections)
         places = self._places()
+        holds = _holding(places, before)
+        held = holds.any(axis=0)  # shown corners no read kept found: places of their own
+        places += [_Place(d.box) for d, h in zip(before, held, strict=True) if not h]
+        holds = np.vstack([holds, np.eye(len(before), dtype=bool)[~held]])
+        around = np.array([_around(place.box) for place in places], np.float64).reshape(-1, 4)
+        votes = np.zeros((len(self.reads), len(places)), bool)  # read k votes at place i
+        for k, moved in enumerate(self._moved):
+            votes[k] = since[k].same(around) & (True if moved is None else moved.same(around))
         shown: list[Detection] = []
         doubts: list[Detection] = []
-        for place in places:
-            around = _around(place.box)
-            voters = [k for k, read in enumerate(self.reads)
-                      if _same_picture(read.picture, now, around)
-                      and (read.before is None or _same_picture(read.before, read.picture,
-                                                                around))]
-            was_shown = next((d for d in self.shown.detections if place.holds(d)), None)
+        for i, place in enumerate(places):
+            voters = np.flatnonzero(votes[:, i]).tolist()
+            was_shown = next((before[j] for j in np.flatnonzero(holds[i])), None)
             if not voters:  # nobody saw the picture that is there now: it keeps what it showed
-                if was_shown is not None:
+                if was_shown is not None and was_shown not in shown:
                     shown.append(was_shown)
                 continue
             found = [place.sightings[k] for k in voters if k in place.sightings]
@@ -191,21 +243,20 @@ class ReadHistory:
         return self.shown
 
     def _places(self) -> list[_Place]:
-        """The places corners were found at, surest first; what is shown now is a place too
-        (with no sightings if no read kept found it)."""
-        places: list[_Place] = []
-        sightings = [(k, det) for k, read in enumerate(self.reads) for det in read.detections]
-        sightings.sort(key=lambda s: (-s[1].confidence, -s[0]))
-        for k, det in sightings:
-            place = next((p for p in places if p.holds(det)), None)
-            if place is None:
-                places.append(_Place(det.box, {k: det}))
-            elif k not in place.sightings:
-                place.sightings[k] = det
-        for det in self.shown.detections:
-            if not any(p.holds(det) for p in places):
-                places.append(_Place(det.box))
-        return places
+        """The places corners were found at in the reads kept, surest first (a copy)."""
+        if self._read_places is None:
+            sightings = [(k, det) for k, read in enumerate(self.reads)
+                         for det in read.detections]
+            sightings.sort(key=lambda s: (-s[1].confidence, -s[0]))
+            places: list[_Place] = []
+            for k, det in sightings:
+                at = np.flatnonzero(_holding(places, [det])[:, 0])
+                if not len(at):
+                    places.append(_Place(det.box, {k: det}))
+                else:
+                    places[int(at[0])].sightings.setdefault(k, det)
+            self._read_places = places
+        return list(self._read_places)
 
 
 def _ranked(found: list[Detection]) -> list[str]:

@@ -15,6 +15,7 @@ from vision.demo.noisy import noisy_frame, write_noisy_footage
 from vision.demo.verify import DEMO_DIR, check_demo
 from vision.inference.detection import Detection, Detections
 from vision.table.camera import Frame
+from vision.table.confirm import ReadBudget
 from vision.table.gate import Change, RegionGate, Signature, has_changed
 from vision.table.reader import Onlooker
 from vision.table.regions import RegionReader, regions_of
@@ -118,7 +119,7 @@ def test_only_the_region_that_changed_is_read_and_the_rest_is_reused():
 
 def test_an_uncalibrated_camera_is_one_gated_region():
     detector = CountingDetector()
-    onlooker = Onlooker(detector)
+    onlooker = Onlooker(detector, ReadBudget(0.0))  # no idle re-reads (test_reader_confirm)
     image = np.full((120, 160, 3), 60, np.uint8)
     image[40:60, 40:60] = 255
     for i in range(4):

@@ -28,6 +28,7 @@ from typing import NamedTuple, Protocol
 import cv2
 import numpy as np
 
+from vision.inference.card_face import on_card_faces
 from vision.inference.corner_crops import CROP_SIZE, NAMER_CLASSES, crop_corner, namer_input
 from vision.inference.corner_pairing import vote_pairs
 from vision.inference.deck import (
@@ -370,6 +371,7 @@ class CardDetector:
         pair_vote: bool = True,
         normalise_light: bool = True,
         settings: DetectorSettings | None = None,
+        face_check: bool = True,
     ) -> None:
         self.finder = finder
         self.namer = namer
@@ -384,6 +386,7 @@ class CardDetector:
         # exposure, white balance (exposure.py), then a noisy frame smoothed (denoise.py)
         self.normalise_light = normalise_light
         self.settings = settings or DetectorSettings()
+        self.face_check = face_check  # corners with no card face around them dropped
 
     def without_deck(self) -> CardDetector:
         """This detector (the same loaded models) reading as the shipped models do, without
@@ -479,10 +482,12 @@ class CardDetector:
         return FoundCorners(image_bgr, boxes, scores)
 
     def _detect_frame(self, image_bgr: np.ndarray, min_confidence: float | None) -> Detections:
-        """`detect` on one whole frame (or tile): light, scale policy, names, pair votes."""
+        """`detect` on one frame (or tile): light, scale policy, card faces, names, pair votes."""
         threshold = self.min_confidence if min_confidence is None else min_confidence
         corners = self.find_corners(image_bgr)
         boxes, scores = corners.boxes, corners.scores
+        if self.face_check:  # a corner with no card face around it is no card's
+            boxes, scores = on_card_faces(corners.image, boxes, scores)
         patches = [self.namer.crop(corners.image, tuple(b)) for b in boxes]
         probs = self.namer.probabilities(patches, self.turns)
         if self.pair_vote:  # a card's two indices vote on its name

@@ -135,8 +135,11 @@ Event = HandDealt | SpreadRead | CameraLost | CameraBack | TableRead
 class FrameRead:
     """What the reader made of one camera frame: the detections it used, in the frame's pixels
     (the detector's tiles merged), and the events the frame caused (often none). The web app
-    draws the one (`vision.table.picture.draw_detections`) and records the other."""
+    draws the one (`vision.table.picture.draw_detections`) and records the other. ``doubts``:
+    corners a minority of the reads of a still picture found (`vision.table.confirm`), never
+    cards: for people to check."""
 
     index: int
     detections: Detections = field(default_factory=Detections)
     events: tuple[Event, ...] = ()
+    doubts: Detections = field(default_factory=Detections)

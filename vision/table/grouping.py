@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from scorer import ScorerError, arrange, is_meld, parse_cards
-from vision.inference.corner_pairing import SAME_CARD_REACH, index_unit
+from vision.inference.corner_pairing import PAIR_REACH, SAME_CARD_REACH, index_unit
 from vision.inference.detection import Detection, Detections
 from vision.table.notes import NoteKind, Problem
 
@@ -37,6 +37,10 @@ LINK_REACH = 2.6  # cards whose nearest indices are closer than this belong to o
 # found twice (issue 29 item 4: a KD's corner also read as KH; measured offline: the same gain,
 # 1 held-out phone photo and 1 dev frame more right, for any value from 0.6 to 0.9)
 ONE_CORNER_OVERLAP = 0.7
+# ... and two boxes whose names one card may carry (`_confusable`) overlapping this much: one
+# corner found twice, a little shifted (issue 36: the casino camera's KS corner also read KC,
+# its box 0.45 inside the KS box)
+SAME_CORNER_OVERLAP = 0.3
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,7 @@ def cards_from_detections(
     for code, box, conf, alternative in kept:
         by_code.setdefault(code, []).append((box, conf, alternative))
     cards: list[SeenCard] = []
+    support: list[float] = []  # each card's summed corner confidences
     problems: list[Problem] = []
     for code, sightings in sorted(by_code.items()):
         clusters = _cluster([_box_center(b) for b, _, _ in sightings], SAME_CARD_REACH * unit)
@@ -106,10 +111,66 @@ def cards_from_detections(
                                   tuple(float(v) for v in centers.mean(axis=0)),
                                   alternative=next((sightings[i][2] for i in members
                                                     if sightings[i][2]), None)))  # surest first
-        if len(clusters) > 1:
-            problems.append(Problem(NoteKind.DUPLICATE_CARD, cards=(code,),
-                                    count=len(clusters)))
-    return cards, problems
+            support.append(sum(sightings[i][1] for i in members))
+    cards = one_name_a_card(cards, support, unit)
+    for code, count in Counter(c.card for c in cards).items():
+        if count > 1:
+            problems.append(Problem(NoteKind.DUPLICATE_CARD, cards=(code,), count=count))
+    return sorted(cards, key=lambda c: c.card), sorted(problems, key=lambda p: p.cards)
+
+
+def _named_alike(a: SeenCard, b: SeenCard) -> bool:
+    """The namer's runner-up for one of two cards is the other."""
+    return a.alternative == b.card or b.alternative == a.card
+
+
+def _one_card(a: SeenCard, b: SeenCard, unit: float) -> bool:
+    """Whether two cards of different names are one card's corners: one index found twice
+    (the boxes overlap by `SAME_CORNER_OVERLAP`) under the same rank in the same colour (a club
+    taken for a spade: the namer rarely mistakes red for black) or names the namer was torn
+    between; or two lone corners the namer was torn between, lying where a card's other corner
+    lies (`PAIR_REACH` index sizes apart, diagonally: a card's two indices are offset both
+    across and along it, cards laid in a row or a stack are not). Two lone corners of the same
+    rank are not enough: a set shows them so (a real spread's 6D and 6H)."""
+    alike = _named_alike(a, b)
+    same = a.card[:-1] == b.card[:-1] and (a.card[-1] in "HD") == (b.card[-1] in "HD")
+    if (alike or same) and any(_inside_share(p, q) >= SAME_CORNER_OVERLAP
+                               for p in a.boxes for q in b.boxes):
+        return True
+    if not alike or len(a.boxes) != 1 or len(b.boxes) != 1:
+        return False
+    dx, dy = np.abs(_box_center(a.boxes[0]) - _box_center(b.boxes[0])) / unit
+    return PAIR_REACH[0] <= float(np.hypot(dx, dy)) <= PAIR_REACH[1] and min(dx, dy) >= 1.0
+
+
+def one_name_a_card(cards: Sequence[SeenCard], support: Sequence[float],
+                    unit: float) -> list[SeenCard]:
+    """Corners of one physical card read under two names (`_one_card`) are one card: the
+    name with more support (summed corner confidences) is kept, the other becomes its
+    alternative (the one-tap swap), the corners are the kept card's. Never two cards."""
+    order = sorted(range(len(cards)), key=lambda i: -support[i])
+    merged: dict[int, SeenCard] = {}
+    taken: set[int] = set()
+    for i in order:
+        if i in taken:
+            continue
+        card = cards[i]
+        for j in order:
+            if j == i or j in taken or j in merged or cards[j].card == card.card:
+                continue
+            if _one_card(card, cards[j], unit):
+                taken.add(j)
+                boxes = card.boxes
+                if len(boxes) == 1 and len(cards[j].boxes) == 1 and \
+                        _inside_share(boxes[0], cards[j].boxes[0]) < SAME_CORNER_OVERLAP:
+                    boxes = (*boxes, cards[j].boxes[0])  # its other corner
+                center = np.mean([_box_center(b) for b in boxes], axis=0)
+                card = SeenCard(card.card, boxes, card.confidence,
+                                (float(center[0]), float(center[1])),
+                                alternative=card.alternative or cards[j].card)
+                break
+        merged[i] = card
+    return [merged[i] for i in sorted(merged)]
 
 
 def _inside_share(a: Sequence[float], b: Sequence[float]) -> float:

@@ -32,6 +32,7 @@ import numpy as np
 from vision.inference.detection import Detection, Detections
 from vision.inference.mirror import MirrorSetting, read_oriented
 from vision.table.camera import Camera, Frame
+from vision.table.confirm import ReadBudget
 from vision.table.deal import DealWatcher
 from vision.table.events import (
     CameraBack,
@@ -47,7 +48,7 @@ from vision.table.grouping import cards_from_detections, index_unit
 from vision.table.knock import KnockWatcher
 from vision.table.layout import UP_CARD, TableLayout
 from vision.table.notes import NoteKind, Problem
-from vision.table.regions import Region, RegionReader, regions_of, same_regions
+from vision.table.regions import Region, RegionReader, RegionsRead, regions_of, same_regions
 from vision.table.spreads import read_spreads, split_by_region
 from vision.table.voting import RegionVoter
 
@@ -79,18 +80,20 @@ def look(detector: Any, frame: Frame) -> FrameRead:
 
 class Onlooker:
     """Follows an uncalibrated camera: the cards seen, no events. The whole frame is one region
-    behind the change gate (`RegionReader`): read when its picture changed and settled."""
+    behind the change gate (`RegionReader`): read when its picture changed and settled, read
+    again in idle time, and what it shows is the vote of those reads (`vision.table.confirm`;
+    the corners a minority of the reads found are the frame's ``doubts``)."""
 
-    def __init__(self, detector: Any) -> None:
+    def __init__(self, detector: Any, budget: ReadBudget | None = None) -> None:
         self.detector = detector
-        self.regions = RegionReader.for_detector(detector)
+        self.regions = RegionReader.for_detector(detector, budget)
 
     def look(self, frame: Frame) -> FrameRead:
         if self.regions is None:
             return look(self.detector, frame)
         h, w = frame.image.shape[:2]
-        read = self.regions.read(frame.image, regions_of(None, w, h))
-        return FrameRead(frame.index, read.detections)
+        read = self.regions.read(frame.image, regions_of(None, w, h), now=frame.timestamp)
+        return FrameRead(frame.index, read.detections, doubts=read.doubts)
 
 
 def read_image(image: np.ndarray, layout: TableLayout | None, detector: Any,
@@ -126,6 +129,7 @@ class TableReader:
         min_share: float = 0.6,
         min_confidence: float = 0.25,
         relocate_every: int = 1,
+        budget: ReadBudget | None = None,
     ) -> None:
         self.detector = detector  # set to the camera by the caller (layout.detector_settings)
         self.layout = layout
@@ -138,11 +142,10 @@ class TableReader:
         self._placed: TableLayout | None = None
         self._frames_seen = 0
         # only the regions that changed are read (vision/table/regions.py)
-        self.regions = RegionReader.for_detector(detector)
+        self.regions = RegionReader.for_detector(detector, budget)
         self._region_boxes: list[Region] = []
         self._located: np.ndarray | None = None  # the signature of the frame last located
-        # the regions the detector read in the last frame: their new readings are settled
-        # (the gate reads a region only once its picture held)
+        # the regions the detector read in the last frame (as they settled, or idle re-reads)
         self.last_read: list[str] = []
         self._reset_hand()
 
@@ -177,13 +180,12 @@ class TableReader:
             # markers hidden for a moment (a hand, a sleeve): keep where they were last seen
             if by_markers or self._placed is None or not self.layout.markers:
                 self._placed = placed
-        if self.regions is None:
-            detections = Detections.of(self.detector.detect(image))
-        else:
-            detections = self._read_regions(image, signature)
-        events = self.feed_detections(detections, index, self._placed,
-                                      frozenset(self.last_read))
-        return FrameRead(index, detections, tuple(events))
+        now = frame.timestamp if isinstance(frame, Frame) else None
+        read = (RegionsRead(Detections.of(self.detector.detect(image)), {})
+                if self.regions is None else self._read_regions(image, signature, now))
+        events = self.feed_detections(read.detections, index, self._placed,
+                                      frozenset(read.settled), read.doubts)
+        return FrameRead(index, read.detections, tuple(events), read.doubts)
 
     def _should_locate(self, signature: Signature | None) -> bool:
         """Place the layout again: every ``relocate_every`` frames, and for a gated reader only
@@ -199,32 +201,36 @@ class TableReader:
             self._located = signature.pixels
         return changed
 
-    def _read_regions(self, image: np.ndarray, signature: Signature | None) -> Detections:
-        """The frame's detections, only changed and settled regions read (`RegionReader`)."""
+    def _read_regions(self, image: np.ndarray, signature: Signature | None,
+                      now: float | None) -> RegionsRead:
+        """The frame read by region: changed and settled or idle regions read (`RegionReader`)."""
         assert self.regions is not None and self._placed is not None
         h, w = image.shape[:2]
         boxes = regions_of(self._placed, w, h)
         if not same_regions(boxes, self._region_boxes, LAYOUT_TOLERANCE * max(w, h)):
             self.regions.forget()  # the layout moved (a bumped camera): read everything again
             self._region_boxes = boxes  # (markers found a pixel off are the same layout)
-        read = self.regions.read(image, self._region_boxes, self._placed.region_of, signature)
-        self.last_read = read.read
-        return read.detections
+        read = self.regions.read(image, self._region_boxes, self._placed.region_of, signature,
+                                 now)
+        self.last_read = [*read.read, *read.reread]
+        return read
 
     def feed_detections(self, detections: Detections | Iterable[Detection],
                         index: int | None = None,
                         layout: TableLayout | None = None,
-                        settled: frozenset[str] = frozenset()) -> list[Event]:
+                        settled: frozenset[str] = frozenset(),
+                        doubts: Detections | Iterable[Detection] = ()) -> list[Event]:
         """Advance the state with one frame's detections (the layout already placed).
 
-        ``settled``: the regions whose new reading the change gate just saw hold (it counts
-        for the whole vote window: the frames after it would only repeat it).
-        """
+        ``settled``: the regions whose new reading is a settled fact (it fills the vote window);
+        ``doubts``: corners a minority of a region's reads found (uncertain, never cards)."""
         self._frames_seen += 1
         index = self._frames_seen - 1 if index is None else index
-        cards, _ = cards_from_detections(detections, self.min_confidence)
-        regions = split_by_region(cards, layout or self.layout)
-        votes = {p: self.voters[p].add(regions[p], p in settled) for p in self.players}
+        placed = layout or self.layout
+        regions, doubted = (split_by_region(cards_from_detections(found, self.min_confidence)[0],
+                                            placed) for found in (detections, doubts))
+        votes = {p: self.voters[p].add(regions[p], p in settled, [c.card for c in doubted[p]])
+                 for p in self.players}
         self.deal.see_table(regions, votes)
         events: list[Event] = []
         if self.phase == "spreading":

@@ -21,6 +21,13 @@ import cv2
 import numpy as np
 
 from vision.inference.detection import Detection, Detections
+from vision.table.confirm import (
+    CONFIRM_READS,
+    PictureRead,
+    ReadBudget,
+    ReadHistory,
+    reread_share,
+)
 from vision.table.gate import Box, Change, RegionGate, Signature
 from vision.table.layout import UP_CARD, TableLayout
 
@@ -93,54 +100,123 @@ def read_region(detector: Any, image: np.ndarray, box: Box) -> Detections:
 
 @dataclass(frozen=True)
 class RegionsRead:
-    """One frame read by region: the detections (frame pixels) and what the gate made of each
-    region (the regions read are those whose change `reads`)."""
+    """One frame read by region: the detections (frame pixels), what the gate made of each
+    region (the regions read are those whose change `reads`), the regions read again while
+    settled (`vision.table.confirm`), the regions whose shown reading changed and the doubts
+    (corners a minority of a region's reads found: never cards)."""
 
     detections: Detections
     changes: dict[str, Change]
+    reread: tuple[str, ...] = ()
+    renamed: tuple[str, ...] = ()
+    doubts: Detections = field(default_factory=Detections)
 
     @property
     def read(self) -> list[str]:
         return [name for name, change in self.changes.items() if change.reads]
 
+    @property
+    def settled(self) -> list[str]:
+        """Regions whose new reading is a settled fact: read as they settled, or shown
+        otherwise after the reads of their still picture voted again."""
+        return [name for name in self.changes if name in self.renamed or
+                self.changes[name].reads]
+
 
 @dataclass
 class RegionReader:
-    """Reads the regions of live frames through the change gate (see the module docstring)."""
+    """Reads the regions of live frames through the change gate (see the module docstring),
+    and re-reads settled regions in idle time, round robin within ``budget``; what a region
+    shows is the vote of its last reads (`vision.table.confirm`)."""
 
     detector: Any
     gate: RegionGate = field(default_factory=RegionGate)
-    _readings: dict[str, Detections] = field(default_factory=dict)
+    budget: ReadBudget = field(default_factory=lambda: ReadBudget(reread_share()))
+    _histories: dict[str, ReadHistory] = field(default_factory=dict)
+    _confirmations: dict[str, int] = field(default_factory=dict)  # re-reads of a still picture
+    _turn: int = 0  # the round robin's next region
+    _before: Signature | None = None  # the previous frame's signature
 
     @classmethod
-    def for_detector(cls, detector: Any) -> RegionReader | None:
+    def for_detector(cls, detector: Any, budget: ReadBudget | None = None
+                     ) -> RegionReader | None:
         """A region reader for a detector that reads crops (`CardDetector.reads_regions`);
         None for test doubles that answer whole frames (they are asked every frame)."""
-        return cls(detector) if getattr(detector, "reads_regions", False) else None
+        if not getattr(detector, "reads_regions", False):
+            return None
+        return cls(detector) if budget is None else cls(detector, budget=budget)
 
     def read(self, image: np.ndarray, regions: list[Region],
              owner: Callable[[tuple[float, float]], str | None] | None = None,
-             signature: Signature | None = None) -> RegionsRead:
-        """The frame's detections, each region read or reused as the gate says.
+             signature: Signature | None = None, now: float | None = None) -> RegionsRead:
+        """The frame's detections, each region read or reused as the gate says, and one
+        settled region re-read when the budget allows.
 
         ``owner`` names the region a point lies in (the placed layout's `region_of`): a region
         keeps only the detections that lie in it (its margin shows its neighbours' edges).
+        ``now``: the frame's camera time in seconds (None: no idle re-reads).
         """
         signature = signature or Signature.of(image)
-        changes: dict[str, Change] = {}
-        kept: list[Detection] = []
+        self.budget.earn(now)
+        changes = {region.name: self.gate.decide(region.name, region.watched(signature))
+                   for region in regions}
         for region in regions:
-            change = self.gate.decide(region.name, region.watched(signature))
-            changes[region.name] = change
-            if change.reads:
-                found = read_region(self.detector, image, region.box)
-                if owner is not None and region.name != WHOLE_FRAME:
-                    found = Detections([d for d in found if owner(d.center) == region.name])
-                self._readings[region.name] = found
-            kept.extend(self._readings.get(region.name, Detections()))
-        return RegionsRead(Detections(kept).best_first(), changes)
+            if changes[region.name].reads:
+                self._confirmations[region.name] = 0
+                self._add_read(image, region, owner, signature)
+            elif changes[region.name] is Change.MOVING:
+                self._confirmations[region.name] = 0
+        reread = self._reread(image, regions, changes, owner, signature)
+        kept: list[Detection] = []
+        doubts: list[Detection] = []
+        renamed: list[str] = []
+        for region in regions:
+            history = self._histories.setdefault(region.name, ReadHistory())
+            before = history.shown.detections
+            shown = history.shown
+            if changes[region.name] is not Change.UNCHANGED or region.name in reread:
+                shown = history.consensus(signature)  # unchanged and not read: as it was
+            if shown.detections != before:
+                renamed.append(region.name)
+            kept.extend(shown.detections)
+            doubts.extend(shown.doubts)
+        self._before = signature
+        return RegionsRead(Detections(kept).best_first(), changes, reread, tuple(renamed),
+                           Detections(doubts).best_first())
+
+    def _add_read(self, image: np.ndarray, region: Region,
+                  owner: Callable[[tuple[float, float]], str | None] | None,
+                  signature: Signature, found: Detections | None = None) -> None:
+        if found is None:
+            found = read_region(self.detector, image, region.box)
+        if owner is not None and region.name != WHOLE_FRAME:
+            found = Detections([d for d in found if owner(d.center) == region.name])
+        history = self._histories.setdefault(region.name, ReadHistory())
+        history.add(PictureRead(found, signature, self._before))
+
+    def _reread(self, image: np.ndarray, regions: list[Region], changes: dict[str, Change],
+                owner: Callable[[tuple[float, float]], str | None] | None,
+                signature: Signature) -> tuple[str, ...]:
+        """Read one region the gate did not read, the next in turn that is not yet confirmed
+        (`CONFIRM_READS` reads of a picture that held), when the budget allows."""
+        if not self.budget.allows or not regions:
+            return ()
+        for step in range(len(regions)):
+            region = regions[(self._turn + step) % len(regions)]
+            if changes[region.name].reads or \
+                    self._confirmations.get(region.name, 0) >= CONFIRM_READS:
+                continue
+            self._turn = (self._turn + step + 1) % len(regions)
+            found = self.budget.spend(lambda box=region.box: read_region(self.detector, image,
+                                                                         box))
+            self._add_read(image, region, owner, signature, found)
+            if changes[region.name] is Change.UNCHANGED:
+                self._confirmations[region.name] = self._confirmations.get(region.name, 0) + 1
+            return (region.name,)
+        return ()
 
     def forget(self) -> None:
         """Read every region on the next frame (the camera was moved, a new layout)."""
         self.gate.forget()
-        self._readings.clear()
+        self._histories.clear()
+        self._confirmations.clear()

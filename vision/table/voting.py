@@ -20,6 +20,7 @@ from vision.table.grouping import SeenCard
 
 UNCERTAIN_SHARE = 0.25  # a card seen in at least this share of frames (but too few) is flagged
 KEEP_SHARE = 0.35  # an accepted card stays accepted until seen in fewer than this share
+DOUBT_SHARE = 0.5  # a card a minority of the reads of a still picture gave: half in doubt
 
 
 @dataclass(frozen=True)
@@ -59,12 +60,15 @@ class RegionVoter:
         self._doubt = {}
         self._positions = {}
 
-    def add(self, cards: Sequence[SeenCard], settled: bool = False) -> VoteResult:
+    def add(self, cards: Sequence[SeenCard], settled: bool = False,
+            doubts: Sequence[str] = ()) -> VoteResult:
         """Add one frame's cards for this region and return the vote over the window.
 
         ``settled``: the change gate saw this region's picture hold since it was read (a
         confirmation, not a new read: `vision.table.gate`); the reading then fills the window,
         since every later frame would only repeat it until the picture changes again.
+        ``doubts``: cards a minority of the reads of the region's still picture gave
+        (`vision.table.confirm`): uncertain (`DOUBT_SHARE`) unless the vote accepts them.
         """
         if settled:
             self._frames.clear()
@@ -74,6 +78,9 @@ class RegionVoter:
         while len(self._frames) > self.window:
             self._frames.popleft()
         result = self.vote()
+        for code in doubts:
+            if code not in result.codes:
+                result.uncertain.setdefault(code, DOUBT_SHARE)
         self._accepted = result.codes
         self._positions = {c.card: c.center for c in result.cards}
         self._doubt = {c: self._doubt.get(c, 0) + 1 for c in result.uncertain}

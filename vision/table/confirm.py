@@ -1,0 +1,279 @@
+"""A reading is confirmed, not trusted once: the reads of one picture vote (issue 36 item 1).
+
+Two reads of the same still picture differ (a camera's sensor noise, its JPEG): a corner read
+once may be gone in the next read, or read under another name. The change gate
+(`vision.table.gate`) reads a region once its picture changed and settled; a still table then
+leaves the CPU idle. `RegionReader` spends part of that idle time (`ReadBudget`: a share of one
+CPU core, measured in the camera's own time) reading regions again, round robin, and keeps each
+region's last `HISTORY` reads (`ReadHistory`). What the region shows is their vote, place by
+place (`ReadHistory.consensus`):
+
+- a *place* is where a corner index was found in some read (boxes of the reads that overlap);
+- a read *votes* at a place when it saw the picture that is there now: the picture around the
+  place (`PLACE_MARGIN`) did not change between that read's frame and this one, and it held
+  still in the read's own frame (a hand sweeping past is no vote). A place no read saw as it
+  is now keeps what it showed (a hand over a card: the last reading stands, as the gate does);
+- a corner is shown when most of the reads voting there found it (half of them keeps one
+  already shown), under the name most of them gave; another name some of them gave is offered
+  as its alternative (the one-tap swap);
+- a corner a minority of the votes found is a *doubt*: never a card, reported for people to
+  check.
+
+A region read for the first time shows its one read at once: a changed region costs nothing
+more and shows its cards as soon as today (`RegionReader` reads it in the frame it settles).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.inference.detection import Detection, Detections
+from vision.table.gate import CHANGE_LEVEL, MIN_CHANGED, Signature
+
+REREAD_SHARE = 0.5  # of one CPU core, on average, that re-reads of settled regions may take
+REREAD_SHARE_ENV = "GINTRAY_REREAD_SHARE"  # set by the doctor / the person for this computer
+HISTORY = 7  # reads of a region kept for the vote
+CONFIRM_READS = 5  # reads of a picture that held since: it is confirmed, no more re-reads
+MAX_CREDIT_READS = 2.0  # an idle spell saves up at most this many reads of CPU time
+PLACE_MARGIN = 1.0  # the picture around a corner: its box grown by this many box sizes a side
+SAME_PLACE = 0.6  # two boxes whose centres are closer than this many box sizes: one place
+# the picture around a place changed: this share of its signature pixels moved (the gate's
+# `CHANGE_LEVEL`). A compressed video's noise moves up to 15 of the 644 pixels around a still
+# card's index in the casino clip (2 %), an arm at the edge of the place 20-60, a hand or a card
+# laid over it 100-600
+PLACE_CHANGE_SHARE = 0.05
+
+
+def reread_share() -> float:
+    """The share of one CPU core re-reads may take: `REREAD_SHARE_ENV` when set (0 turns them
+    off), else `REREAD_SHARE`; ValueError for a value that is not a number from 0 to 4."""
+    text = os.environ.get(REREAD_SHARE_ENV, "").strip()
+    if not text:
+        return REREAD_SHARE
+    try:
+        share = float(text)
+    except ValueError:
+        raise ValueError(f"{REREAD_SHARE_ENV}={text!r}: a share of one CPU core expected, "
+                         "e.g. 0.5") from None
+    if not 0.0 <= share <= 4.0:
+        raise ValueError(f"{REREAD_SHARE_ENV}={text!r}: must lie from 0 to 4")
+    return share
+
+
+@dataclass
+class ReadBudget:
+    """CPU time for re-reads: ``share`` of each second of camera time is earned (saved up to
+    `MAX_CREDIT_READS` reads' worth), each re-read spends what it cost. ``clock`` measures the
+    cost (process CPU time; a test gives its own)."""
+
+    share: float = REREAD_SHARE
+    clock: Callable[[], float] = time.process_time
+    credit: float = 0.0
+    _last_time: float | None = None
+    _read_cost: float = 0.0  # the last re-read's CPU time
+
+    def earn(self, now: float | None) -> None:
+        """Camera time passed up to ``now`` (None: a frame without a time, nothing earned)."""
+        if now is None:
+            return
+        if self._last_time is not None and now > self._last_time:
+            cap = max(MAX_CREDIT_READS * self._read_cost, self.share)
+            self.credit = min(cap, self.credit + self.share * (now - self._last_time))
+        self._last_time = now
+
+    @property
+    def allows(self) -> bool:
+        return self.share > 0 and self._last_time is not None and self.credit >= 0
+
+    def spend(self, read: Callable[[], Detections]) -> Detections:
+        """Run one re-read and charge its CPU time."""
+        start = self.clock()
+        found = read()
+        self._read_cost = max(0.0, self.clock() - start)
+        self.credit -= self._read_cost
+        return found
+
+
+@dataclass(frozen=True)
+class PictureRead:
+    """One read of a region: its detections (frame pixels), the frame's signature when read
+    and the previous frame's (None: not known; the read is taken to have held still)."""
+
+    detections: Detections
+    picture: Signature
+    before: Signature | None = None
+
+
+@dataclass(frozen=True)
+class Consensus:
+    """What a region shows: the corners most reads agree on, and the doubts (corners a
+    minority of the reads found)."""
+
+    detections: Detections
+    doubts: Detections
+
+
+def _size(box: tuple[float, float, float, float]) -> float:
+    return float(np.sqrt(max(box[2] - box[0], 1e-6) * max(box[3] - box[1], 1e-6)))
+
+
+def _around(box: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
+    grow = PLACE_MARGIN * _size(box)
+    return (int(box[0] - grow), int(box[1] - grow), int(np.ceil(box[2] + grow)),
+            int(np.ceil(box[3] + grow)))
+
+
+@dataclass(frozen=True)
+class _ChangeMap:
+    """Where two signatures of a frame differ (light drift taken out over the whole frame),
+    summed for any box at once (an integral image): is the picture around a place the same?"""
+
+    sums: np.ndarray | None  # None: the signatures differ in size (a new camera): all changed
+    scale: float
+
+    @classmethod
+    def between(cls, before: Signature, after: Signature) -> _ChangeMap:
+        if before.pixels.shape != after.pixels.shape:
+            return cls(None, after.scale)
+        gain = float(before.pixels.mean()) / max(float(after.pixels.mean()), 1.0)
+        moved = cv2.absdiff(cv2.multiply(after.pixels, gain), before.pixels)
+        changed = cv2.threshold(moved, CHANGE_LEVEL, 1, cv2.THRESH_BINARY)[1]
+        return cls(cv2.integral(changed.astype(np.uint8)), after.scale)
+
+    def same(self, boxes: np.ndarray) -> np.ndarray:
+        """For each box (N x 4, frame pixels): fewer than `PLACE_CHANGE_SHARE` (and
+        `MIN_CHANGED`) of its pixels changed."""
+        if self.sums is None:
+            return np.zeros(len(boxes), bool)
+        h, w = self.sums.shape[0] - 1, self.sums.shape[1] - 1
+        b = np.round(boxes * self.scale).astype(np.int64)  # clipped as `Signature.cut` clips
+        x1, y1 = np.clip(b[:, 0], 0, w - 1), np.clip(b[:, 1], 0, h - 1)
+        x2 = np.maximum(x1 + 1, np.minimum(b[:, 2], w))
+        y2 = np.maximum(y1 + 1, np.minimum(b[:, 3], h))
+        s = self.sums
+        changed = s[y2, x2] - s[y1, x2] - s[y2, x1] + s[y1, x1]
+        return changed < np.maximum(MIN_CHANGED, PLACE_CHANGE_SHARE * (x2 - x1) * (y2 - y1))
+
+
+@dataclass
+class _Place:
+    """Where a corner was found: the surest sighting's box, and each read's sighting there."""
+
+    box: tuple[float, float, float, float]
+    sightings: dict[int, Detection] = field(default_factory=dict)  # read number -> corner
+
+
+def _holding(places: list[_Place], corners: list[Detection]) -> np.ndarray:
+    """places x corners: whether each corner lies at each place (centres closer than
+    `SAME_PLACE` of the larger box's size)."""
+    if not places or not corners:
+        return np.zeros((len(places), len(corners)), bool)
+    boxes = np.array([p.box for p in places], np.float64)
+    found = np.array([d.box for d in corners], np.float64)
+
+    def centres_and_sizes(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        wh = np.maximum(b[:, 2:] - b[:, :2], 1e-6)
+        return (b[:, :2] + b[:, 2:]) / 2, np.sqrt(wh[:, 0] * wh[:, 1])
+
+    (pc, ps), (fc, fs) = centres_and_sizes(boxes), centres_and_sizes(found)
+    distance = np.linalg.norm(pc[:, None] - fc[None], axis=2)
+    return distance <= SAME_PLACE * np.maximum(ps[:, None], fs[None])
+
+
+@dataclass
+class ReadHistory:
+    """The last `HISTORY` reads of one region and what they show (see the module docstring)."""
+
+    reads: deque[PictureRead] = field(default_factory=lambda: deque(maxlen=HISTORY))
+    shown: Consensus = field(default_factory=lambda: Consensus(Detections(), Detections()))
+    # where each read's picture moved from the frame before it (None: taken to be still)
+    _moved: deque[_ChangeMap | None] = field(default_factory=lambda: deque(maxlen=HISTORY))
+    _read_places: list[_Place] | None = None  # the places of the reads kept (None: to find)
+
+    def add(self, read: PictureRead) -> None:
+        self.reads.append(read)
+        self._moved.append(None if read.before is None
+                           else _ChangeMap.between(read.before, read.picture))
+        self._read_places = None
+
+    def clear(self) -> None:
+        self.reads.clear()
+        self._moved.clear()
+        self._read_places = None
+        self.shown = Consensus(Detections(), Detections())
+
+    def consensus(self, now: Signature) -> Consensus:
+        """The vote of the reads on the picture ``now`` (kept as what the region shows)."""
+        since = [_ChangeMap.between(read.picture, now) for read in self.reads]
+        before = list(self.shown.detections)
+        places = self._places()
+        holds = _holding(places, before)
+        held = holds.any(axis=0)  # shown corners no read kept found: places of their own
+        places += [_Place(d.box) for d, h in zip(before, held, strict=True) if not h]
+        holds = np.vstack([holds, np.eye(len(before), dtype=bool)[~held]])
+        around = np.array([_around(place.box) for place in places], np.float64).reshape(-1, 4)
+        votes = np.zeros((len(self.reads), len(places)), bool)  # read k votes at place i
+        for k, moved in enumerate(self._moved):
+            votes[k] = since[k].same(around) & (True if moved is None else moved.same(around))
+        shown: list[Detection] = []
+        doubts: list[Detection] = []
+        for i, place in enumerate(places):
+            voters = np.flatnonzero(votes[:, i]).tolist()
+            was_shown = next((before[j] for j in np.flatnonzero(holds[i])), None)
+            if not voters:  # nobody saw the picture that is there now: it keeps what it showed
+                if was_shown is not None and was_shown not in shown:
+                    shown.append(was_shown)
+                continue
+            found = [place.sightings[k] for k in voters if k in place.sightings]
+            if not found:
+                continue
+            if 2 * len(found) > len(voters) or (2 * len(found) == len(voters)
+                                                 and was_shown is not None):
+                shown.append(_named(found, list(place.sightings.values())))
+            else:
+                doubts.append(found[-1])
+        self.shown = Consensus(Detections(shown).best_first(), Detections(doubts).best_first())
+        return self.shown
+
+    def _places(self) -> list[_Place]:
+        """The places corners were found at in the reads kept, surest first (a copy)."""
+        if self._read_places is None:
+            sightings = [(k, det) for k, read in enumerate(self.reads)
+                         for det in read.detections]
+            sightings.sort(key=lambda s: (-s[1].confidence, -s[0]))
+            places: list[_Place] = []
+            for k, det in sightings:
+                at = np.flatnonzero(_holding(places, [det])[:, 0])
+                if not len(at):
+                    places.append(_Place(det.box, {k: det}))
+                else:
+                    places[int(at[0])].sightings.setdefault(k, det)
+            self._read_places = places
+        return list(self._read_places)
+
+
+def _ranked(found: list[Detection]) -> list[str]:
+    """The names of a place's sightings, most often given first (ties: the surer name)."""
+    names = Counter(d.card for d in found)
+    trust = Counter[str]()
+    for d in found:
+        trust[d.card] += d.confidence
+    return sorted(names, key=lambda c: (names[c], trust[c]), reverse=True)
+
+
+def _named(found: list[Detection], everything: list[Detection]) -> Detection:
+    """The corner most of the voting sightings named (ties: the surer name), the latest
+    sighting of it, with an alternative: the runner-up name of the votes, else of every read
+    kept of the place (a name the reads were torn between), else the namer's own runner-up."""
+    name = _ranked(found)[0]
+    best = next(d for d in reversed(found) if d.card == name)
+    others = [c for c in _ranked(found) + _ranked(everything) if c != name]
+    alternative = others[0] if others else best.alternative
+    return Detection(best.card, best.box, best.confidence, alternative)

@@ -269,10 +269,7 @@ class TableCamera:
                     name=f"self-check-{self.table_id}", daemon=True)
                 self.checker.start()
             detector = self._given_detector
-            profile = getattr(getattr(detector, "namer", None), "deck", None)
-            if profile is not None and self.deck:
-                self._deck_line = (f"{Path(self.deck).name}, {len(profile.cards)} of the 52 "
-                                   "cards taught")
+            self._deck_line = deck_line(detector, self.deck)
         except Exception as exc:
             return None, None, f"cards are not read (detector unavailable: {exc})"
         return (detector, *reader_for(detector, layout_path_for(self.source, self.layout_file)))
@@ -298,6 +295,15 @@ class TableCamera:
                              back_since=datetime.now(UTC).isoformat())
         else:
             self.clerk.on_event(ev)
+
+
+def deck_line(detector: Any, deck: str | None) -> str | None:
+    """What the table screen says of the deck profile the detector reads with (None: the
+    shipped models alone)."""
+    profile = getattr(getattr(detector, "namer", None), "deck", None)
+    if profile is None or not deck:
+        return None
+    return f"{Path(deck).name}, {len(profile.cards)} of the 52 cards taught"
 
 
 def start_camera(app: Flask, table_id: int) -> TableCamera | None:

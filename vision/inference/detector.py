@@ -492,18 +492,23 @@ class CardDetector:
         probs = self.namer.probabilities(patches, self.turns)
         if self.pair_vote:  # a card's two indices vote on its name
             probs = vote_pairs(boxes, probs)
-        found = []
-        for box, score, p in zip(boxes, scores, probs, strict=True):
-            reading = read_corner(box, score, p)
-            if reading is None or reading.confidence < threshold:
-                continue
-            k = reading.card_index
-            runner_up = int(np.argsort(p[:-1])[-2])
-            doubt = p[runner_up] >= ALTERNATIVE_SHARE * p[k]
-            alternative = NAMER_CLASSES[runner_up] if doubt else None
-            found.append(Detection(NAMER_CLASSES[k], tuple(float(v) for v in box),
-                                   reading.confidence, alternative))
-        return Detections(found).best_first()
+        found = (_named_corner(box, score, p, threshold)
+                 for box, score, p in zip(boxes, scores, probs, strict=True))
+        return Detections([d for d in found if d is not None]).best_first()
+
+
+def _named_corner(box: np.ndarray, score: float, probs: np.ndarray,
+                  threshold: float) -> Detection | None:
+    """One found corner as a detection (None: no card, or under ``threshold``); its runner-up
+    card, when at least `ALTERNATIVE_SHARE` as likely, is its ``alternative``."""
+    reading = read_corner(box, score, probs)
+    if reading is None or reading.confidence < threshold:
+        return None
+    k = reading.card_index
+    runner_up = int(np.argsort(probs[:-1])[-2])
+    doubt = probs[runner_up] >= ALTERNATIVE_SHARE * probs[k]
+    return Detection(NAMER_CLASSES[k], tuple(float(v) for v in box), reading.confidence,
+                     NAMER_CLASSES[runner_up] if doubt else None)
 
 
 def default_backend() -> str:

@@ -116,11 +116,14 @@ class LiveRead:
 def live_read(reader: LiveReader, read: FrameRead) -> LiveRead:
     """The read of one frame: the cards of the detections the reader used (what the tablet's
     picture outlines), and a doubt for each card the detector was unsure of (its one-tap swap)
-    and each card seen twice."""
+    and each card seen twice; and a doubt for each card only a minority of the reads of a
+    still picture found (`FrameRead.doubts`: never a card)."""
     cards, problems = cards_from_detections(read.detections,
                                             getattr(reader, "min_confidence", 0.0))
     doubts = [Problem(NoteKind.DOUBTFUL_CARD, cards=(c.card,), alternative=c.alternative)
               for c in cards if c.alternative]
+    minority, _ = cards_from_detections(read.doubts, 0.0)
+    doubts += [Problem(NoteKind.UNCERTAIN_CARD, cards=(c.card,)) for c in minority]
     return LiveRead(tuple(sorted(c.card for c in cards)), tuple(doubts + problems))
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
+
+from webui.common.durable import write_atomically
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,6 @@ def ensure_identity(data_dir: str | Path) -> SigningIdentity:
     key_path, cert_path = folder / "key.pem", folder / "cert.pem"
     if key_path.exists() and cert_path.exists():
         return SigningIdentity(key_path, cert_path)
-    folder.mkdir(parents=True, exist_ok=True)
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = x509.Name([
         x509.NameAttribute(NameOID.COMMON_NAME, f"gintray on {socket.gethostname()}"[:64]),
@@ -51,15 +51,12 @@ def ensure_identity(data_dir: str | Path) -> SigningIdentity:
                                      encipher_only=False, decipher_only=False), critical=True)
         .sign(key, hashes.SHA256())
     )
-    tmp_key = key_path.with_suffix(".tmp")
-    tmp_key.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                          serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
-    os.chmod(tmp_key, 0o600)
-    tmp_cert = cert_path.with_suffix(".tmp")
-    tmp_cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    tmp_key.replace(key_path)
-    tmp_cert.replace(cert_path)
+    # the key first: a cut between the two leaves no certificate, and the next start makes a
+    # new pair (nothing was signed with this one yet)
+    write_atomically(key_path, key.private_bytes(serialization.Encoding.PEM,
+                                                 serialization.PrivateFormat.PKCS8,
+                                                 serialization.NoEncryption()), mode=0o600)
+    write_atomically(cert_path, cert.public_bytes(serialization.Encoding.PEM))
     return SigningIdentity(key_path, cert_path)
 
 

@@ -25,9 +25,33 @@ from power_cut_helpers import LazyFS, PowerCuts, lazyfs_missing
 CUTS = 12  # each costs an app start (a few seconds); 200 run in the benchmark
 SEED = 20261128
 
-pytestmark = [pytest.mark.power_cut, pytest.mark.slow,
-              pytest.mark.skipif(lazyfs_missing() is not None,
-                                 reason=f"power-cut tests: {lazyfs_missing()}")]
+needs_lazyfs = pytest.mark.skipif(lazyfs_missing() is not None,
+                                  reason=f"power-cut tests: {lazyfs_missing()}")
+
+
+def test_every_sqlite_connection_is_opened_in_wal_with_full_sync(tmp_path):
+    """The table app's store and the hall's sync reading a table database open SQLite the one
+    way (``webui.store.db.sqlite_connection_setup``)."""
+    from sqlalchemy import text
+
+    from webui.hall.sync import open_store
+    from webui.store import Store
+
+    url = f"sqlite:///{tmp_path / 'table.sqlite3'}"
+
+    def modes(engine):
+        with engine.connect() as conn:
+            return [conn.execute(text(f"PRAGMA {p}")).scalar() for p in
+                    ("journal_mode", "synchronous")]
+
+    for store in (Store(url), open_store(url)):
+        assert modes(store.engine) == ["wal", 2]  # 2: FULL
+        store.engine.dispose()
+
+
+@pytest.mark.power_cut
+@pytest.mark.slow
+@needs_lazyfs
 
 
 def test_a_power_cut_loses_no_answered_command_and_leaves_the_store_whole(tmp_path):
@@ -53,6 +77,8 @@ def test_a_power_cut_loses_no_answered_command_and_leaves_the_store_whole(tmp_pa
           f"{len(rig.ledger.acked)} commands answered, games signed {rig.ledger.signed_games}")
 
 
+@pytest.mark.power_cut
+@needs_lazyfs
 def test_only_a_synced_file_survives_the_cut(tmp_path):
     """The rig's own check: LazyFS drops what was not synced; the app's one way of writing a
     file (``webui.common.durable``) leaves the old or the new file whole, and SQLite (opened
@@ -97,6 +123,8 @@ def test_only_a_synced_file_survives_the_cut(tmp_path):
         con.close()
 
 
+@pytest.mark.power_cut
+@needs_lazyfs
 def test_the_signing_key_is_written_to_survive_a_cut(tmp_path: Path):
     """The first start makes the installation's key; a cut right after leaves it whole."""
     from power_cut_helpers import signing_problems

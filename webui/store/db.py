@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -24,6 +25,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+
+from webui.common.durable import fsync_folder
 
 
 def commit_first(session: Session) -> bool:
@@ -195,6 +198,9 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(database_url(url), pool_pre_ping=True,
                                connect_args=POSTGRES_CONNECT_ARGS)
     Base.metadata.create_all(engine)
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if database and database != ":memory:":  # a new database file's name lasts a power cut
+        fsync_folder(Path(database).resolve().parent)
     return engine
 
 

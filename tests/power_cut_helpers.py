@@ -29,6 +29,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,7 +80,9 @@ class LazyFS:
         self.done_fd: int | None = None
         # LazyFS ignores a --config-path holding "-o" anywhere (pytest's folders do: "pytest-of-
         # root"), so the config lives in a folder of its own
-        self.config = Path(tempfile.mkdtemp(prefix="gintray_lazyfs_")) / "lazyfs.toml"
+        folder = tempfile.mkdtemp(prefix="gintray_lazyfs_")
+        weakref.finalize(self, shutil.rmtree, folder, True)
+        self.config = Path(folder) / "lazyfs.toml"
         for folder in (self.disk, self.mount_point):
             folder.mkdir(parents=True, exist_ok=True)
         self.config.write_text(

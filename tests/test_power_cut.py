@@ -55,11 +55,37 @@ def test_every_sqlite_connection_is_opened_in_wal_with_full_sync(tmp_path):
         store.engine.dispose()
 
 
+def test_a_signing_key_a_cut_left_empty_is_replaced_and_the_app_signs_again(tmp_path):
+    """An installation whose key and certificate a cut emptied (written before they were
+    synced) starts by itself: the damaged pair is kept aside and a new one signs."""
+    from webui.common.signing import ensure_identity, sign_pdf, verify_pdf
+
+    first = ensure_identity(tmp_path)
+    first.key_path.write_bytes(b"")
+    first.cert_path.write_bytes(b"")
+    again = ensure_identity(tmp_path)
+    assert verify_pdf(sign_pdf(_blank_pdf(), again, "after the cut"), again).ok
+    kept = sorted(p.name.split(".damaged-")[0] for p in (tmp_path / "signing").iterdir()
+                  if ".damaged-" in p.name)
+    assert kept == ["cert.pem", "key.pem"]
+
+
+def _blank_pdf() -> bytes:
+    """A one-page PDF to sign."""
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    page = canvas.Canvas(out)
+    page.drawString(72, 720, "a sheet")
+    page.save()
+    return out.getvalue()
+
+
 @pytest.mark.power_cut
 @pytest.mark.slow
 @needs_lazyfs
-
-
 def test_a_power_cut_loses_no_answered_command_and_leaves_the_store_whole(tmp_path):
     rig = PowerCuts(tmp_path, cuts=CUTS, seed=SEED)
     state = rig.run()

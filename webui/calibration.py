@@ -18,6 +18,7 @@ from flask import (
     url_for,
 )
 
+from webui.common.durable import write_atomically
 from webui.common.security import director_required, store
 from webui.common.validate import json_body
 from webui.store import Actor, CommandError, commands
@@ -70,7 +71,7 @@ def save(table_id: int) -> Any:
     """Save a layout: ``{"up_card_slot", "areas": {"A", "B"}, "image_size"}`` drawn on the
     picture, or ``{"from_markers": true}`` to compute it from the six printed markers."""
     try:
-        from vision.table.layout import LayoutError, TableLayout, layout_from_markers, save_layout
+        from vision.table.layout import LayoutError, TableLayout, layout_from_markers, layout_text
         from vision.table.markers import detect_markers
     except ImportError as exc:
         return jsonify({"error": {"code": "no_vision", "message": str(exc)}}), 503
@@ -95,7 +96,7 @@ def save(table_id: int) -> Any:
         return jsonify({"error": {"code": "bad_layout", "message": str(exc)}}), 400
     layout, notice = _oriented(layout, image, feed, table_id)
     path = layout_file(table_id)
-    save_layout(layout, path)
+    write_atomically(path, layout_text(layout))  # before the event that names it
     state = store().state(table_id)
     try:
         store().execute(table_id, commands.change_settings(

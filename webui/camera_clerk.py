@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.table.notes import Problem
+from webui.common.durable import write_atomically
 from webui.common.words import card_count_question
 from webui.store import Actor, CommandError, Store, commands, engine
 from webui.store.proposal import Kind, Missing, Proposal, reader_card, reader_cards
@@ -105,10 +106,9 @@ class CameraClerk:
         jpeg = self.latest_jpeg()
         if jpeg is None:
             return None
-        folder = self.data_dir / "snapshots" / str(self.table_id)
-        folder.mkdir(parents=True, exist_ok=True)
         name = f"read-{int(time.time() * 1000)}.jpg"
-        (folder / name).write_bytes(jpeg)
+        # on the disk before the proposal that shows it is recorded
+        write_atomically(self.data_dir / "snapshots" / str(self.table_id) / name, jpeg)
         return name
 
     def command(self, run: Any) -> None:

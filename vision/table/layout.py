@@ -215,11 +215,17 @@ def _inside(polygon: Polygon, point: Point) -> bool:
     return cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), False) >= 0
 
 
+def layout_text(layout: TableLayout) -> str:
+    """A layout as the JSON text :func:`save_layout` writes and :func:`load_layout` reads."""
+    return json.dumps(layout.to_json(), indent=2) + "\n"
+
+
 def save_layout(layout: TableLayout, path: str | Path) -> None:
-    """Write a layout as JSON (creating the folder)."""
+    """Write a layout as JSON (creating the folder). The table app writes its layouts with
+    ``layout_text`` through ``webui.common.durable`` instead, so they survive a power cut."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(layout.to_json(), indent=2) + "\n", encoding="utf-8")
+    target.write_text(layout_text(layout), encoding="utf-8")
 
 
 def load_layout(path: str | Path) -> TableLayout:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
+
+from webui.common.durable import write_atomically
 
 
 @dataclass(frozen=True)
@@ -28,12 +29,17 @@ class SigningIdentity:
 
 
 def ensure_identity(data_dir: str | Path) -> SigningIdentity:
-    """The installation's key and self-signed certificate, made on first call."""
+    """The installation's key and self-signed certificate, made on first call. A pair that
+    cannot be read (left empty by a power cut before they were written durably) is kept
+    aside as ``*.damaged-<time>`` and a new pair made, so the app starts and signs again."""
     folder = Path(data_dir) / "signing"
     key_path, cert_path = folder / "key.pem", folder / "cert.pem"
     if key_path.exists() and cert_path.exists():
-        return SigningIdentity(key_path, cert_path)
-    folder.mkdir(parents=True, exist_ok=True)
+        if _readable(key_path, cert_path):
+            return SigningIdentity(key_path, cert_path)
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+        for path in (key_path, cert_path):
+            path.replace(path.with_name(f"{path.name}.damaged-{stamp}"))
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = x509.Name([
         x509.NameAttribute(NameOID.COMMON_NAME, f"gintray on {socket.gethostname()}"[:64]),
@@ -51,16 +57,25 @@ def ensure_identity(data_dir: str | Path) -> SigningIdentity:
                                      encipher_only=False, decipher_only=False), critical=True)
         .sign(key, hashes.SHA256())
     )
-    tmp_key = key_path.with_suffix(".tmp")
-    tmp_key.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                          serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
-    os.chmod(tmp_key, 0o600)
-    tmp_cert = cert_path.with_suffix(".tmp")
-    tmp_cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    tmp_key.replace(key_path)
-    tmp_cert.replace(cert_path)
+    # the key first: a cut between the two leaves no certificate, and the next start makes a
+    # new pair (nothing was signed with this one yet)
+    write_atomically(key_path, key.private_bytes(serialization.Encoding.PEM,
+                                                 serialization.PrivateFormat.PKCS8,
+                                                 serialization.NoEncryption()), mode=0o600)
+    write_atomically(cert_path, cert.public_bytes(serialization.Encoding.PEM))
     return SigningIdentity(key_path, cert_path)
+
+
+def _readable(key_path: Path, cert_path: Path) -> bool:
+    """Whether the key and certificate load and belong together."""
+    try:
+        # the key's own maths is not re-checked (slow): matching the certificate is the test
+        key = serialization.load_pem_private_key(key_path.read_bytes(), None,
+                                                 unsafe_skip_rsa_key_validation=True)
+        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    except (OSError, ValueError, TypeError):
+        return False
+    return key.public_key() == cert.public_key()
 
 
 def sign_pdf(pdf: bytes, identity: SigningIdentity, reason: str) -> bytes:

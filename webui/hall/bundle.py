@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from webui.common import sheetview
+from webui.common.durable import write_atomically
 from webui.common.pdf import render_sheet_pdf, sheet_context
 from webui.common.signing import SigningIdentity, sign_pdf
 from webui.store import Store
@@ -82,9 +83,7 @@ def _cached(cache: Path | None, key: str, make: Callable[[], bytes]) -> tuple[by
     if path.exists():
         return path.read_bytes(), False
     data = make()
-    tmp = path.with_suffix(path.suffix + ".part")
-    tmp.write_bytes(data)
-    tmp.replace(path)  # a reader never sees half a file
+    write_atomically(path, data)  # a reader never sees half a file, nor a cut
     return data, True
 
 

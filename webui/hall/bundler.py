@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from webui.common.durable import write_atomically
 from webui.store import Store
 from webui.store.state import sheet_hash
 
@@ -75,9 +76,7 @@ def signed_set(store: Store) -> tuple[str, ...]:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".part")
-    tmp.write_text(json.dumps(data))
-    tmp.replace(path)
+    write_atomically(path, json.dumps(data))
 
 
 class Bundler:
@@ -160,9 +159,7 @@ def build(store: Store, data_dir: Path) -> BuildStatus:
     seen: list[Progress] = []
     data = build_bundle(store, ensure_identity(data_dir), extra, cache=folder / "cache",
                         progress=lambda p: (seen.append(p), report(p)))
-    tmp = folder / "bundle.zip.part"
-    tmp.write_bytes(data)
-    tmp.replace(folder / "bundle.zip")
+    write_atomically(folder / "bundle.zip", data)
     last = seen[-1] if seen else Progress(0, 0, 0)
     done = BuildStatus(BuildState.DONE, last.done, last.total, last.signed_now, started,
                        datetime.now(UTC).isoformat(), covers)

@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
-from webui.store.db import database_url
+from webui.store.db import database_url, sqlite_engine
 
 #: Setting written into a database when it becomes an event database (by the hall app or as
 #: the target of a sync); a table's own database never has it.
@@ -50,11 +50,12 @@ def event_database_info(url: str) -> EventDatabaseInfo:
     """Read (never create or change) what ``url`` is to the hall. A SQLite file that does not
     exist is not an event database (and is not created here)."""
     sa_url = make_url(database_url(url))
-    if sa_url.get_backend_name() == "sqlite":
+    sqlite = sa_url.get_backend_name() == "sqlite"
+    if sqlite:
         db = sa_url.database or ""
         if not db or db == ":memory:" or not Path(db).exists():
             return EventDatabaseInfo(False)
-    engine = create_engine(sa_url)
+    engine = sqlite_engine(sa_url) if sqlite else create_engine(sa_url)  # SQLite: as the app
     try:
         with engine.connect() as conn:
             names = set(inspect(conn).get_table_names())

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import multiprocessing
+import queue
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -59,6 +61,21 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=0.003)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="processes that cut and augment batches while the model trains (0: the training "
+        "loop cuts its own, batch for batch as before); worker k draws from seed (--seed, k). "
+        "A GPU trains faster than one CPU core cuts crops, so give it the machine's cores",
+    )
+    ap.add_argument(
+        "--export-every",
+        type=int,
+        default=0,
+        help="also export the (EMA) namer every this many steps as namer-stepN.onnx (0: only "
+        "at the end), to read a long run's checkpoints afterwards",
+    )
     add_device_option(ap)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="runs/namer", help="folder for checkpoints and ONNX")
@@ -496,6 +513,49 @@ def sample_batch(rng, synth: list[CornerSource], reals: list[CornerSource], n: i
     return namer_input(patches), np.array(labels, np.int64)
 
 
+def _cut_batches(batches, synth, reals, args, worker: int) -> None:
+    """A batch worker's loop: cut batches from its own seed into `batches` until stopped."""
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng([args.seed, worker])
+    while True:
+        batches.put(sample_batch(rng, synth, reals, args.batch, args))
+
+
+class BatchWorkers:
+    """`count` processes cutting training batches beside the training loop (`--workers`).
+
+    They are forked once the sources are loaded (they share the images, nothing is copied)
+    and before torch touches a GPU; the loop takes whichever batch is ready first, so the
+    batches' order depends on timing, not on the seed alone."""
+
+    def __init__(self, count: int, synth, reals, args) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.batches = ctx.Queue(maxsize=4 * count)
+        self.processes = [
+            ctx.Process(target=_cut_batches, args=(self.batches, synth, reals, args, k),
+                        daemon=True)
+            for k in range(count)
+        ]
+        for process in self.processes:
+            process.start()
+
+    def next(self) -> tuple[np.ndarray, np.ndarray]:
+        """The next ready batch; a worker that died (bad data) stops training with its code."""
+        while True:
+            try:
+                return self.batches.get(timeout=5)
+            except queue.Empty:
+                dead = [p.exitcode for p in self.processes if not p.is_alive()]
+                if dead:
+                    raise SystemExit(f"a batch worker stopped (exit code {dead[0]})") from None
+
+    def close(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            process.join()
+
+
 def export_onnx(model, path: Path, crop_size: int = CROP_SIZE) -> None:
     """Export the namer (softmax probabilities, dynamic batch) to ONNX."""
     import torch
@@ -544,9 +604,7 @@ def train_classifier(args: argparse.Namespace) -> int:
     for folder, source in zip([f for f in args.real if f], reals, strict=True):
         if source.one_black_suit:
             print(f"{folder}: one black suit only, its clubs and spades teach rank and colour")
-    step = 0
     ckpt = out / "namer.pt"
-    ema = None
     resumed = (
         torch.load(ckpt, map_location="cpu", weights_only=False)
         if args.resume and ckpt.exists()
@@ -572,6 +630,33 @@ def train_classifier(args: argparse.Namespace) -> int:
     else:
         widths, crop_size = args.widths or NAMER_WIDTHS, args.crop_size or CROP_SIZE
     args.crop_size = crop_size  # the batches are cut at the model's size
+    # forked before the model reaches the GPU; they share the loaded images
+    workers = BatchWorkers(args.workers, synth, reals, args) if args.workers > 0 else None
+    print(f"{args.workers} batch workers" if workers else "batches cut in the training loop")
+
+    def next_batch() -> tuple[np.ndarray, np.ndarray]:
+        return workers.next() if workers else sample_batch(rng, synth, reals, args.batch, args)
+
+    try:
+        model, ema, step = _fit(args, rng, next_batch, device, widths, crop_size,
+                                start_state, resumed, frozen_bn, ckpt)
+    finally:
+        if workers is not None:
+            workers.close()
+    export_onnx((ema if ema is not None else model).cpu(), out / "namer.onnx", crop_size)
+    print(f"trained {step} steps; wrote {ckpt} and {out / 'namer.onnx'}")
+    return 0
+
+
+def _fit(args, rng, next_batch, device: str, widths, crop_size: int, start_state, resumed,
+         frozen_bn: bool, ckpt: Path):  # -> (model, ema or None, steps done)
+    """The training loop of `train_classifier`: the model (from `start_state` or `resumed`),
+    trained on `next_batch()` until the time budget ends, checkpointed to `ckpt`."""
+    import torch
+
+    out = ckpt.parent
+    step = 0
+    ema = None
     model = build_model(widths, crop_size)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     if start_state is not None:
@@ -627,7 +712,7 @@ def train_classifier(args: argparse.Namespace) -> int:
         frac = (time.time() - start) / budget
         for g in opt.param_groups:  # cosine decay over the time budget
             g["lr"] = args.lr * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * frac)))
-        x, y = sample_batch(rng, synth, reals, args.batch, args)
+        x, y = next_batch()
         logits = model(torch.from_numpy(x).to(device))
         target = torch.from_numpy(y).to(device)
         loss = namer_loss(logits, target, loss_fn, suit_loss_fn)
@@ -650,10 +735,11 @@ def train_classifier(args: argparse.Namespace) -> int:
                 fh.write(json.dumps({"step": step, "loss": lo, "acc": ac, "crops_s": rate}) + "\n")
         if step % 200 == 0:
             save()
+        if args.export_every and step % args.export_every == 0:
+            snapshot = copy.deepcopy(ema if ema is not None else model).cpu()
+            export_onnx(snapshot, out / f"namer-step{step}.onnx", crop_size)
     save()
-    export_onnx((ema if ema is not None else model).cpu(), out / "namer.onnx", crop_size)
-    print(f"trained {step} steps; wrote {ckpt} and {out / 'namer.onnx'}")
-    return 0
+    return model, ema, step
 
 
 def namer_loss(logits, target, rank_loss_fn, suit_loss_fn):  # torch tensors -> scalar

@@ -22,6 +22,7 @@ from flask import (
 
 from webui.addresses import is_loopback_host, join_base
 from webui.common import attempts, sheetview, words
+from webui.common.membership import current_tables
 from webui.common.seating import finished, next_seated, seating_of, syncs_to_hall
 from webui.common.security import client_address, is_director, is_local, store
 from webui.common.validate import plain_text
@@ -133,7 +134,8 @@ def recorded_line(state: TableState, view: dict[str, Any]) -> str | None:
 
 @bp.get("/")
 def index() -> Any:
-    return render_template("index.html", tables=store().tables(), director=is_director(),
+    # an event this table app left (gintray sync --join-event) is archived, not listed
+    return render_template("index.html", tables=current_tables(store()), director=is_director(),
                            local=may_see_screen())
 
 

@@ -28,8 +28,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
-from webui.common.seating import open_seated_table
-from webui.hall import adoption, stations
+from webui.common.membership import current_tables
+from webui.common.seating import ORIGIN_KEY, open_seated_table
+from webui.hall import adoption, joining, stations
 from webui.hall.actions import at_revision, request_words
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
 from webui.hall.health import as_utc, record_sync, record_sync_error
@@ -247,20 +248,23 @@ def sync_once(local: Store, central: Store) -> SyncReport:
     """One pass over every table of the local database: director requests down, events up.
     A copied or diverged table database is refused first (``IdentityRefused``)."""
     prepare_event_database(central)
-    origin = origin_of(local)
-    adoption.take_if_approved(local, central, origin)
     try:
+        joining.check(local, central)  # another event's table app sends nothing here
+        origin = origin_of(local)
+        adoption.take_if_approved(local, central, origin)
         check_home(local, origin)
         claim_generation(local, central, origin)
     except IdentityRefused as exc:
         with central.Session() as s:  # the director sees it on the hall's page
-            s.add(SyncRefusal(origin=origin, home=home_of(local)[:200], message=str(exc)))
+            s.add(SyncRefusal(origin=(local.get_setting(ORIGIN_KEY) or "none")[:40],
+                              home=home_of(local)[:200], message=str(exc)))
             s.commit()
         raise
+    adoption.seen(central, origin, home_of(local))  # alive, with or without tables
     station = stations.register(central, origin)
     seated = open_seatings(local, central, station)
     report = SyncReport()
-    for table in local.tables():
+    for table in current_tables(local):  # an event left earlier stays at the table app
         central_id = link_table(central, origin, table)
         if table.id in seated:
             stations.placed(central, seated[table.id], central_id)

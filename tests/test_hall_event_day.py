@@ -163,3 +163,111 @@ def test_a_copy_of_a_live_station_without_tables_cannot_be_adopted(hall, tmp_pat
     sync_once(original, central)
     (mirror,) = central.tables()
     assert stream(central, mirror.id) == stream(original, table.id)
+
+
+# 3. an undone pairing reaches the tables ---------------------------------------------------------
+
+def _stations(client: Any, central: Store, tmp_path: Path, count: int) -> list[Any]:
+    from test_hall_whole_event import table_app
+
+    apps = [table_app(tmp_path / f"table{n}") for n in range(1, count + 1)]
+    for a in apps:
+        sync_once(a.extensions["gintray.store"], central)
+    return apps
+
+
+def _round_table(store: Store, number: int) -> int | None:
+    from webui.common.seating import seating_of
+
+    found = [t.id for t in store.tables()
+             if (s := seating_of(store, t.id)) is not None and s.round == number]
+    return found[-1] if found else None
+
+
+def _play_round_one(client: Any, central: Store, stores: list[Store]) -> None:
+    post(client, "/draw", entrants="Ann\nBen\nCy\nDi")
+    post(client, "/draw/seat")
+    for store in stores:
+        sync_once(store, central)
+        win_match(store, _round_table(store, 1), "A")
+        sync_once(store, central)
+
+
+def _last_sync_ago(central: Store, store: Store, seconds: int) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from webui.hall.schema import OriginSeen, TableSync
+    from webui.store.db import utcnow
+
+    then = utcnow() - timedelta(seconds=seconds)
+    mirrors = [t for t, link in linked_tables(central).items()
+               if link.origin == store.get_setting("hall_origin")]
+    with central.Session() as s:
+        s.execute(update(OriginSeen).where(OriginSeen.origin == store.get_setting(
+            "hall_origin")).values(synced_at=then))
+        s.execute(update(TableSync).where(TableSync.table_id.in_(mirrors))
+                  .values(synced_at=then))
+        s.commit()
+
+
+def test_an_undone_pairing_reaches_the_tables_and_a_hand_played_is_kept_and_said(hall,
+                                                                                  tmp_path):
+    _app, client, central = hall
+    apps = _stations(client, central, tmp_path, 2)
+    one, two = (a.extensions["gintray.store"] for a in apps)
+    _play_round_one(client, central, [one, two])
+    post(client, "/pairing")
+    pairing = client.get("/api/event").get_json()["pairing"]
+    post(client, f"/pairing/{pairing['id']}/approve")
+    sync_once(one, central)
+    sync_once(two, central)
+    first, second = _round_table(one, 2), _round_table(two, 2)
+    assert first and second
+
+    # table app 2 went quiet after opening its table: it may have played, the undo is refused
+    _last_sync_ago(central, two, 300)
+    page = post(client, f"/pairing/{pairing['id']}/undo")
+    assert "Not undone: table app 2 opened Round 2 Table 2 and last synced 300 s ago" in page
+    assert client.get("/api/event").get_json()["pairing"]["status"] == "approved"
+
+    # table app 1 confirms a hand while its sync is briefly down; table app 2 syncs again:
+    # the hall has heard from both lately, the undo goes through
+    play_hand(one, first, "A")
+    sync_once(two, central)
+    assert "Round 2 pairing undone" in post(client, f"/pairing/{pairing['id']}/undo")
+    event = client.get("/api/event").get_json()
+    undone = [t for t in event["tables"] if t["undone"]]
+    assert len(undone) == 2 and not any(t["playing"] for t in undone)
+    board = client.get("/board").get_data(as_text=True)
+    assert "Round 2 Table" not in board  # undone tables leave the board
+
+    # the tables are told at their next sync: the screen stops sending players there
+    screen = apps[0].test_client().get(f"/t/{first}/screen").get_data(as_text=True)
+    assert "Round 2:" in screen and 'id="pin"' in screen  # not told yet
+    sync_once(one, central)
+    screen = apps[0].test_client().get(f"/t/{first}/screen").get_data(as_text=True)
+    assert "The director undid this pairing" in screen and 'id="pin"' not in screen
+    sync_once(two, central)
+    screen = apps[1].test_client().get(f"/t/{second}/screen").get_data(as_text=True)
+    assert "The director undid this pairing" in screen
+    # the hand played meanwhile is kept and said so, never silently dropped
+    event = client.get("/api/event").get_json()
+    (mine,) = [t for t in event["tables"] if t["undone"] and t["undone"]["hands"]]
+    assert mine["undone"]["told_at"] and not mine["playing"]
+    (left,) = [t for t in event["standings_left_out"] if t["table"] == mine["id"]]
+    assert "after 1 hand(s) were recorded there" in left["reason"] and "kept" in left["reason"]
+    assert "before it learned that its pairing was undone" in client.get(
+        "/audit").get_data(as_text=True)
+    assert event["sync_problems"] == []
+    assert "Round 2 Table" not in client.get("/board").get_data(as_text=True)
+
+    # the round paired again reaches both table apps; the undone screens move on to it
+    post(client, "/pairing")
+    again = client.get("/api/event").get_json()["pairing"]
+    post(client, f"/pairing/{again['id']}/approve")
+    sync_once(one, central)
+    moved = apps[0].test_client().get(f"/t/{first}/screen")
+    assert moved.status_code == 302 and moved.location.endswith(
+        f"/t/{_round_table(one, 2)}/screen")

@@ -201,7 +201,10 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
             continue
         state = store.state(table_id)
         if table_id in undone:
-            left_out.append(LeftOut(table_id, state.name, "its pairing was undone"))
+            hands = sum(len(g.confirmed_hands) for g in state.games)
+            left_out.append(LeftOut(table_id, state.name, "its pairing was undone" + (
+                f" after {hands} hand(s) were recorded there (played before its table app "
+                "learned of it): kept at the table and here, not counted" if hands else "")))
             continue
         if same_rules(state.rules, rules):
             states[table_id] = state

@@ -301,6 +301,17 @@ class HallTableSeating(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class HallWithdrawalTold(HallBase):
+    """A withdrawn seating (its pairing undone) told to its table app by the station's sync:
+    when, and how many hands the table app had recorded at its table by then (kept, not
+    counted, and said so)."""
+
+    __tablename__ = "hall_withdrawals_told"
+    token: Mapped[str] = mapped_column(String(40), primary_key=True)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    told_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class HallAward(HallBase):
     """A match result the hall gives without a game (``awards``): a bye, or a forfeit won or
     lost at a table (``table_id``) where a player did not show; one per player and round."""

@@ -29,7 +29,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
 from webui.common.membership import current_tables
-from webui.common.seating import ORIGIN_KEY, open_seated_table
+from webui.common.seating import ORIGIN_KEY, mark_withdrawn, open_seated_table, seated_tables
 from webui.hall import adoption, joining, stations
 from webui.hall.actions import at_revision, request_words
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
@@ -244,6 +244,30 @@ def open_seatings(local: Store, central: Store, station: int) -> dict[int, str]:
     return out
 
 
+def tell_withdrawals(local: Store, central: Store, station: int) -> None:
+    """Tell the table app the seatings the hall withdrew (a pairing undone): its screen stops
+    sending players there. Hands it recorded there by then are kept and said so (audited
+    once), never silently dropped."""
+    gone = stations.withdrawn_at(central, station)
+    if not gone:
+        return
+    mark_withdrawn(local, {w.token for w in gone})
+    opened = seated_tables(local)
+    for w in gone:
+        local_id = opened.get(w.token)
+        hands = 0 if local_id is None else sum(
+            len(g.confirmed_hands) for g in local.state(local_id).games)
+        if stations.told(central, w.token, hands) and hands:
+            with central.Session() as s:
+                s.add(AuditEntry(
+                    director=DIRECTOR.name, action="undo", table_id=w.table_id,
+                    detail=f"table app {station} had recorded {hands} hand(s) at "
+                           f"{w.seating.table_name} ({w.a.name} v {w.b.name}) before it "
+                           "learned that its pairing was undone: kept at the table and in "
+                           "the event database, not counted"))
+                s.commit()
+
+
 def sync_once(local: Store, central: Store) -> SyncReport:
     """One pass over every table of the local database: director requests down, events up.
     A copied or diverged table database is refused first (``IdentityRefused``)."""
@@ -263,6 +287,7 @@ def sync_once(local: Store, central: Store) -> SyncReport:
     adoption.seen(central, origin, home_of(local))  # alive, with or without tables
     station = stations.register(central, origin)
     seated = open_seatings(local, central, station)
+    tell_withdrawals(local, central, station)
     report = SyncReport()
     for table in current_tables(local):  # an event left earlier stays at the table app
         central_id = link_table(central, origin, table)

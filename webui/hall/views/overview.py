@@ -40,10 +40,15 @@ def event_json() -> dict[str, Any]:
     stall = stall_after()
     health = table_health(store(), tables, stall_after=stall)
     forfeited = awards.forfeited_tables(store())
+    undone = stations.undone(store())
     for t in tables:
         t["sync"] = health[t["id"]].to_json()
         t["forfeit"] = t["id"] in forfeited
-        t["playing"] = t["playing"] and not t["forfeit"]
+        gone = undone.get(t["id"])
+        t["undone"] = None if gone is None else {
+            "round": gone.seat.round, "table": gone.seat.table, "hands": gone.hands,
+            "told_at": gone.told_at.isoformat() if gone.told_at else None}
+        t["playing"] = t["playing"] and not t["forfeit"] and gone is None
     singles = [t["id"] for t in tables if t["id"] not in boards]
     draw = latest_draw()
     rules = event_mod.event_rules(store())
@@ -66,9 +71,9 @@ def event_json() -> dict[str, Any]:
         "requests": requests_json(),
         "sync_refusals": sync_refusals(),
         "adoptions": adoptions_json(stall),
-        "sync_problems": [h.to_json() for h in health.values()
-                          if h.state in (SyncState.STALLED, SyncState.CONFLICT,
-                                         SyncState.REFUSED)],
+        "sync_problems": [h.to_json() for t_id, h in health.items() if t_id not in undone
+                          and h.state in (SyncState.STALLED, SyncState.CONFLICT,
+                                          SyncState.REFUSED)],
         "round": _round_json(tables),
         "pairing": pairing_json(pairing_mod.latest(store())),
         "next_round": pairing_mod.next_round(store()),
@@ -123,8 +128,9 @@ def board() -> Any:
     """The table status board: every table as a tile (playing or over, who must confirm,
     sync state and last sync, what to do), refreshed every 10 s without a script."""
     ev = event_json()
-    playing = [t for t in ev["tables"] if t["playing"]]
-    return render_template("hall/board.html", ev=ev, playing=playing)
+    tiles = [t for t in ev["tables"] if t["undone"] is None]  # an undone pairing's leave
+    playing = [t for t in tiles if t["playing"]]
+    return render_template("hall/board.html", ev=ev, tiles=tiles, playing=playing)
 
 
 @bp.get("/audit")

@@ -271,3 +271,44 @@ def test_an_undone_pairing_reaches_the_tables_and_a_hand_played_is_kept_and_said
     moved = apps[0].test_client().get(f"/t/{first}/screen")
     assert moved.status_code == 302 and moved.location.endswith(
         f"/t/{_round_table(one, 2)}/screen")
+
+
+# 4. the draw takes the registration list -------------------------------------------------------
+
+def test_the_draw_takes_the_registered_entries_and_catches_a_name_not_registered(hall,
+                                                                                  tmp_path):
+    _app, client, central = hall
+    _stations(client, central, tmp_path, 2)
+    registered = ["Ann", "Ben", "Cy", "Di", "Eve", "Finn", "Gus", "Hal"]
+    assert "Entered from round 1" in post(client, "/entries", names="\n".join(registered))
+    ids = {e["name"]: e["player_id"] for e in client.get("/api/event").get_json()["entries"]}
+    page = post(client, f"/entries/{ids['Gus']}/withdraw")  # did not come
+    assert "no-show (not drawn)" in page
+
+    # typed with a typo: caught, nothing drawn, no 9th player
+    typo = post(client, "/draw", entrants="\n".join(
+        ["Fin" if n == "Finn" else n for n in registered if n != "Gus"]))
+    assert "&#39;Fin&#39; is not registered (did you mean &#39;Finn&#39;?)" in typo
+    event = client.get("/api/event").get_json()
+    assert event["draw"] is None and len(event["entries"]) == 8
+    # a registered player left out of a typed list is caught too
+    left_out = post(client, "/draw", entrants="\n".join(
+        n for n in registered if n not in ("Gus", "Finn")))
+    assert "registered but not in this draw: Finn" in left_out
+    assert client.get("/api/event").get_json()["draw"] is None
+
+    # nothing typed: the registered players who came are drawn
+    post(client, "/draw", entrants="")
+    drawn = client.get("/api/event").get_json()["draw"]
+    names = sorted(n for p in drawn["pairs"] for n in (p["A"], p.get("B")) if n)
+    assert names == sorted(set(registered) - {"Gus"})
+    assert sum(1 for p in drawn["pairs"] if p.get("bye")) == 1
+    # the seat button says what it does for synced tables
+    page = client.get("/").get_data(as_text=True)
+    assert "Seat round 1: send tables 1–2 to the table apps, open tables 3–3 on the event " \
+           "database" in page
+    assert "nothing is typed at the tables" in page
+    post(client, "/draw/seat")
+    event = client.get("/api/event").get_json()
+    assert len(event["entries"]) == 8 and "Fin" not in {e["name"] for e in event["entries"]}
+    assert {r["name"] for r in event["standings"]} <= set(registered) - {"Gus"}

@@ -274,10 +274,14 @@ def _count_awards(store: Store, rows: dict[int, Standing], merged: dict[int, int
 def _count_entries(store: Store, rows: dict[int, Standing], merged: dict[int, int],
                    own_names: dict[int, str]) -> None:
     """Every entered player gets a row (a late entry is paired before playing anywhere);
-    withdrawn players are marked (their results stand; they are not paired)."""
+    withdrawn players are marked (their results stand; they are not paired); a no-show
+    (withdrawn before round 1) without a result has none."""
     names = _Names(store, own_names)
     for entry in entries.entries(store):
-        st = names.row(rows, merges.counted_as(merged, entry.player_id))
+        pid = merges.counted_as(merged, entry.player_id)
+        if entry.withdrawn_after == 0 and pid not in rows:
+            continue  # a no-show before round 1, with no result: not in the event
+        st = names.row(rows, pid)
         st.withdrawn = st.withdrawn or not entry.active
 
 

@@ -62,6 +62,7 @@ def event_json() -> dict[str, Any]:
         "tiebreaks": [t.value for t in ranked.order],
         "tiebreak_choices": [(t.value, t.label) for t in tiebreaks.TieBreak],
         "entries": [asdict(e) for e in entries.entries(store())],
+        "stations": stations.station_numbers(store()),
         "bye_rule": awards.bye_rule(store()).value,
         "bye_rules": [(r.value, r.label) for r in awards.ByeRule],
         "standings_left_out": [t.to_json() for t in ranked.left_out],

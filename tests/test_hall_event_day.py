@@ -312,3 +312,51 @@ def test_the_draw_takes_the_registered_entries_and_catches_a_name_not_registered
     event = client.get("/api/event").get_json()
     assert len(event["entries"]) == 8 and "Fin" not in {e["name"] for e in event["entries"]}
     assert {r["name"] for r in event["standings"]} <= set(registered) - {"Gus"}
+
+
+# 5. forfeits and byes shown right on every screen -----------------------------------------------
+
+def test_a_forfeit_and_the_round_one_bye_are_shown_alike_everywhere(hall, tmp_path):
+    _app, client, central = hall
+    apps = _stations(client, central, tmp_path, 2)
+    one, two = (a.extensions["gintray.store"] for a in apps)
+    post(client, "/entries", names="Ann\nBen\nCy\nDi\nEve")
+    post(client, "/draw", entrants="")
+    drawn = client.get("/api/event").get_json()["draw"]
+    (bye,) = [p["A"] for p in drawn["pairs"] if p.get("bye")]
+    post(client, "/draw/seat")
+    post(client, "/round", number=1, minutes=60)
+    sync_once(one, central)
+    sync_once(two, central)
+    local = _round_table(two, 1)
+    (mirror,) = [t for t, link in linked_tables(central).items()
+                 if link.origin == two.get_setting("hall_origin")]
+    players = two.state(local).players
+    page = post(client, f"/tables/{mirror}/forfeit", absent="B")
+    words = f"{players['A']} wins by forfeit: {players['B']} did not show"
+    assert words in page
+
+    def shown() -> None:
+        event = client.get("/api/event").get_json()
+        assert [p["table"] for p in event["round"]["playing"]] != [mirror]
+        assert mirror not in [p["table"] for p in event["round"]["playing"]]
+        board = client.get("/board").get_data(as_text=True)
+        tile = board.split(f'data-table="{mirror}">', 1)[1].split('<div class="tile', 1)[0]
+        assert f"match over: {words}" in tile and "playing game" not in tile
+        assert "stalled" not in tile
+        assert "<strong>1</strong> of 2 table(s) still playing" in board
+        live = client.get("/projector/live").get_data(as_text=True)
+        assert "1 of 2 table(s) still playing" in live
+        assert f"<td>bye</td><td>{bye}</td>" in live  # the draw's bye, round 1
+        assert all(p["table"] != mirror for p in event["sync_problems"])
+
+    shown()
+    # the table app is told at its next sync: its screen stops waiting for a result
+    screen = apps[1].test_client().get(f"/t/{local}/screen").get_data(as_text=True)
+    assert "Decided by the director" not in screen
+    sync_once(two, central)
+    screen = apps[1].test_client().get(f"/t/{local}/screen").get_data(as_text=True)
+    assert f"Decided by the director: {words}" in screen and 'id="pin"' not in screen
+    # its table app goes quiet afterwards: a decided table is no sync problem
+    _last_sync_ago(central, two, 600)
+    shown()

@@ -23,7 +23,14 @@ from flask import (
 from webui.addresses import is_loopback_host, join_base
 from webui.common import attempts, sheetview, words
 from webui.common.membership import current_tables
-from webui.common.seating import finished, next_seated, seating_of, syncs_to_hall, undone
+from webui.common.seating import (
+    finished,
+    forfeit_of,
+    next_seated,
+    seating_of,
+    syncs_to_hall,
+    undone,
+)
 from webui.common.security import client_address, is_director, is_local, store
 from webui.common.validate import plain_text
 from webui.seat_asks import ask_for_seat, pending_for_page
@@ -291,7 +298,8 @@ def screen(table_id: int) -> Any:
     ctx["seating"] = seating_of(store(), table_id)
     ctx["next_seated"] = next_seated(store(), table_id)
     ctx["undone"] = undone(store(), table_id)  # the hall undid its pairing: not to be played
-    over = finished(ctx["state"]) or ctx["undone"] is not None
+    ctx["forfeit"] = forfeit_of(store(), table_id)  # the hall decided it: nothing to play
+    over = finished(ctx["state"]) or ctx["undone"] is not None or ctx["forfeit"] is not None
     if ctx["next_seated"] and over:  # the hall seated the next round here
         return redirect(url_for("views.screen", table_id=ctx["next_seated"][0]))
     ctx["await_next"] = syncs_to_hall(store()) and over

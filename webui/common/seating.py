@@ -16,6 +16,7 @@ from webui.store.state import TableState
 PAYLOAD_KEY = "seating"
 ORIGIN_KEY = "hall_origin"  # set by the first sync (webui.hall.identity)
 WITHDRAWN_KEY = "hall_withdrawn_seatings"  # tokens the hall withdrew (a pairing undone)
+FORFEITS_KEY = "hall_forfeits"  # tables the hall decided by a forfeit: local id -> words
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,26 @@ def mark_withdrawn(store: Store, tokens: set[str]) -> None:
                                           json.dumps(sorted(known | tokens))):
             return
     raise RuntimeError("the withdrawn seatings kept changing; try again")
+
+
+def forfeit_of(store: Store, table_id: int) -> str | None:
+    """The forfeit the hall decided a table's match by ("Ann wins by forfeit: Ben did not
+    show"), told by its sync; None when none."""
+    text = store.get_setting(FORFEITS_KEY)
+    return json.loads(text).get(str(table_id)) if text else None
+
+
+def mark_forfeit(store: Store, table_id: int, words: str) -> None:
+    """Record the hall's forfeit of a table (safe from two syncs at once)."""
+    for _ in range(100):
+        before = store.get_setting(FORFEITS_KEY)
+        known = json.loads(before) if before else {}
+        if known.get(str(table_id)) == words:
+            return
+        if store.settings.compare_and_set(FORFEITS_KEY, before,
+                                          json.dumps({**known, str(table_id): words})):
+            return
+    raise RuntimeError("the forfeits kept changing; try again")
 
 
 def undone(store: Store, table_id: int) -> Seating | None:

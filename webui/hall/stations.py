@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import func, select, update
 
 from webui.common.seating import Seating
-from webui.hall import roster
+from webui.hall import awards, roster
 from webui.hall.clock import RoundClock
 from webui.hall.schema import HallStation, HallTableSeating, HallWithdrawalTold, OriginSeen
 from webui.store import Actor, Store
@@ -246,6 +246,12 @@ def station_synced_at(store: Store, station: int) -> datetime | None:
             HallStation, HallStation.origin == OriginSeen.origin).where(
             HallStation.number == station))
     return as_utc(found) if found is not None else None
+
+
+def settled_tables(store: Store) -> set[int]:
+    """Tables that play no more whatever their hands say: a forfeit decided their match, or
+    their pairing was undone (the board, the clock and the projector agree on it)."""
+    return awards.forfeited_tables(store) | withdrawn_tables(store)
 
 
 def round_of_table(store: Store, table_id: int) -> int | None:

@@ -29,8 +29,14 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
 from webui.common.membership import current_tables
-from webui.common.seating import ORIGIN_KEY, mark_withdrawn, open_seated_table, seated_tables
-from webui.hall import adoption, joining, stations
+from webui.common.seating import (
+    ORIGIN_KEY,
+    mark_forfeit,
+    mark_withdrawn,
+    open_seated_table,
+    seated_tables,
+)
+from webui.hall import adoption, awards, joining, stations
 from webui.hall.actions import at_revision, request_words
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
 from webui.hall.health import as_utc, record_sync, record_sync_error
@@ -289,8 +295,11 @@ def sync_once(local: Store, central: Store) -> SyncReport:
     seated = open_seatings(local, central, station)
     tell_withdrawals(local, central, station)
     report = SyncReport()
+    forfeits = awards.forfeit_words(central)
     for table in current_tables(local):  # an event left earlier stays at the table app
         central_id = link_table(central, origin, table)
+        if central_id in forfeits:  # the table app's screen says so and moves on
+            mark_forfeit(local, table.id, forfeits[central_id])
         if table.id in seated:
             stations.placed(central, seated[table.id], central_id)
         apply_requests(local, table.id, central, central_id, report)

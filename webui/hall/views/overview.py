@@ -38,12 +38,14 @@ def event_json() -> dict[str, Any]:
     boards = {b for p in teams for b in p.boards}
     tables = [event_mod.table_summary(store(), t.id, t.id in links) for t in store().tables()]
     stall = stall_after()
-    health = table_health(store(), tables, stall_after=stall)
-    forfeited = awards.forfeited_tables(store())
+    forfeited = awards.forfeit_words(store())
     undone = stations.undone(store())
+    health = table_health(store(), tables, stall_after=stall,
+                          settled=set(forfeited) | set(undone))
     for t in tables:
         t["sync"] = health[t["id"]].to_json()
         t["forfeit"] = t["id"] in forfeited
+        t["forfeit_words"] = forfeited.get(t["id"])
         gone = undone.get(t["id"])
         t["undone"] = None if gone is None else {
             "round": gone.seat.round, "table": gone.seat.table, "hands": gone.hands,

@@ -4,14 +4,12 @@ registration list. A real PostgreSQL event database per event, table apps on SQL
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import hall_helpers
 import pytest
-from hall_helpers import _admin, new_table, play_hand, stream, win_match
+from hall_helpers import new_table, play_hand, stream, win_match
 
 from webui.common.membership import archived_events, current_tables, held_event
 from webui.hall import stations
@@ -21,15 +19,7 @@ from webui.hall.sync import linked_tables, open_store, sync_once
 from webui.store import Store
 
 pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
-
-
-@pytest.fixture
-def earlier_event(pg_server: str) -> Iterator[str]:
-    """The event database of an earlier event (another database on the same server)."""
-    name = f"earlier_{uuid.uuid4().hex[:10]}"
-    _admin(pg_server, f'CREATE DATABASE "{name}"')
-    yield f"{pg_server.rsplit('/', 1)[0]}/{name}"
-    _admin(pg_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+earlier_event = hall_helpers.earlier_event
 
 
 def url_of(store: Store) -> str:

@@ -12,7 +12,8 @@ Issue 38 on top: the 4th table computer played an earlier event and is refused u
 this one (its earlier tables archived, never counted here); the players are registered and
 the draw takes the registration list (a typo at the draw is caught); round 2's first pairing
 is undone after a table app confirmed a hand unseen (the tables are told, the hand is kept
-and said so, the undone tables leave the board) and the round is paired again.
+and said so, the undone tables leave the board) and the round is paired again; in round 3 a
+player does not show (a forfeit, told to its table app and shown over on every screen).
 
 The draw is seeded (the draw view draws with a fresh seed; the test gives it a fixed one), the
 winner of every match is fixed by the players' strength, so the whole event (draw, Swiss
@@ -36,7 +37,7 @@ from webui_helpers import _shared_identity
 
 from webui import create_app
 from webui.common.membership import current_tables
-from webui.common.seating import seating_of, undone, withdrawn_tokens
+from webui.common.seating import forfeit_of, seating_of, undone, withdrawn_tokens
 from webui.hall import draw as draw_mod
 from webui.hall import stations
 from webui.hall.cli import sync_main
@@ -81,6 +82,7 @@ class Event:
         self.client, self.central, self.apps = client, central, apps
         self.stores: list[Store] = [a.extensions["gintray.store"] for a in apps]
         self.byes: Counter[str] = Counter()  # byes given, by name
+        self.forfeits: list[tuple[str, str]] = []  # (winner, absent) of each forfeit
 
     def sync(self, station: int | None = None) -> None:
         for n, store in enumerate(self.stores, start=1):
@@ -130,7 +132,8 @@ class Event:
         for central_id, link in linked_tables(self.central).items():
             store = origins[link.origin]
             local = link.origin_table_id
-            out[central_id] = table_playing(store.state(local)) and undone(store, local) is None
+            out[central_id] = table_playing(store.state(local)) and undone(
+                store, local) is None and forfeit_of(store, local) is None
         held = sum(len(current_tables(store)) for store in self.stores)
         assert len(out) == held, "a table app's table is not mirrored (or mirrored twice)"
         return out
@@ -173,8 +176,9 @@ class Event:
     def check_standings(self, withdrawn: set[str]) -> dict[str, dict[str, Any]]:
         """The hall's standings against what the table apps played, with the byes given: a
         bye is a match won with no games or points (the default rule)."""
-        won: Counter[str] = Counter(self.byes)
-        played: Counter[str] = Counter(self.byes)
+        won: Counter[str] = Counter(self.byes) + Counter(w for w, _ in self.forfeits)
+        played: Counter[str] = Counter(self.byes) + Counter(
+            n for pair in self.forfeits for n in pair)
         games: Counter[str] = Counter()
         for store in self.stores:
             for t in current_tables(store):  # an earlier event's tables are not this one's
@@ -213,7 +217,8 @@ def play_round(event: Event, number: int, tables: int) -> None:
     """Each table app plays its match of round ``number`` to the end (the stronger player
     wins, every game signed) and syncs; the board is checked after every sync, and once in
     the middle of the first table's match (synced with one hand played: still playing)."""
-    held = event.round_tables(number)
+    held = {k: v for k, v in event.round_tables(number).items()
+            if forfeit_of(*v) is None}  # a forfeit is not played
     for station in sorted(held):
         store, local_id = held[station]
         seat = winner_seat(store, local_id)
@@ -258,6 +263,29 @@ def pair_next_round(event: Event, number: int) -> dict[str, Any]:
     board = event.client.get("/board").get_data(as_text=True)
     assert "Sent to the table apps, not synced back yet" in board
     return pairing
+
+
+def forfeit_at_station_4(event: Event) -> None:
+    """The weaker player at station 4's round-3 table does not show: the director decides it
+    by forfeit. The table app is told at its next sync, and every screen shows it over."""
+    store, local_id = event.round_tables(3)[4]
+    (mirror,) = [t for t, link in linked_tables(event.central).items()
+                 if link.origin == store.get_setting("hall_origin")
+                 and link.origin_table_id == local_id]
+    players = store.state(local_id).players
+    present = winner_seat(store, local_id)
+    absent = "B" if present == "A" else "A"
+    post(event.client, f"/tables/{mirror}/forfeit", absent=absent)
+    event.forfeits.append((players[present], players[absent]))
+    event.sync(4)
+    words = f"{players[present]} wins by forfeit: {players[absent]} did not show"
+    assert forfeit_of(store, local_id) == words
+    page = event.apps[3].test_client().get(f"/t/{local_id}/screen").get_data(as_text=True)
+    assert f"Decided by the director: {words}" in page
+    tile = event.client.get("/board").get_data(as_text=True).split(
+        f'data-table="{mirror}">', 1)[1].split('<div class="tile', 1)[0]
+    assert f"match over: {words}" in tile
+    event.check_board(3, 4)
 
 
 def undo_after_a_hand(event: Event) -> None:
@@ -349,6 +377,8 @@ def test_a_whole_event_on_synced_table_apps(hall, earlier_event, tmp_path, monke
     event.check_seated(2, second)
     assert 4 not in event.round_tables(2)  # station 4 sits out round 2
     event.check_board(2, 3)
+    live = client.get("/projector/live").get_data(as_text=True)
+    assert f"<td>bye</td><td>{bye}</td>" in live  # the round's bye, on the projector too
     play_round(event, 2, 3)
     rows = event.check_standings({WITHDRAWS})
     assert (rows[bye]["byes"], rows[bye]["points_for"]) == (1, 0)
@@ -365,6 +395,7 @@ def test_a_whole_event_on_synced_table_apps(hall, earlier_event, tmp_path, monke
     event.sync()
     event.check_seated(3, third)
     event.check_board(3, 4)
+    forfeit_at_station_4(event)
     play_round(event, 3, 4)
     rows = event.check_standings({WITHDRAWS})
     assert rows[LATE]["matches"] == 1 and rows[LATE]["matches_won"] == 1
@@ -379,6 +410,11 @@ def test_a_whole_event_on_synced_table_apps(hall, earlier_event, tmp_path, monke
     for number in (1, 2, 3):
         for k, (store, local_id) in sorted(event.round_tables(number).items()):
             state = store.state(local_id)
+            if forfeit_of(store, local_id):
+                (winner,) = [w for w, _ in event.forfeits]
+                played.append([str(number), str(k), state.players["A"], state.players["B"],
+                               "forfeit", winner])
+                continue
             winner = state.players[state.match_json()["winner"]]
             played.append([str(number), str(k), state.players["A"], state.players["B"],
                            "won", winner])

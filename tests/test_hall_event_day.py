@@ -350,3 +350,23 @@ def test_a_forfeit_and_the_round_one_bye_are_shown_alike_everywhere(hall, tmp_pa
     # its table app goes quiet afterwards: a decided table is no sync problem
     _last_sync_ago(central, two, 600)
     shown()
+
+
+# 6. smaller -----------------------------------------------------------------------------------
+
+def test_a_second_directors_refused_correction_is_in_the_audit(hall):
+    from hall_helpers import director_client_again
+
+    app, client, central = hall
+    t = new_table(central, "Direct", "Ann", "Bob")
+    play_hand(central, t, "A")
+    seen = central.state(t).hand(1, 1).revision
+    body = {"game": 1, "hand": 1, "kind": "manual", "winner": "B", "points": 20,
+            "revision": seen}
+    other = director_client_again(app)
+    for who, status in ((client, 200), (other, 409)):
+        r = who.post(f"/tables/{t}/correct", json=body, headers={"X-CSRFToken": who.csrf})
+        assert r.status_code == status
+    audit = client.get("/audit").get_data(as_text=True)
+    assert "correct of game 1, hand 1 refused: " in audit and "corrected since you looked" \
+        in audit

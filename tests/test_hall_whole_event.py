@@ -422,3 +422,13 @@ def test_a_whole_event_on_synced_table_apps(hall, earlier_event, tmp_path, monke
     lines = list(csv.DictReader(io.StringIO(client.get("/results.csv").get_data(as_text=True))))
     assert sorted([r["round"], r["table"], r["seat A"], r["seat B"], r["result"], r["winner"]]
                   for r in lines) == sorted(played)
+    # and printed, round by round (issue 38 item 6: it was a 404)
+    page = client.get("/results/print")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    for number in (1, 2, 3):
+        assert f"<h2>Round {number}</h2>" in text
+    (winner, absent), = event.forfeits
+    assert f"{winner} by forfeit ({absent} did not show)" in text
+    assert f"<td>{bye}</td><td>—</td>" in text and "<form" not in text and "<script" not in text
+    assert text.count("won by ") == 4 + 3 + 3

@@ -157,8 +157,11 @@ class Event:
             if t["id"] in gone:
                 continue
             tile = board.split(f'data-table="{t["id"]}">', 1)[1].split('<div class="tile', 1)[0]
-            assert f'{t["id"]} {t["name"]}</a>' in tile
+            assert f'{t["name"]}</a>' in tile and f'{t["id"]} {t["name"]}' not in tile
             assert ("match over: " in tile) == (not truth[t["id"]]), tile
+        numbers = [tuple(map(int, n)) for n in re.findall(r'>Round (\d+) Table (\d+)</a>',
+                                                         board)]
+        assert numbers == sorted(numbers)  # by round and table number, not sync order
 
         clock = event["round"]
         mine = {i for i in truth if f"Round {number} Table " in _name(event, i)} - gone
@@ -392,7 +395,8 @@ def test_a_whole_event_on_synced_table_apps(hall, earlier_event, tmp_path, monke
     assert pairing["byes"] == [] and len(third) == 4
     assert sorted(paired) == sorted((set(ENTRANTS) | {LATE}) - {WITHDRAWS})
     assert bye in paired and LATE in paired and WITHDRAWS not in paired
-    event.sync()
+    for station in (4, 3, 2, 1):  # synced the other way round: ids in reverse table order
+        event.sync(station)
     event.check_seated(3, third)
     event.check_board(3, 4)
     forfeit_at_station_4(event)

@@ -131,7 +131,13 @@ def board() -> Any:
     """The table status board: every table as a tile (playing or over, who must confirm,
     sync state and last sync, what to do), refreshed every 10 s without a script."""
     ev = event_json()
-    tiles = [t for t in ev["tables"] if t["undone"] is None]  # an undone pairing's leave
+    seated = {x.table_id: x for x in stations.seats(store())
+              if x.table_id is not None and x.status is stations.SeatStatus.SEATED}
+    tiles = [{**t, "seat": seated.get(t["id"])} for t in ev["tables"]
+             if t["undone"] is None]  # an undone pairing's tables leave the board
+    # by round and table number in the room (the event database's ids follow sync order)
+    tiles.sort(key=lambda t: (t["seat"] is None, t["seat"].round if t["seat"] else 0,
+                              t["seat"].table if t["seat"] else 0, t["id"]))
     playing = [t for t in tiles if t["playing"]]
     return render_template("hall/board.html", ev=ev, tiles=tiles, playing=playing)
 

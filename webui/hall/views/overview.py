@@ -31,16 +31,15 @@ bp = Blueprint("hall", __name__, static_folder=Path(__file__).resolve().parent.p
                static_url_path="/hall-static")
 
 
-def event_json() -> dict[str, Any]:
-    """Everything on the director's page, as JSON."""
+def tables_json() -> dict[str, Any]:
+    """The tables part of the director's page: every table's summary (remembered until its
+    next event, ``event.table_summaries``) with its sync health, forfeit and undone pairing,
+    the sync problems and the round clock. The live refresh and the board need no more."""
     links = linked_tables(store())
-    teams = partnerships()
-    boards = {b for p in teams for b in p.boards}
-    tables = [event_mod.table_summary(store(), t.id, t.id in links) for t in store().tables()]
-    stall = stall_after()
+    tables = event_mod.table_summaries(store(), [t.id for t in store().tables()], set(links))
     forfeited = awards.forfeit_words(store())
     undone = stations.undone(store())
-    health = table_health(store(), tables, stall_after=stall,
+    health = table_health(store(), tables, stall_after=stall_after(),
                           settled=set(forfeited) | set(undone))
     for t in tables:
         t["sync"] = health[t["id"]].to_json()
@@ -51,12 +50,28 @@ def event_json() -> dict[str, Any]:
             "round": gone.seat.round, "table": gone.seat.table, "hands": gone.hands,
             "told_at": gone.told_at.isoformat() if gone.told_at else None}
         t["playing"] = t["playing"] and not t["forfeit"] and gone is None
+    return {
+        "tables": tables,
+        "sync_problems": [h.to_json() for t_id, h in health.items() if t_id not in undone
+                          and h.state in (SyncState.STALLED, SyncState.CONFLICT,
+                                          SyncState.REFUSED)],
+        "round": _round_json(tables),
+        "at": datetime.now(UTC).isoformat(),
+    }
+
+
+def event_json() -> dict[str, Any]:
+    """Everything on the director's page, as JSON."""
+    part = tables_json()
+    tables = part["tables"]
+    teams = partnerships()
+    boards = {b for p in teams for b in p.boards}
     singles = [t["id"] for t in tables if t["id"] not in boards]
     draw = latest_draw()
     rules = event_mod.event_rules(store())
     ranked = event_mod.event_standings(store(), singles, rules)
     return {
-        "tables": tables,
+        **part,
         "event_rules": rules,
         "rule_presets": engine.preset_names(),
         "standings": ranked.rows,
@@ -73,15 +88,10 @@ def event_json() -> dict[str, Any]:
                   "pairs": draw.pairs, "at": draw.created_at.isoformat()} if draw else None),
         "requests": requests_json(),
         "sync_refusals": sync_refusals(),
-        "adoptions": adoptions_json(stall),
-        "sync_problems": [h.to_json() for t_id, h in health.items() if t_id not in undone
-                          and h.state in (SyncState.STALLED, SyncState.CONFLICT,
-                                          SyncState.REFUSED)],
-        "round": _round_json(tables),
+        "adoptions": adoptions_json(stall_after()),
         "pairing": pairing_json(pairing_mod.latest(store())),
         "next_round": pairing_mod.next_round(store()),
         "clock_next": _clock_next(),
-        "at": datetime.now(UTC).isoformat(),
     }
 
 
@@ -115,8 +125,9 @@ def index() -> Any:
 @bp.get("/live")
 @director_required
 def live() -> Any:
-    """The tables section alone (the page refreshes it every few seconds)."""
-    return render_template("hall/_tables.html", ev=event_json())
+    """The tables section alone (the page refreshes it every few seconds): the tables part
+    only, not the standings and the rest of the page."""
+    return render_template("hall/_tables.html", ev=tables_json())
 
 
 @bp.get("/api/event")
@@ -130,7 +141,7 @@ def api_event() -> Any:
 def board() -> Any:
     """The table status board: every table as a tile (playing or over, who must confirm,
     sync state and last sync, what to do), refreshed every 10 s without a script."""
-    ev = event_json()
+    ev = tables_json()
     seated = {x.table_id: x for x in stations.seats(store())
               if x.table_id is not None and x.status is stations.SeatStatus.SEATED}
     tiles = [{**t, "seat": seated.get(t["id"])} for t in ev["tables"]

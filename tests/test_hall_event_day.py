@@ -408,3 +408,18 @@ def test_the_pages_refresh_reads_every_table_in_a_fixed_number_of_queries(hall):
     play_hand(central, table, "B")
     (row,) = [t for t in client.get("/api/event").get_json()["tables"] if t["id"] == table]
     assert row["last_seq"] == central.last_seq(table) and row["hand"] == 3
+
+
+def test_a_first_sync_that_never_completed_does_not_bind_the_table_app(hall, earlier_event,
+                                                                       tmp_path):
+    """A first sync cut off before it sent anything (the event recorded, no generation
+    claimed) sent nothing to that event: a sync to another event goes on, no join needed."""
+    _app, _client, central = hall
+    local = open_store(f"sqlite:///{tmp_path / 'table.sqlite3'}")
+    table = new_table(local, "Practice", "Ann", "Ben")
+    from webui.hall.joining import check
+
+    check(local, open_store(earlier_event))  # what the cut-off first sync got to do
+    sync_once(local, central)
+    assert held_event(local).id == central.get_setting("hall_event_id")
+    assert len(central.tables()) == 1 and current_tables(local)[0].id == table

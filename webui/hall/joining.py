@@ -69,6 +69,10 @@ def check(local: Store, central: Store) -> EventIdentity:
     event = event_identity(central)
     for _ in range(_TRIES):
         held = held_event(local)
+        if held is not None and held.id != event.id and local.get_setting(SYNC_KEY) is None:
+            # recorded by a first sync that never completed: nothing reached that event
+            local.settings.compare_and_set(MEMBER_KEY, held.to_text(), event.to_text())
+            continue
         if held is not None:
             if held.id != event.id:
                 raise OtherEvent(f"this table app holds event {held.words}; {_join_hint(event)}. "

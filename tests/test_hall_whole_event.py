@@ -426,6 +426,14 @@ def test_a_whole_event_on_synced_table_apps(hall, earlier_event, tmp_path, monke
     lines = list(csv.DictReader(io.StringIO(client.get("/results.csv").get_data(as_text=True))))
     assert sorted([r["round"], r["table"], r["seat A"], r["seat B"], r["result"], r["winner"]]
                   for r in lines) == sorted(played)
+    # the director's tables list shows round 3 (earlier rounds a click away: issue 38 item 7)
+    live = client.get("/live").get_data(as_text=True)
+    rows = {int(t) for t in re.findall(r'<tr data-table="(\d+)">', live)}
+    assert rows == {t["id"] for t in ev(client)["tables"] if t["name"].startswith("Round 3 ")}
+    assert "other table(s)" in live and 'href="/?tables=all"' in live
+    every = client.get("/live?tables=all").get_data(as_text=True)
+    assert {int(t) for t in re.findall(r'<tr data-table="(\d+)">', every)} == {
+        t.id for t in central.tables()}
     # and printed, round by round (issue 38 item 6: it was a 404)
     page = client.get("/results/print")
     assert page.status_code == 200

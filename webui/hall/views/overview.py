@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, jsonify, render_template
+from flask import Blueprint, jsonify, render_template, request
 
 from webui.common.security import director_required, store
 from webui.hall import audit, awards, entries, stations, tiebreaks
@@ -39,6 +39,8 @@ def tables_json() -> dict[str, Any]:
     tables = event_mod.table_summaries(store(), [t.id for t in store().tables()], set(links))
     forfeited = awards.forfeit_words(store())
     undone = stations.undone(store())
+    rounds = {x.table_id: x.round for x in stations.seats(store())
+              if x.table_id is not None and x.status is stations.SeatStatus.SEATED}
     health = table_health(store(), tables, stall_after=stall_after(),
                           settled=set(forfeited) | set(undone))
     for t in tables:
@@ -50,6 +52,7 @@ def tables_json() -> dict[str, Any]:
             "round": gone.seat.round, "table": gone.seat.table, "hands": gone.hands,
             "told_at": gone.told_at.isoformat() if gone.told_at else None}
         t["playing"] = t["playing"] and not t["forfeit"] and gone is None
+        t["round"] = rounds.get(t["id"])
     return {
         "tables": tables,
         "sync_problems": [h.to_json() for t_id, h in health.items() if t_id not in undone
@@ -116,10 +119,38 @@ def _round_json(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
                                   scope.waiting_words).to_json(clock_mod.now())
 
 
+def shown_tables(ev: dict[str, Any], every: bool) -> dict[str, Any]:
+    """The rows of the director's tables section: the current round's tables (the clock's,
+    else the latest seated round), tables no round seated, and every table still playing or
+    with a problem; an earlier round's finished tables and undone pairings' tables are a
+    click away (``every``)."""
+    tables = ev["tables"]
+    clock = ev["round"]
+    seated = [t["round"] for t in tables if t["round"] is not None]
+    current = clock["number"] if clock else (max(seated) if seated else None)
+
+    def shown(t: dict[str, Any]) -> bool:
+        if every:
+            return True
+        if t["undone"]:  # its pairing was undone: under "Not counted", off the list
+            return False
+        return (t["round"] is None or t["round"] == current or t["playing"]
+                or bool(t["problems"] or t["waiting"] or t["sync"]["problem"]))
+
+    rows = [t for t in tables if shown(t)]
+    return {"rows": rows, "hidden": len(tables) - len(rows), "current": current,
+            "every": every}
+
+
+def _every() -> bool:
+    return request.args.get("tables") == "all"
+
+
 @bp.get("/")
 @director_required
 def index() -> Any:
-    return render_template("hall/index.html", ev=event_json())
+    ev = event_json()
+    return render_template("hall/index.html", ev=ev, shown=shown_tables(ev, _every()))
 
 
 @bp.get("/live")
@@ -127,7 +158,8 @@ def index() -> Any:
 def live() -> Any:
     """The tables section alone (the page refreshes it every few seconds): the tables part
     only, not the standings and the rest of the page."""
-    return render_template("hall/_tables.html", ev=tables_json())
+    ev = tables_json()
+    return render_template("hall/_tables.html", ev=ev, shown=shown_tables(ev, _every()))
 
 
 @bp.get("/api/event")

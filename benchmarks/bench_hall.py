@@ -3,6 +3,7 @@ on one PostgreSQL event database, the single-table SQLite baseline beside it, in
 
 Run:  .venv/bin/python benchmarks/bench_hall.py                 (50 tables, 20 s, 2 processes)
       .venv/bin/python benchmarks/bench_hall.py --tables 50 --seconds 20 --procs 2
+      .venv/bin/python benchmarks/bench_hall.py --director-page 384   (the director's page)
 
 PostgreSQL comes from .ci/postgres (a throwaway local cluster; a fresh database per run).
 Each simulated table is a table app of its own (its own ``Store``, engine and connections),
@@ -12,6 +13,12 @@ player A confirms, player B confirms; each command commits before it returns) un
 is up: a closed loop with no think time, i.e. far more load than real players make. A hand
 counts when B's confirmation has committed. Latency is per command (one tablet tap: check
 against the state, append, commit), reported for all commands and for confirmations alone.
+
+``--director-page N`` times the director's page instead (issue 38 item 7): N tables of 6
+hands each on the event database (one played, the rest copied in SQL), seated as rounds of
+128 tables ("Round r Table k", the last round on the clock), then the median of 10 requests
+of the page (``/``), its 3-second refresh (``/live``) and the board, each after one request
+that folds the tables (the first, cold one is printed beside).
 
 The baseline is one table on the table app's default SQLite (WAL, synchronous=FULL) on this
 disk, played the same way, measured first in the same run. Then it times ``gintray sync``'s
@@ -149,13 +156,74 @@ def pg_admin(server: str, sql: str) -> None:
         conn.execute(sql)
 
 
+ROUND_TABLES = 128
+
+
+def director_page(tables: int, requests: int = 10) -> int:
+    """Time the director's page, its refresh and the board with ``tables`` tables."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_hall_bundle import clone_tables
+    from hall_helpers import director_client, new_table, play_hand
+
+    from webui.hall import clock, create_hall_app, roster
+    from webui.hall.schema import HallTableSeating
+
+    server = pg_server()
+    db_name = f"bench_page_{uuid.uuid4().hex[:8]}"
+    pg_admin(server, f'CREATE DATABASE "{db_name}"')
+    url = f"{server.rsplit('/', 1)[0]}/{db_name}"
+    data_dir = tempfile.mkdtemp(prefix="bench-page-")
+    try:
+        app = create_hall_app({"DATABASE_URL": url, "DATA_DIR": data_dir})
+        store = app.extensions["gintray.store"]
+        t0 = time.perf_counter()
+        first = new_table(store, "Round 1 Table 1", "Player 1", "Player 2")
+        for winner in "ABABAB":
+            play_hand(store, first, winner)
+        clone_tables(url, first, tables - 1)
+        rounds = (tables + ROUND_TABLES - 1) // ROUND_TABLES
+        with store.Session() as s:
+            for i, table in enumerate(sorted(t.id for t in store.tables())):
+                number, k = i // ROUND_TABLES + 1, i % ROUND_TABLES + 1
+                a, b = (roster.player_id(store, f"Player {2 * k + n}") for n in (0, 1))
+                s.add(HallTableSeating(
+                    token=uuid.uuid4().hex, round=number, table=k, station=None,
+                    rules="tournament", table_id=table, status="seated",
+                    players={"A": {"id": a, "name": f"Player {2 * k}"},
+                             "B": {"id": b, "name": f"Player {2 * k + 1}"}}))
+            s.commit()
+        clock.start_round(store, rounds, 60, "bench")
+        client = director_client(app)
+        print(f"setup: {tables} tables x 6 hands in {rounds} round(s) in "
+              f"{time.perf_counter() - t0:.1f} s", flush=True)
+        print(f"{'page':10} {'tables':>6} {'median s':>9} {'cold s':>7}")
+        for path in ("/", "/live", "/board"):
+            times = []
+            for _ in range(requests + 1):
+                t0 = time.perf_counter()
+                assert client.get(path).status_code == 200, path
+                times.append(time.perf_counter() - t0)
+            print(f"{path:10} {tables:6d} {statistics.median(times[1:]):9.3f} "
+                  f"{times[0]:7.3f}", flush=True)
+        store.engine.dispose()
+    finally:
+        pg_admin(server, f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
+        shutil.rmtree(data_dir, ignore_errors=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--baseline-seconds", type=float, default=10.0)
     parser.add_argument("--procs", type=int, default=2)
+    parser.add_argument("--director-page", type=int, metavar="TABLES",
+                        help="time the director's page with TABLES tables instead")
     args = parser.parse_args(argv)
+    if args.director_page:
+        return director_page(args.director_page)
 
     from webui.hall.sync import open_store, sync_once
 

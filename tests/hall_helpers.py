@@ -97,6 +97,15 @@ def pg_url(pg_server: str) -> Iterator[str]:
 
 
 @pytest.fixture
+def earlier_event(pg_server: str) -> Iterator[str]:
+    """The event database of an earlier event (another fresh database on the test server)."""
+    name = f"earlier_{uuid.uuid4().hex[:10]}"
+    _admin(pg_server, f'CREATE DATABASE "{name}"')
+    yield f"{pg_server.rsplit('/', 1)[0]}/{name}"
+    _admin(pg_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
 def hall(pg_url: str, tmp_path: Path) -> tuple[Any, Any, Store]:
     """A hall app on a fresh event database: (app, a logged-in director's client, its store)."""
     from webui.hall import create_hall_app

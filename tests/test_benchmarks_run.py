@@ -46,6 +46,13 @@ def test_the_load_benchmark_runs_tiny(pg_server):
     assert "sync of the baseline table to PostgreSQL" in out
 
 
+def test_the_director_page_benchmark_runs_tiny(pg_server):
+    out = run(ROOT / "benchmarks" / "bench_hall.py", "--director-page", "3")
+    assert "setup: 3 tables x 6 hands in 1 round(s)" in out
+    for page in ("/ ", "/live", "/board"):
+        assert f"\n{page}" in out
+
+
 def test_the_bundle_benchmark_runs_tiny(pg_server):
     out = run(ROOT / "benchmarks" / "bench_hall_bundle.py", "--tables", "2", "--games", "1")
     assert "bundle: 2 signed games" in out

@@ -16,7 +16,7 @@ from sqlalchemy import update
 
 from webui.hall import adoption
 from webui.hall.cli import sync_main
-from webui.hall.schema import TableSync
+from webui.hall.schema import OriginSeen, TableSync
 from webui.hall.sync import open_store, sync_once
 from webui.store import Store
 
@@ -41,8 +41,10 @@ def silence(central: Store) -> None:
     """The original's last good sync an hour ago: it is gone (no waiting in the test)."""
     from datetime import UTC, datetime
 
+    then = datetime.now(UTC) - timedelta(hours=1)
     with central.Session() as s:
-        s.execute(update(TableSync).values(synced_at=datetime.now(UTC) - timedelta(hours=1)))
+        s.execute(update(TableSync).values(synced_at=then))
+        s.execute(update(OriginSeen).values(synced_at=then))  # the station as a whole too
         s.commit()
 
 

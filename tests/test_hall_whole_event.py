@@ -8,6 +8,13 @@ reach the hall by sync. After every change the hall's board (/board), clock (/ap
 state (playing or over), no ghost tables, matches won and byes as played. A real PostgreSQL
 event database, table apps on SQLite, traffic on loopback only.
 
+Issue 38 on top: the 4th table computer played an earlier event and is refused until it joins
+this one (its earlier tables archived, never counted here); the players are registered and
+the draw takes the registration list (a typo at the draw is caught); round 2's first pairing
+is undone after a table app confirmed a hand unseen (the tables are told, the hand is kept
+and said so, the undone tables leave the board) and the round is paired again; in round 3 a
+player does not show (a forfeit, told to its table app and shown over on every screen).
+
 The draw is seeded (the draw view draws with a fresh seed; the test gives it a fixed one), the
 winner of every match is fixed by the players' strength, so the whole event (draw, Swiss
 pairings, bye, standings) is the same on every run."""
@@ -25,18 +32,22 @@ from typing import Any
 import hall_helpers
 import pytest
 from flask import Flask
-from hall_helpers import PLAYER_A, PLAYER_B, PNG_DATA_URL, play_hand, win_match
+from hall_helpers import PLAYER_A, PLAYER_B, PNG_DATA_URL, new_table, play_hand, win_match
 from webui_helpers import _shared_identity
 
 from webui import create_app
-from webui.common.seating import seating_of
+from webui.common.membership import current_tables
+from webui.common.seating import forfeit_of, seating_of, undone, withdrawn_tokens
 from webui.hall import draw as draw_mod
 from webui.hall import stations
+from webui.hall.cli import sync_main
 from webui.hall.clock import table_playing
-from webui.hall.sync import linked_tables, sync_once
+from webui.hall.joining import OtherEvent
+from webui.hall.sync import linked_tables, open_store, sync_once
 from webui.store import Store, commands
 
 pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
+earlier_event = hall_helpers.earlier_event
 
 SEED = "issue-27-whole-event"
 # strongest first: the stronger player wins every match (the late entrant is the strongest)
@@ -71,6 +82,7 @@ class Event:
         self.client, self.central, self.apps = client, central, apps
         self.stores: list[Store] = [a.extensions["gintray.store"] for a in apps]
         self.byes: Counter[str] = Counter()  # byes given, by name
+        self.forfeits: list[tuple[str, str]] = []  # (winner, absent) of each forfeit
 
     def sync(self, station: int | None = None) -> None:
         for n, store in enumerate(self.stores, start=1):
@@ -81,9 +93,10 @@ class Event:
         """Round ``number``'s tables at the table apps: station -> (its store, local id)."""
         out = {}
         for n, store in enumerate(self.stores, start=1):
-            for t in store.tables():
+            for t in current_tables(store):
                 seating = seating_of(store, t.id)
-                if seating is not None and seating.round == number:
+                if seating is not None and seating.round == number \
+                        and seating.token not in withdrawn_tokens(store):  # not undone
                     assert n not in out, f"station {n} holds two round-{number} tables"
                     out[n] = (store, t.id)
         return out
@@ -112,13 +125,16 @@ class Event:
 
     def truth(self) -> dict[int, bool]:
         """Every table the table apps hold, by its id at the event database (its mirror):
-        whether it still plays, from the table app's own state."""
+        whether it still plays, from the table app's own state (a table whose pairing was
+        undone, as its table app was told, plays no more)."""
         origins = {store.get_setting("hall_origin"): store for store in self.stores}
         out = {}
         for central_id, link in linked_tables(self.central).items():
             store = origins[link.origin]
-            out[central_id] = table_playing(store.state(link.origin_table_id))
-        held = sum(len(store.tables()) for store in self.stores)
+            local = link.origin_table_id
+            out[central_id] = table_playing(store.state(local)) and undone(
+                store, local) is None and forfeit_of(store, local) is None
+        held = sum(len(current_tables(store)) for store in self.stores)
         assert len(out) == held, "a table app's table is not mirrored (or mirrored twice)"
         return out
 
@@ -134,14 +150,21 @@ class Event:
 
         board = self.client.get("/board").get_data(as_text=True)
         tiles = re.findall(r'<div class="tile sync-\w+( over)?" data-table="(\d+)">', board)
-        assert {int(t): not over for over, t in tiles} == truth
+        gone = {t["id"] for t in event["tables"] if t["undone"]}  # off the board
+        assert {int(t): not over for over, t in tiles} == {
+            t: playing for t, playing in truth.items() if t not in gone}
         for t in event["tables"]:
+            if t["id"] in gone:
+                continue
             tile = board.split(f'data-table="{t["id"]}">', 1)[1].split('<div class="tile', 1)[0]
-            assert f'{t["id"]} {t["name"]}</a>' in tile
+            assert f'{t["name"]}</a>' in tile and f'{t["id"]} {t["name"]}' not in tile
             assert ("match over: " in tile) == (not truth[t["id"]]), tile
+        numbers = [tuple(map(int, n)) for n in re.findall(r'>Round (\d+) Table (\d+)</a>',
+                                                         board)]
+        assert numbers == sorted(numbers)  # by round and table number, not sync order
 
         clock = event["round"]
-        mine = {i for i in truth if f"Round {number} Table " in _name(event, i)}
+        mine = {i for i in truth if f"Round {number} Table " in _name(event, i)} - gone
         assert len(mine) == tables
         playing = sorted(i for i in mine if truth[i])
         assert clock["number"] == number and clock["waiting"] == []
@@ -156,11 +179,12 @@ class Event:
     def check_standings(self, withdrawn: set[str]) -> dict[str, dict[str, Any]]:
         """The hall's standings against what the table apps played, with the byes given: a
         bye is a match won with no games or points (the default rule)."""
-        won: Counter[str] = Counter(self.byes)
-        played: Counter[str] = Counter(self.byes)
+        won: Counter[str] = Counter(self.byes) + Counter(w for w, _ in self.forfeits)
+        played: Counter[str] = Counter(self.byes) + Counter(
+            n for pair in self.forfeits for n in pair)
         games: Counter[str] = Counter()
         for store in self.stores:
-            for t in store.tables():
+            for t in current_tables(store):  # an earlier event's tables are not this one's
                 state = store.state(t.id)
                 match = state.match_json()
                 if not match.get("complete"):
@@ -196,7 +220,8 @@ def play_round(event: Event, number: int, tables: int) -> None:
     """Each table app plays its match of round ``number`` to the end (the stronger player
     wins, every game signed) and syncs; the board is checked after every sync, and once in
     the middle of the first table's match (synced with one hand played: still playing)."""
-    held = event.round_tables(number)
+    held = {k: v for k, v in event.round_tables(number).items()
+            if forfeit_of(*v) is None}  # a forfeit is not played
     for station in sorted(held):
         store, local_id = held[station]
         seat = winner_seat(store, local_id)
@@ -243,19 +268,85 @@ def pair_next_round(event: Event, number: int) -> dict[str, Any]:
     return pairing
 
 
+def forfeit_at_station_4(event: Event) -> None:
+    """The weaker player at station 4's round-3 table does not show: the director decides it
+    by forfeit. The table app is told at its next sync, and every screen shows it over."""
+    store, local_id = event.round_tables(3)[4]
+    (mirror,) = [t for t, link in linked_tables(event.central).items()
+                 if link.origin == store.get_setting("hall_origin")
+                 and link.origin_table_id == local_id]
+    players = store.state(local_id).players
+    present = winner_seat(store, local_id)
+    absent = "B" if present == "A" else "A"
+    post(event.client, f"/tables/{mirror}/forfeit", absent=absent)
+    event.forfeits.append((players[present], players[absent]))
+    event.sync(4)
+    words = f"{players[present]} wins by forfeit: {players[absent]} did not show"
+    assert forfeit_of(store, local_id) == words
+    page = event.apps[3].test_client().get(f"/t/{local_id}/screen").get_data(as_text=True)
+    assert f"Decided by the director: {words}" in page
+    tile = event.client.get("/board").get_data(as_text=True).split(
+        f'data-table="{mirror}">', 1)[1].split('<div class="tile', 1)[0]
+    assert f"match over: {words}" in tile
+    event.check_board(3, 4)
+
+
+def undo_after_a_hand(event: Event) -> None:
+    """Round 2 approved and sent; table app 1 confirms a hand while its sync is down, and
+    the director undoes the pairing: the tables are told at their next sync, the hand is
+    kept and said so (not counted), the undone tables leave the board."""
+    client = event.client
+    post(client, "/pairing")
+    pairing = ev(client)["pairing"]
+    post(client, f"/pairing/{pairing['id']}/approve")
+    event.sync()
+    store, local_id = event.round_tables(2)[1]
+    play_hand(store, local_id, winner_seat(store, local_id))
+    assert "Round 2 pairing undone" in post(client, f"/pairing/{pairing['id']}/undo")
+    event.sync()
+    assert undone(store, local_id) is not None and event.round_tables(2) == {}
+    page = event.apps[0].test_client().get(f"/t/{local_id}/screen").get_data(as_text=True)
+    assert "The director undid this pairing" in page
+    left = {t["name"]: t["reason"] for t in ev(client)["standings_left_out"]}
+    assert "after 1 hand(s) were recorded there" in left["Round 2 Table 1"]
+    assert "Round 2 Table" not in client.get("/board").get_data(as_text=True)
+    assert ev(client)["sync_problems"] == []
+
+
 @pytest.mark.slow  # a whole three-round event on four table apps: 17-38 s here
-def test_a_whole_event_on_synced_table_apps(hall, tmp_path, monkeypatch):
+def test_a_whole_event_on_synced_table_apps(hall, earlier_event, tmp_path, monkeypatch):
     _app, client, central = hall
     monkeypatch.setattr("webui.hall.views.draw.blind_draw",
                         functools.partial(draw_mod.blind_draw, seed=SEED))
     event = Event(client, central, [table_app(tmp_path / f"table{n}")
                                     for n in range(1, STATIONS + 1)])
-    event.sync()  # each table app syncs before the draw: stations 1 to 4, in that order
+    # the 4th table computer played an earlier event: Ben won its final there
+    reused = event.stores[3]
+    final = new_table(reused, "Earlier final", "Ben", "Cy")
+    win_match(reused, final, "A")
+    sync_once(reused, open_store(earlier_event))
+    for station in (1, 2, 3):  # each table app syncs before the draw, in that order
+        event.sync(station)
+    with pytest.raises(OtherEvent, match="this table app holds event"):
+        event.sync(4)  # refused: nothing of the earlier event reaches this one
+    assert central.tables() == [] and stations.station_numbers(central) == [1, 2, 3]
+    reused_url = reused.engine.url.render_as_string(hide_password=False)
+    central_url = central.engine.url.render_as_string(hide_password=False)
+    assert sync_main(["--from", reused_url, "--to", central_url, "--join-event"]) == 0
     assert stations.station_numbers(central) == [1, 2, 3, 4]
-    assert all(store.tables() == [] for store in event.stores)
+    assert all(current_tables(store) == [] for store in event.stores)
+    assert reused.state(final).players == {"A": "Ben", "B": "Cy"}  # archived, not deleted
+    assert "Earlier final" not in event.apps[3].test_client().get("/").get_data(as_text=True)
 
-    # round 1: the blind draw of 8, seated at the 4 table apps
-    post(client, "/draw", entrants="\n".join(ENTRANTS))
+    # round 1: the registered players, a typo at the draw caught, then the blind draw of 8
+    assert "Entered from round 1" in post(client, "/entries", names="\n".join(ENTRANTS))
+    typo = post(client, "/draw", entrants="\n".join(
+        "Fin" if n == "Finn" else n for n in ENTRANTS))
+    assert "is not registered (did you mean &#39;Finn&#39;?)" in typo
+    assert ev(client)["draw"] is None and len(ev(client)["entries"]) == len(ENTRANTS)
+    post(client, "/draw", entrants="")  # the registration list
+    assert "Seat round 1: send tables 1–4 to the table apps" in client.get("/").get_data(
+        as_text=True)
     drawn = ev(client)["draw"]
     assert drawn["seed"] == SEED and not any(p.get("bye") for p in drawn["pairs"])
     first = [(p["A"], p["B"]) for p in drawn["pairs"]]
@@ -276,6 +367,7 @@ def test_a_whole_event_on_synced_table_apps(hall, tmp_path, monkeypatch):
     ids = {e["name"]: e["player_id"] for e in ev(client)["entries"]}
     assert set(ids) == set(ENTRANTS)
     assert f"{WITHDRAWS} withdrew" in post(client, f"/entries/{ids[WITHDRAWS]}/withdraw")
+    undo_after_a_hand(event)
     pairing = pair_next_round(event, 2)
     second = pairs_of(pairing)
     (bye,) = [b["name"] for b in pairing["byes"]]
@@ -288,6 +380,8 @@ def test_a_whole_event_on_synced_table_apps(hall, tmp_path, monkeypatch):
     event.check_seated(2, second)
     assert 4 not in event.round_tables(2)  # station 4 sits out round 2
     event.check_board(2, 3)
+    live = client.get("/projector/live").get_data(as_text=True)
+    assert f"<td>bye</td><td>{bye}</td>" in live  # the round's bye, on the projector too
     play_round(event, 2, 3)
     rows = event.check_standings({WITHDRAWS})
     assert (rows[bye]["byes"], rows[bye]["points_for"]) == (1, 0)
@@ -301,16 +395,18 @@ def test_a_whole_event_on_synced_table_apps(hall, tmp_path, monkeypatch):
     assert pairing["byes"] == [] and len(third) == 4
     assert sorted(paired) == sorted((set(ENTRANTS) | {LATE}) - {WITHDRAWS})
     assert bye in paired and LATE in paired and WITHDRAWS not in paired
-    event.sync()
+    for station in (4, 3, 2, 1):  # synced the other way round: ids in reverse table order
+        event.sync(station)
     event.check_seated(3, third)
     event.check_board(3, 4)
+    forfeit_at_station_4(event)
     play_round(event, 3, 4)
     rows = event.check_standings({WITHDRAWS})
     assert rows[LATE]["matches"] == 1 and rows[LATE]["matches_won"] == 1
 
     # the event as played: 11 tables, each synced once from its table app
-    assert len(central.tables()) == 4 + 3 + 4
-    assert Counter(len(store.tables()) for store in event.stores) == {3: 3, 2: 1}
+    assert len(central.tables()) == 4 + 3 + 3 + 4  # with round 2's undone tables
+    assert Counter(len(current_tables(store)) for store in event.stores) == {4: 3, 2: 1}
     ranked = ev(client)["standings"]
     assert ranked[0]["name"] == "Ann" and ranked[0]["matches_won"] == 3
     # the results by round, as the table apps played them, with the bye
@@ -318,6 +414,11 @@ def test_a_whole_event_on_synced_table_apps(hall, tmp_path, monkeypatch):
     for number in (1, 2, 3):
         for k, (store, local_id) in sorted(event.round_tables(number).items()):
             state = store.state(local_id)
+            if forfeit_of(store, local_id):
+                (winner,) = [w for w, _ in event.forfeits]
+                played.append([str(number), str(k), state.players["A"], state.players["B"],
+                               "forfeit", winner])
+                continue
             winner = state.players[state.match_json()["winner"]]
             played.append([str(number), str(k), state.players["A"], state.players["B"],
                            "won", winner])
@@ -325,3 +426,21 @@ def test_a_whole_event_on_synced_table_apps(hall, tmp_path, monkeypatch):
     lines = list(csv.DictReader(io.StringIO(client.get("/results.csv").get_data(as_text=True))))
     assert sorted([r["round"], r["table"], r["seat A"], r["seat B"], r["result"], r["winner"]]
                   for r in lines) == sorted(played)
+    # the director's tables list shows round 3 (earlier rounds a click away: issue 38 item 7)
+    live = client.get("/live").get_data(as_text=True)
+    rows = {int(t) for t in re.findall(r'<tr data-table="(\d+)">', live)}
+    assert rows == {t["id"] for t in ev(client)["tables"] if t["name"].startswith("Round 3 ")}
+    assert "other table(s)" in live and 'href="/?tables=all"' in live
+    every = client.get("/live?tables=all").get_data(as_text=True)
+    assert {int(t) for t in re.findall(r'<tr data-table="(\d+)">', every)} == {
+        t.id for t in central.tables()}
+    # and printed, round by round (issue 38 item 6: it was a 404)
+    page = client.get("/results/print")
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    for number in (1, 2, 3):
+        assert f"<h2>Round {number}</h2>" in text
+    (winner, absent), = event.forfeits
+    assert f"{winner} by forfeit ({absent} did not show)" in text
+    assert f"<td>{bye}</td><td>—</td>" in text and "<form" not in text and "<script" not in text
+    assert text.count("won by ") == 4 + 3 + 3

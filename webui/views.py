@@ -22,7 +22,15 @@ from flask import (
 
 from webui.addresses import is_loopback_host, join_base
 from webui.common import attempts, sheetview, words
-from webui.common.seating import finished, next_seated, seating_of, syncs_to_hall
+from webui.common.membership import current_tables
+from webui.common.seating import (
+    finished,
+    forfeit_of,
+    next_seated,
+    seating_of,
+    syncs_to_hall,
+    undone,
+)
 from webui.common.security import client_address, is_director, is_local, store
 from webui.common.validate import plain_text
 from webui.live import stream_slots
@@ -135,7 +143,8 @@ def recorded_line(state: TableState, view: dict[str, Any]) -> str | None:
 
 @bp.get("/")
 def index() -> Any:
-    return render_template("index.html", tables=store().tables(), director=is_director(),
+    # an event this table app left (gintray sync --join-event) is archived, not listed
+    return render_template("index.html", tables=current_tables(store()), director=is_director(),
                            local=may_see_screen())
 
 
@@ -293,9 +302,12 @@ def screen(table_id: int) -> Any:
     ctx = page_context(table_id)
     ctx["seating"] = seating_of(store(), table_id)
     ctx["next_seated"] = next_seated(store(), table_id)
-    if ctx["next_seated"] and finished(ctx["state"]):  # the hall seated the next round here
+    ctx["undone"] = undone(store(), table_id)  # the hall undid its pairing: not to be played
+    ctx["forfeit"] = forfeit_of(store(), table_id)  # the hall decided it: nothing to play
+    over = finished(ctx["state"]) or ctx["undone"] is not None or ctx["forfeit"] is not None
+    if ctx["next_seated"] and over:  # the hall seated the next round here
         return redirect(url_for("views.screen", table_id=ctx["next_seated"][0]))
-    ctx["await_next"] = syncs_to_hall(store()) and finished(ctx["state"])
+    ctx["await_next"] = syncs_to_hall(store()) and over
     ctx["join_url"] = join_url(table_id, ctx["table"].pin)
     ctx["join_unreachable"] = is_loopback_host(urlsplit(ctx["join_url"]).hostname or "")
     ctx["devices"] = store().devices(table_id, joined_only=True)

@@ -30,6 +30,7 @@ from webui.common.security import (
 )
 
 MIN_PASSWORD = 8
+LOOPBACK = "loopback"  # the one address count of every loopback address
 DEVICE_TRUST = timedelta(days=30)  # how long a browser stays known without logging in again
 _DEVICE_SALT = "gintray-director-device"
 
@@ -82,13 +83,16 @@ class LoginGuard:
 
     def limits(self, account: str, nonce: str | None) -> list[attempts.Limit]:
         """The counts one attempt goes through. A known browser (``nonce``): its own count
-        alone (5 free, then a doubling wait). Else its address's (the same), and, unless it
+        alone (5 free, then a doubling wait). Else its address's (the same; every loopback
+        address counts as one, ``LOOPBACK``), and, unless it
         comes from the app's own computer, the account's (``ACCOUNT_FREE`` free, then a
         doubling wait) and everyone's (``GLOBAL_FREE`` free, then one every
         ``GLOBAL_WAIT_S``)."""
         if nonce is not None:
             return [attempts.Limit(self.device_scope, nonce, attempts.wait_for, "browser")]
-        address = request.remote_addr or "unknown"
+        # every loopback address is this computer (and whatever a reverse proxy on it
+        # forwards): one count, so 127.0.0.2 ... 127.0.0.40 get no 5 free tries each
+        address = LOOPBACK if is_local() else (request.remote_addr or "unknown")
         limits = [attempts.Limit(self.login_scope, address, attempts.wait_for, "address")]
         if not is_local():
             limits += [attempts.Limit(self.account_scope, account, attempts.account_wait,

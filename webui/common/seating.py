@@ -6,6 +6,7 @@ events, and a sync that runs twice finds the table it opened already."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,8 @@ from webui.store.state import TableState
 
 PAYLOAD_KEY = "seating"
 ORIGIN_KEY = "hall_origin"  # set by the first sync (webui.hall.identity)
+WITHDRAWN_KEY = "hall_withdrawn_seatings"  # tokens the hall withdrew (a pairing undone)
+FORFEITS_KEY = "hall_forfeits"  # tables the hall decided by a forfeit: local id -> words
 
 
 @dataclass(frozen=True)
@@ -103,11 +106,58 @@ def finished(state: TableState) -> bool:
 
 
 def next_seated(store: Store, table_id: int) -> tuple[int, Seating] | None:
-    """The newest table of this app the hall seated after ``table_id`` (the next round's),
-    or None."""
+    """The newest table of this app the hall seated after ``table_id`` (the next round's,
+    not one whose pairing was undone), or None."""
     later = [t.id for t in store.tables() if t.id > table_id]
+    gone = withdrawn_tokens(store)
     for other in sorted(later, reverse=True):
         seating = seating_of(store, other)
-        if seating is not None:
+        if seating is not None and seating.token not in gone:
             return other, seating
     return None
+
+
+def withdrawn_tokens(store: Store) -> set[str]:
+    """The seatings the hall withdrew from this table app (their pairing was undone), told by
+    its sync."""
+    text = store.get_setting(WITHDRAWN_KEY)
+    return set(json.loads(text)) if text else set()
+
+
+def mark_withdrawn(store: Store, tokens: set[str]) -> None:
+    """Record that the hall withdrew these seatings (once each, safe from two syncs)."""
+    for _ in range(100):
+        before = store.get_setting(WITHDRAWN_KEY)
+        known = set(json.loads(before)) if before else set()
+        if tokens <= known:
+            return
+        if store.settings.compare_and_set(WITHDRAWN_KEY, before,
+                                          json.dumps(sorted(known | tokens))):
+            return
+    raise RuntimeError("the withdrawn seatings kept changing; try again")
+
+
+def forfeit_of(store: Store, table_id: int) -> str | None:
+    """The forfeit the hall decided a table's match by ("Ann wins by forfeit: Ben did not
+    show"), told by its sync; None when none."""
+    text = store.get_setting(FORFEITS_KEY)
+    return json.loads(text).get(str(table_id)) if text else None
+
+
+def mark_forfeit(store: Store, table_id: int, words: str) -> None:
+    """Record the hall's forfeit of a table (safe from two syncs at once)."""
+    for _ in range(100):
+        before = store.get_setting(FORFEITS_KEY)
+        known = json.loads(before) if before else {}
+        if known.get(str(table_id)) == words:
+            return
+        if store.settings.compare_and_set(FORFEITS_KEY, before,
+                                          json.dumps({**known, str(table_id): words})):
+            return
+    raise RuntimeError("the forfeits kept changing; try again")
+
+
+def undone(store: Store, table_id: int) -> Seating | None:
+    """The seating of a table whose pairing the hall undid (do not play it), or None."""
+    seating = seating_of(store, table_id)
+    return seating if seating is not None and seating.token in withdrawn_tokens(store) else None

@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
+from webui.common.membership import current_tables
 from webui.hall.health import as_utc
 from webui.hall.identity import HOME_KEY, adopt_location, home_of, origin_of
 from webui.hall.refusal import HallRefusal
-from webui.hall.schema import HallAdoption, TableLink, TableSync
+from webui.hall.schema import HallAdoption, HallStation, OriginSeen, TableLink, TableSync
 from webui.store import Store
 from webui.store.db import utcnow
 
@@ -70,7 +72,7 @@ def _adoption(row: HallAdoption) -> Adoption:
 def local_history(local: Store) -> dict[int, TableHistory]:
     """This database's history per table."""
     out = {}
-    for table in local.tables():
+    for table in current_tables(local):
         state = local.state(table.id)
         out[table.id] = TableHistory(state.last_seq, sum(g.locked for g in state.games))
     return out
@@ -107,13 +109,41 @@ def event_history(central: Store, origin: str) -> dict[int, TableHistory]:
         sum(g.locked for g in central.state(link.table_id).games)) for link in links}
 
 
-def last_sync(central: Store, origin: str) -> datetime | None:
-    """When the database that syncs as ``origin`` last synced well."""
+def seen(central: Store, origin: str, home: str) -> None:
+    """Record a good sync of ``origin`` from ``home`` (every pass, tables or not)."""
+    insert = postgresql.insert if central.engine.dialect.name == "postgresql" else sqlite.insert
+    row = {"origin": origin, "home": home[:200], "synced_at": utcnow()}
+    with central.engine.begin() as conn:
+        conn.execute(insert(OriginSeen.__table__).values(**row).on_conflict_do_update(
+            index_elements=["origin"], set_={"home": row["home"],
+                                             "synced_at": row["synced_at"]}))
+
+
+@dataclass(frozen=True)
+class Syncing:
+    """The database that syncs as an origin now: its station, where it is, its last sync."""
+
+    station: int | None
+    home: str | None
+    at: datetime | None
+
+
+def syncing(central: Store, origin: str) -> Syncing:
+    """Who syncs as ``origin`` now (the database an adoption would replace)."""
     with central.Session() as s:
-        found = s.scalar(select(func.max(TableSync.synced_at)).join(
+        tables = s.scalar(select(func.max(TableSync.synced_at)).join(
             TableLink, TableLink.table_id == TableSync.table_id).where(
             TableLink.origin == origin))
-    return as_utc(found) if found else None
+        row = s.get(OriginSeen, origin)
+        station = s.scalar(select(HallStation.number).where(HallStation.origin == origin))
+    times = [as_utc(t) for t in (tables, row.synced_at if row else None) if t is not None]
+    return Syncing(station, row.home if row else None, max(times) if times else None)
+
+
+def last_sync(central: Store, origin: str) -> datetime | None:
+    """When the database that syncs as ``origin`` last synced well (with or without
+    tables)."""
+    return syncing(central, origin).at
 
 
 def refusal(central: Store, adoption: Adoption, alive_within: timedelta,
@@ -123,8 +153,12 @@ def refusal(central: Store, adoption: Adoption, alive_within: timedelta,
     synced = last_sync(central, adoption.origin)
     if synced is not None and now - synced < alive_within:
         ago = int((now - synced).total_seconds())
+        live = syncing(central, adoption.origin)
+        station = f"station {live.station}" if live.station else "the table database"
         return (f"the database that syncs as this table synced {ago} s ago: it is alive, so "
-                "this one is a copy and cannot take its place")
+                f"this one is a copy and cannot take its place ({station} syncs from "
+                f"{live.home or 'its own file'}; the one asking is at {adoption.home}). Keep "
+                f"{station}; enter at it any hand played on the copy, and refuse this request")
     held = event_history(central, adoption.origin)
     for table_id, there in held.items():
         mine = adoption.history.get(table_id, TableHistory(0, 0))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import delete, select
 
+from webui.hall import roster
 from webui.hall.schema import HallAward
 from webui.store import Store
 from webui.store.db import commit_first
@@ -95,6 +96,20 @@ def awards(store: Store) -> list[Award]:
 def had_bye(store: Store) -> list[int]:
     """The player ids that had a bye (the Swiss gives the next one to someone else)."""
     return [a.player_id for a in awards(store) if a.kind is AwardKind.BYE]
+
+
+def forfeit_words(store: Store) -> dict[int, str]:
+    """Each forfeited table's result in words, by table id: "Ann wins by forfeit: Ben did
+    not show"."""
+    names = roster.player_names(store)
+    won: dict[int, str] = {}
+    lost: dict[int, str] = {}
+    for a in awards(store):
+        if a.table_id is not None:
+            name = names.get(a.player_id, f"player {a.player_id}")
+            (won if a.kind is AwardKind.FORFEIT_WON else lost)[a.table_id] = name
+    return {t: f"{won.get(t, '?')} wins by forfeit: {lost.get(t, '?')} did not show"
+            for t in set(won) | set(lost)}
 
 
 def forfeited_tables(store: Store) -> set[int]:

@@ -104,6 +104,12 @@ def sync_parser() -> argparse.ArgumentParser:
                         "database (it was moved, or restored after the original was lost); it "
                         "syncs once approved at the hall, which refuses while the original "
                         "still syncs or when this one is behind the event database")
+    parser.add_argument("--join-event", action="store_true",
+                        help="make this table app leave the event it holds and join the --to "
+                        "event (a table app belongs to one event at a time): the old event's "
+                        "tables are archived, kept in the database and in a copy of its file "
+                        "beside it, never deleted and never synced to the new event; then it "
+                        "syncs")
     return parser
 
 
@@ -121,6 +127,18 @@ def sync_main(argv: list[str]) -> int:
     from webui.hall import adoption
     from webui.hall.sync import SyncConflict, open_store, sync_loop, sync_once
 
+    if args.join_event:
+        from webui.hall import joining
+        from webui.hall.sync import prepare_event_database
+
+        try:
+            central = open_store(args.target)
+            prepare_event_database(central)
+            print(joining.join(open_store(args.source), central).line(), flush=True)
+        except OperationalError as exc:
+            print(f"gintray sync: event database unreachable: {str(exc).splitlines()[0]}",
+                  file=sys.stderr)
+            return 1
     if args.adopt:
         try:
             asked = adoption.ask(open_store(args.source), open_store(args.target))

@@ -5,12 +5,14 @@ keeps the results they have and is paired no more."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from sqlalchemy import select, update
 
 from webui.hall import roster
 from webui.hall.draw import DrawError, clean_names
+from webui.hall.players import player_key
 from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallEntry
 from webui.store import Store
@@ -91,6 +93,46 @@ def entries(store: Store) -> list[Entry]:
     out = [Entry(r.player_id, names.get(r.player_id, f"player {r.player_id}"), r.from_round,
                  r.withdrawn_after) for r in rows]
     return sorted(out, key=lambda e: (e.name.casefold(), e.player_id))
+
+
+def draw_entrants(store: Store, typed: list[str]) -> list[str]:
+    """The blind draw's entrants from the registration list: every entry for round 1 that
+    has not withdrawn (a no-show) when nothing is typed. A typed list must be those very
+    players: a name that is not registered is caught (with the nearest registered name), and
+    so is a registered player left out. With no registration list at all, the typed names
+    (the draw enters them)."""
+    listed = [e for e in entries(store) if e.from_round <= 1]
+    names = [e.name for e in listed if e.active]
+    try:
+        cleaned = clean_names(typed)
+    except DrawError as exc:
+        raise EntryError(str(exc)) from None
+    if not listed:
+        return cleaned
+    if not cleaned:
+        return names
+    by_key = {player_key(e.name): e for e in listed}
+    unknown = [n for n in cleaned if player_key(n) not in by_key]
+    if unknown:
+        words = "; ".join(_not_registered(n, names) for n in unknown)
+        raise EntryError(f"{words}. The draw takes the registration list: leave the entrants "
+                         "empty to draw every registered player, enter a new player under "
+                         "Entries first, or fix the name")
+    gone = [n for n in cleaned if not by_key[player_key(n)].active]
+    if gone:
+        raise EntryError(f"{', '.join(gone)} withdrew (or did not show): not drawn")
+    typed_keys = {player_key(n) for n in cleaned}
+    missing = [n for n in names if player_key(n) not in typed_keys]
+    if missing:
+        raise EntryError(f"registered but not in this draw: {', '.join(missing)}. Leave the "
+                         "entrants empty to draw every registered player, or mark a player "
+                         "who did not come as a no-show under Entries")
+    return [by_key[player_key(n)].name for n in cleaned]
+
+
+def _not_registered(name: str, names: list[str]) -> str:
+    near = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    return f"{name!r} is not registered" + (f" (did you mean {near[0]!r}?)" if near else "")
 
 
 def withdrawn(store: Store) -> set[int]:

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import csv
 import io
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
 
 from webui.common import sheetview
 from webui.common.words import problem_sentences
@@ -20,6 +24,7 @@ from webui.hall.health import as_utc
 from webui.hall.players import PlayerNames, player_key
 from webui.hall.tiebreaks import MatchWin, TieBreak
 from webui.store import Store, engine
+from webui.store.db import EventRow
 from webui.store.state import PLAYERS, TableState
 
 LOW_CONFIDENCE = 0.6
@@ -90,6 +95,54 @@ def table_summary(store: Store, table_id: int, mirrored: bool) -> dict[str, Any]
         "signed_games": [g.number for g in state.games if g.locked],
         "playing": table_playing(state),
     }
+
+
+_SUMMARIES: weakref.WeakKeyDictionary[Engine, dict[int, tuple[int, bool, dict[str, Any]]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def last_seqs(store: Store) -> dict[int, int]:
+    """Every table's last event, by table id (one query for the whole event)."""
+    with store.Session() as s:
+        return {int(t): int(top) for t, top in s.execute(
+            select(EventRow.table_id, func.max(EventRow.seq)).group_by(EventRow.table_id))}
+
+
+_STATES: weakref.WeakKeyDictionary[Engine, dict[int, TableState]] = weakref.WeakKeyDictionary()
+
+
+def table_states(store: Store, table_ids: list[int]) -> dict[int, TableState]:
+    """Each table's state, folded again only for the tables with a new event since the last
+    call (every table's last event read in one query, not one query a table)."""
+    tops = last_seqs(store)
+    known = _STATES.setdefault(store.engine, {})
+    out = {}
+    for table_id in table_ids:
+        hit = known.get(table_id)
+        if hit is None or hit.last_seq != tops.get(table_id, 0):
+            hit = known[table_id] = store.state(table_id)
+        out[table_id] = hit
+    return out
+
+
+def table_summaries(store: Store, table_ids: list[int], mirrored: set[int]
+                    ) -> list[dict[str, Any]]:
+    """``table_summary`` of each table, remembered until the table's next event: a refresh
+    of the director's page reads every table's last event in one query and folds only the
+    tables that changed (each summary is a fresh dict: callers add their own keys)."""
+    tops = last_seqs(store)
+    known = _SUMMARIES.setdefault(store.engine, {})
+    out = []
+    for table_id in table_ids:
+        hit = known.get(table_id)
+        mine = table_id in mirrored
+        if hit is not None and hit[0] == tops.get(table_id, 0) and hit[1] == mine:
+            out.append(dict(hit[2]))
+            continue
+        summary = table_summary(store, table_id, mine)
+        known[table_id] = (summary["last_seq"], mine, summary)
+        out.append(dict(summary))
+    return out
 
 
 EVENT_RULES_KEY = "hall_event_rules"
@@ -196,12 +249,16 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
     states = {}
     forfeited = awards.forfeited_tables(store)  # counted by their awards, not their hands
     undone = stations.withdrawn_tables(store)
+    folded = table_states(store, [t for t in table_ids if t not in forfeited])
     for table_id in table_ids:
         if table_id in forfeited:
             continue
-        state = store.state(table_id)
+        state = folded[table_id]
         if table_id in undone:
-            left_out.append(LeftOut(table_id, state.name, "its pairing was undone"))
+            hands = sum(len(g.confirmed_hands) for g in state.games)
+            left_out.append(LeftOut(table_id, state.name, "its pairing was undone" + (
+                f" after {hands} hand(s) were recorded there (played before its table app "
+                "learned of it): kept at the table and here, not counted" if hands else "")))
             continue
         if same_rules(state.rules, rules):
             states[table_id] = state
@@ -271,10 +328,14 @@ def _count_awards(store: Store, rows: dict[int, Standing], merged: dict[int, int
 def _count_entries(store: Store, rows: dict[int, Standing], merged: dict[int, int],
                    own_names: dict[int, str]) -> None:
     """Every entered player gets a row (a late entry is paired before playing anywhere);
-    withdrawn players are marked (their results stand; they are not paired)."""
+    withdrawn players are marked (their results stand; they are not paired); a no-show
+    (withdrawn before round 1) without a result has none."""
     names = _Names(store, own_names)
     for entry in entries.entries(store):
-        st = names.row(rows, merges.counted_as(merged, entry.player_id))
+        pid = merges.counted_as(merged, entry.player_id)
+        if entry.withdrawn_after == 0 and pid not in rows:
+            continue  # a no-show before round 1, with no result: not in the event
+        st = names.row(rows, pid)
         st.withdrawn = st.withdrawn or not entry.active
 
 

@@ -9,7 +9,7 @@ histories) are in ``hall_sync_refusals``. Times are stored timezone-aware (UTC).
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -105,14 +105,15 @@ REFUSED_TODO = ("Run the sync from the table's original database. If that file w
 
 
 def table_health(central: Store, summaries: list[Mapping[str, Any]],
-                 now: datetime | None = None, stall_after: timedelta = STALL_AFTER
-                 ) -> dict[int, TableHealth]:
+                 now: datetime | None = None, stall_after: timedelta = STALL_AFTER,
+                 settled: Collection[int] = ()) -> dict[int, TableHealth]:
     """The sync health of each table in ``summaries`` (``event.table_summary``), by id.
 
     A synced table is stalled when it has not synced for ``stall_after`` while its match is
     open or the table database had events not yet in the event database; in conflict when
     its last sync stopped on a conflict; refused when its table database was refused (a copy
-    or a diverged history) after its last good sync."""
+    or a diverged history) after its last good sync. A ``settled`` table (a forfeit, an undone
+    pairing) has no open match, whatever its hands say."""
     now = now or datetime.now(UTC)
     with central.Session() as s:
         syncs = {r.table_id: r for r in s.scalars(select(TableSync))}
@@ -141,7 +142,7 @@ def table_health(central: Store, summaries: list[Mapping[str, Any]],
                                    f"sync refused: {refusal.message}", REFUSED_TODO)
         elif synced_at is None or now - synced_at > stall_after:
             since = f"for {_ago(now - synced_at)}" if synced_at else "since it was linked"
-            still_open = not t["match"].get("complete")
+            still_open = not t["match"].get("complete") and tid not in settled
             if still_open or unsynced:
                 why = (f"{unsynced} event(s) at the table not in the event database" if unsynced
                        else "its match is still being played")

@@ -10,6 +10,7 @@ import csv
 import enum
 import io
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select, update
@@ -22,6 +23,7 @@ from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallBracket, HallPairing, HallRound, HallTableSeating
 from webui.hall.swiss import Entrant, Pair, SwissRound, swiss_round
 from webui.store import Store
+from webui.store.db import utcnow
 from webui.store.engine import PLAYERS
 
 
@@ -258,11 +260,32 @@ def approve(store: Store, pairing_id: int, by: str, rules: Any) -> Planned:
     return found
 
 
-def undo(store: Store, pairing_id: int) -> Planned:
+#: How recent a table app's last sync must be for the hall to know that nothing was played at
+#: a round table it opened (``undo``): a sync loop runs every few seconds.
+SEEN_WITHIN = timedelta(seconds=30)
+
+
+def _maybe_played(store: Store, seats: list[stations.TableSeat], now: datetime) -> list[str]:
+    """The pairing's tables opened at a table app that has not synced within
+    ``SEEN_WITHIN``: a hand may have been played there since, unseen by the hall."""
+    out = []
+    for seat in seats:
+        if seat.station is None or seat.table_id is None:
+            continue  # on the event database, or never opened (its station not synced since)
+        synced = stations.station_synced_at(store, seat.station)
+        if synced is None or now - synced > SEEN_WITHIN:
+            ago = f"{int((now - synced).total_seconds())} s ago" if synced else "never"
+            out.append(f"table app {seat.station} opened {seat.seating.table_name} and last "
+                       f"synced {ago}")
+    return out
+
+
+def undo(store: Store, pairing_id: int, now: datetime | None = None) -> Planned:
     """Undo an approved pairing before its round plays: refused once the round is on the
-    clock or a hand is recorded at one of its tables. Its seatings are withdrawn (a station
-    that has not synced yet never opens them), its bye is taken back, and the round can be
-    paired again."""
+    clock, a hand is recorded at one of its tables, or a table app that opened one of its
+    tables has not synced lately (a hand may have been played there unseen). Its seatings are
+    withdrawn (a station that has not synced yet never opens them; one that has is told at its
+    next sync), its bye is taken back, and the round can be paired again."""
     planned = get(store, pairing_id)
     if planned is None or planned.status != "approved":
         raise PairingRefused("only an approved pairing can be undone")
@@ -270,11 +293,17 @@ def undo(store: Store, pairing_id: int) -> Planned:
         clocked = s.scalar(select(HallRound.number).where(HallRound.number == planned.round))
     if clocked is not None:
         raise PairingRefused(f"round {planned.round} is on the clock already: play started")
-    played = [t for t in planned.table_ids
-              if any(g.hands for g in store.state(t).games)]
+    seats = stations.seats(store, [pairing_id])
+    tables = set(planned.table_ids) | {x.table_id for x in seats if x.table_id is not None}
+    played = sorted(t for t in tables if any(g.hands for g in store.state(t).games))
     if played:
         raise PairingRefused(f"hands are recorded at table(s) "
                              f"{', '.join(str(t) for t in played)}: play started")
+    unseen = _maybe_played(store, seats, now or utcnow())
+    if unseen:
+        raise PairingRefused(f"{'; '.join(unseen)}: a hand may have been played there that "
+                             "the hall has not seen, so the pairing is kept. Undo it once "
+                             "those table apps have synced again")
     with store.Session() as s:
         done = s.execute(update(HallPairing).where(
             HallPairing.id == pairing_id, HallPairing.status == "approved")

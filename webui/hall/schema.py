@@ -44,6 +44,17 @@ class OriginState(HallBase):
     token: Mapped[str] = mapped_column(String(40), default="")
 
 
+class OriginSeen(HallBase):
+    """A table database's last good sync as a whole (``origin``), from where (its ``home``):
+    a station with no table yet is alive too, so a copy's adoption is refused while it
+    syncs (``webui.hall.adoption``)."""
+
+    __tablename__ = "hall_origin_seen"
+    origin: Mapped[str] = mapped_column(String(40), primary_key=True)
+    home: Mapped[str] = mapped_column(String(200))
+    synced_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class SyncRefusal(HallBase):
     """A table database's sync the event database refused (a copy or a diverged history),
     shown to the director: which origin, from where, why, when."""
@@ -288,6 +299,17 @@ class HallTableSeating(HallBase):
     table_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     status: Mapped[str] = mapped_column(String(12), default="seated")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class HallWithdrawalTold(HallBase):
+    """A withdrawn seating (its pairing undone) told to its table app by the station's sync:
+    when, and how many hands the table app had recorded at its table by then (kept, not
+    counted, and said so)."""
+
+    __tablename__ = "hall_withdrawals_told"
+    token: Mapped[str] = mapped_column(String(40), primary_key=True)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    told_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class HallAward(HallBase):

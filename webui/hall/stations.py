@@ -15,16 +15,17 @@ from __future__ import annotations
 import enum
 import uuid
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select, update
 
 from webui.common.seating import Seating
-from webui.hall import roster
+from webui.hall import awards, roster
 from webui.hall.clock import RoundClock
-from webui.hall.schema import HallStation, HallTableSeating
+from webui.hall.schema import HallStation, HallTableSeating, HallWithdrawalTold, OriginSeen
 from webui.store import Actor, Store
-from webui.store.db import commit_first
+from webui.store.db import as_utc, commit_first
 
 DIRECTOR = Actor("director")
 
@@ -194,6 +195,63 @@ def withdrawn_tables(store: Store) -> set[int]:
         return set(s.scalars(select(HallTableSeating.table_id).where(
             HallTableSeating.status == SeatStatus.WITHDRAWN.value,
             HallTableSeating.table_id.is_not(None))))
+
+
+def withdrawn_at(central: Store, station: int) -> list[TableSeat]:
+    """The withdrawn seatings of a station (to tell its table app)."""
+    with central.Session() as s:
+        rows = list(s.scalars(select(HallTableSeating).where(
+            HallTableSeating.station == station,
+            HallTableSeating.status == SeatStatus.WITHDRAWN.value)))
+    return [_seat(r) for r in rows]
+
+
+def told(central: Store, token: str, hands: int) -> bool:
+    """Record that a withdrawn seating was told to its table app, with the hands recorded
+    there by then; whether this is the first time (False: told before)."""
+    with central.Session() as s:
+        if s.get(HallWithdrawalTold, token) is not None:
+            return False
+        s.add(HallWithdrawalTold(token=token, hands=hands))
+        return commit_first(s)
+
+
+@dataclass(frozen=True)
+class Undone:
+    """A withdrawn seating as the hall tells it: told to its table app (when) or not yet, and
+    the hands its table app had recorded by then."""
+
+    seat: TableSeat
+    told_at: datetime | None
+    hands: int
+
+
+def undone(store: Store) -> dict[int, Undone]:
+    """The withdrawn seatings whose table exists (at the event database), by its id."""
+    with store.Session() as s:
+        told_rows = {r.token: r for r in s.scalars(select(HallWithdrawalTold))}
+    out = {}
+    for seat in seats(store):
+        if seat.status is SeatStatus.WITHDRAWN and seat.table_id is not None:
+            row = told_rows.get(seat.token)
+            out[seat.table_id] = Undone(seat, row.told_at if row else None,
+                                        row.hands if row else 0)
+    return out
+
+
+def station_synced_at(store: Store, station: int) -> datetime | None:
+    """When a station last synced well (tables or not)."""
+    with store.Session() as s:
+        found = s.scalar(select(OriginSeen.synced_at).join(
+            HallStation, HallStation.origin == OriginSeen.origin).where(
+            HallStation.number == station))
+    return as_utc(found) if found is not None else None
+
+
+def settled_tables(store: Store) -> set[int]:
+    """Tables that play no more whatever their hands say: a forfeit decided their match, or
+    their pairing was undone (the board, the clock and the projector agree on it)."""
+    return awards.forfeited_tables(store) | withdrawn_tables(store)
 
 
 def round_of_table(store: Store, table_id: int) -> int | None:

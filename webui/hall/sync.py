@@ -28,8 +28,15 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
-from webui.common.seating import open_seated_table
-from webui.hall import adoption, stations
+from webui.common.membership import current_tables
+from webui.common.seating import (
+    ORIGIN_KEY,
+    mark_forfeit,
+    mark_withdrawn,
+    open_seated_table,
+    seated_tables,
+)
+from webui.hall import adoption, awards, joining, stations
 from webui.hall.actions import at_revision, request_words
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
 from webui.hall.health import as_utc, record_sync, record_sync_error
@@ -243,25 +250,56 @@ def open_seatings(local: Store, central: Store, station: int) -> dict[int, str]:
     return out
 
 
+def tell_withdrawals(local: Store, central: Store, station: int) -> None:
+    """Tell the table app the seatings the hall withdrew (a pairing undone): its screen stops
+    sending players there. Hands it recorded there by then are kept and said so (audited
+    once), never silently dropped."""
+    gone = stations.withdrawn_at(central, station)
+    if not gone:
+        return
+    mark_withdrawn(local, {w.token for w in gone})
+    opened = seated_tables(local)
+    for w in gone:
+        local_id = opened.get(w.token)
+        hands = 0 if local_id is None else sum(
+            len(g.confirmed_hands) for g in local.state(local_id).games)
+        if stations.told(central, w.token, hands) and hands:
+            with central.Session() as s:
+                s.add(AuditEntry(
+                    director=DIRECTOR.name, action="undo", table_id=w.table_id,
+                    detail=f"table app {station} had recorded {hands} hand(s) at "
+                           f"{w.seating.table_name} ({w.a.name} v {w.b.name}) before it "
+                           "learned that its pairing was undone: kept at the table and in "
+                           "the event database, not counted"))
+                s.commit()
+
+
 def sync_once(local: Store, central: Store) -> SyncReport:
     """One pass over every table of the local database: director requests down, events up.
     A copied or diverged table database is refused first (``IdentityRefused``)."""
     prepare_event_database(central)
-    origin = origin_of(local)
-    adoption.take_if_approved(local, central, origin)
     try:
+        joining.check(local, central)  # another event's table app sends nothing here
+        origin = origin_of(local)
+        adoption.take_if_approved(local, central, origin)
         check_home(local, origin)
         claim_generation(local, central, origin)
     except IdentityRefused as exc:
         with central.Session() as s:  # the director sees it on the hall's page
-            s.add(SyncRefusal(origin=origin, home=home_of(local)[:200], message=str(exc)))
+            s.add(SyncRefusal(origin=(local.get_setting(ORIGIN_KEY) or "none")[:40],
+                              home=home_of(local)[:200], message=str(exc)))
             s.commit()
         raise
+    adoption.seen(central, origin, home_of(local))  # alive, with or without tables
     station = stations.register(central, origin)
     seated = open_seatings(local, central, station)
+    tell_withdrawals(local, central, station)
     report = SyncReport()
-    for table in local.tables():
+    forfeits = awards.forfeit_words(central)
+    for table in current_tables(local):  # an event left earlier stays at the table app
         central_id = link_table(central, origin, table)
+        if central_id in forfeits:  # the table app's screen says so and moves on
+            mark_forfeit(local, table.id, forfeits[central_id])
         if table.id in seated:
             stations.placed(central, seated[table.id], central_id)
         apply_requests(local, table.id, central, central_id, report)

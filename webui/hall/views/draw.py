@@ -40,6 +40,8 @@ def draw() -> Any:
     if kind not in ("singles", "partnership"):
         abort(400, description="kind must be singles or partnership")
     names = request.form.get("entrants", "").splitlines()
+    if kind == "singles":  # the registered players (a typed list is checked against them)
+        names = entries.draw_entrants(store(), names)
     seed, pairs = blind_draw(names)
     latest = latest_draw()
     refusal = _redraw_refusal(latest, request.form.get("replace", ""))

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, jsonify, render_template
+from flask import Blueprint, jsonify, render_template, request
 
 from webui.common.security import director_required, store
 from webui.hall import audit, awards, entries, stations, tiebreaks
@@ -31,25 +31,50 @@ bp = Blueprint("hall", __name__, static_folder=Path(__file__).resolve().parent.p
                static_url_path="/hall-static")
 
 
-def event_json() -> dict[str, Any]:
-    """Everything on the director's page, as JSON."""
+def tables_json() -> dict[str, Any]:
+    """The tables part of the director's page: every table's summary (remembered until its
+    next event, ``event.table_summaries``) with its sync health, forfeit and undone pairing,
+    the sync problems and the round clock. The live refresh and the board need no more."""
     links = linked_tables(store())
-    teams = partnerships()
-    boards = {b for p in teams for b in p.boards}
-    tables = [event_mod.table_summary(store(), t.id, t.id in links) for t in store().tables()]
-    stall = stall_after()
-    health = table_health(store(), tables, stall_after=stall)
-    forfeited = awards.forfeited_tables(store())
+    tables = event_mod.table_summaries(store(), [t.id for t in store().tables()], set(links))
+    forfeited = awards.forfeit_words(store())
+    undone = stations.undone(store())
+    rounds = {x.table_id: x.round for x in stations.seats(store())
+              if x.table_id is not None and x.status is stations.SeatStatus.SEATED}
+    health = table_health(store(), tables, stall_after=stall_after(),
+                          settled=set(forfeited) | set(undone))
     for t in tables:
         t["sync"] = health[t["id"]].to_json()
         t["forfeit"] = t["id"] in forfeited
-        t["playing"] = t["playing"] and not t["forfeit"]
+        t["forfeit_words"] = forfeited.get(t["id"])
+        gone = undone.get(t["id"])
+        t["undone"] = None if gone is None else {
+            "round": gone.seat.round, "table": gone.seat.table, "hands": gone.hands,
+            "told_at": gone.told_at.isoformat() if gone.told_at else None}
+        t["playing"] = t["playing"] and not t["forfeit"] and gone is None
+        t["round"] = rounds.get(t["id"])
+    return {
+        "tables": tables,
+        "sync_problems": [h.to_json() for t_id, h in health.items() if t_id not in undone
+                          and h.state in (SyncState.STALLED, SyncState.CONFLICT,
+                                          SyncState.REFUSED)],
+        "round": _round_json(tables),
+        "at": datetime.now(UTC).isoformat(),
+    }
+
+
+def event_json() -> dict[str, Any]:
+    """Everything on the director's page, as JSON."""
+    part = tables_json()
+    tables = part["tables"]
+    teams = partnerships()
+    boards = {b for p in teams for b in p.boards}
     singles = [t["id"] for t in tables if t["id"] not in boards]
     draw = latest_draw()
     rules = event_mod.event_rules(store())
     ranked = event_mod.event_standings(store(), singles, rules)
     return {
-        "tables": tables,
+        **part,
         "event_rules": rules,
         "rule_presets": engine.preset_names(),
         "standings": ranked.rows,
@@ -57,6 +82,7 @@ def event_json() -> dict[str, Any]:
         "tiebreaks": [t.value for t in ranked.order],
         "tiebreak_choices": [(t.value, t.label) for t in tiebreaks.TieBreak],
         "entries": [asdict(e) for e in entries.entries(store())],
+        "stations": stations.station_numbers(store()),
         "bye_rule": awards.bye_rule(store()).value,
         "bye_rules": [(r.value, r.label) for r in awards.ByeRule],
         "standings_left_out": [t.to_json() for t in ranked.left_out],
@@ -65,15 +91,10 @@ def event_json() -> dict[str, Any]:
                   "pairs": draw.pairs, "at": draw.created_at.isoformat()} if draw else None),
         "requests": requests_json(),
         "sync_refusals": sync_refusals(),
-        "adoptions": adoptions_json(stall),
-        "sync_problems": [h.to_json() for h in health.values()
-                          if h.state in (SyncState.STALLED, SyncState.CONFLICT,
-                                         SyncState.REFUSED)],
-        "round": _round_json(tables),
+        "adoptions": adoptions_json(stall_after()),
         "pairing": pairing_json(pairing_mod.latest(store())),
         "next_round": pairing_mod.next_round(store()),
         "clock_next": _clock_next(),
-        "at": datetime.now(UTC).isoformat(),
     }
 
 
@@ -98,17 +119,47 @@ def _round_json(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
                                   scope.waiting_words).to_json(clock_mod.now())
 
 
+def shown_tables(ev: dict[str, Any], every: bool) -> dict[str, Any]:
+    """The rows of the director's tables section: the current round's tables (the clock's,
+    else the latest seated round), tables no round seated, and every table still playing or
+    with a problem; an earlier round's finished tables and undone pairings' tables are a
+    click away (``every``)."""
+    tables = ev["tables"]
+    clock = ev["round"]
+    seated = [t["round"] for t in tables if t["round"] is not None]
+    current = clock["number"] if clock else (max(seated) if seated else None)
+
+    def shown(t: dict[str, Any]) -> bool:
+        if every:
+            return True
+        if t["undone"]:  # its pairing was undone: under "Not counted", off the list
+            return False
+        return (t["round"] is None or t["round"] == current or t["playing"]
+                or bool(t["problems"] or t["waiting"] or t["sync"]["problem"]))
+
+    rows = [t for t in tables if shown(t)]
+    return {"rows": rows, "hidden": len(tables) - len(rows), "current": current,
+            "every": every}
+
+
+def _every() -> bool:
+    return request.args.get("tables") == "all"
+
+
 @bp.get("/")
 @director_required
 def index() -> Any:
-    return render_template("hall/index.html", ev=event_json())
+    ev = event_json()
+    return render_template("hall/index.html", ev=ev, shown=shown_tables(ev, _every()))
 
 
 @bp.get("/live")
 @director_required
 def live() -> Any:
-    """The tables section alone (the page refreshes it every few seconds)."""
-    return render_template("hall/_tables.html", ev=event_json())
+    """The tables section alone (the page refreshes it every few seconds): the tables part
+    only, not the standings and the rest of the page."""
+    ev = tables_json()
+    return render_template("hall/_tables.html", ev=ev, shown=shown_tables(ev, _every()))
 
 
 @bp.get("/api/event")
@@ -122,9 +173,16 @@ def api_event() -> Any:
 def board() -> Any:
     """The table status board: every table as a tile (playing or over, who must confirm,
     sync state and last sync, what to do), refreshed every 10 s without a script."""
-    ev = event_json()
-    playing = [t for t in ev["tables"] if t["playing"]]
-    return render_template("hall/board.html", ev=ev, playing=playing)
+    ev = tables_json()
+    seated = {x.table_id: x for x in stations.seats(store())
+              if x.table_id is not None and x.status is stations.SeatStatus.SEATED}
+    tiles = [{**t, "seat": seated.get(t["id"])} for t in ev["tables"]
+             if t["undone"] is None]  # an undone pairing's tables leave the board
+    # by round and table number in the room (the event database's ids follow sync order)
+    tiles.sort(key=lambda t: (t["seat"] is None, t["seat"].round if t["seat"] else 0,
+                              t["seat"].table if t["seat"] else 0, t["id"]))
+    playing = [t for t in tiles if t["playing"]]
+    return render_template("hall/board.html", ev=ev, tiles=tiles, playing=playing)
 
 
 @bp.get("/audit")

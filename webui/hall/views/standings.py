@@ -120,6 +120,20 @@ def results_csv() -> Response:
         "Content-Disposition": f'attachment; filename="gintray-results-{stamp}.csv"'})
 
 
+@bp.get("/results/print")
+@director_required
+def results_print() -> Any:
+    """Every round's results on a page to print or show: round by round, table by table,
+    then the round's byes (the rows of ``/results.csv``)."""
+    rows = results.round_results(store(), singles_tables(), event_mod.event_rules(store()))
+    rounds: dict[int | None, list[results.ResultRow]] = {}
+    for row in rows:
+        rounds.setdefault(row.round, []).append(row)
+    return render_template("hall/results_print.html", rounds=rounds,
+                           rules=event_mod.event_rules(store()),
+                           at=datetime.now(UTC).isoformat())
+
+
 @bp.get("/standings/print")
 @director_required
 def standings_print() -> Any:

@@ -29,7 +29,10 @@ def adoptions_json(alive_within: timedelta) -> list[dict[str, Any]]:
     out = []
     for a in adoption.adoptions(store(), adoption.AdoptionStatus.ASKED):
         held = adoption.event_history(store(), a.origin)
+        live = adoption.syncing(store(), a.origin)
         out.append({"id": a.id, "origin": a.origin, "home": a.home, "at": a.at.isoformat(),
+                    "station": live.station, "syncing_home": live.home,
+                    "synced_at": live.at.isoformat() if live.at else None,
                     "tables": [{"table": t, "events": h.events, "signed": h.signed,
                                 "event_events": held[t].events if t in held else 0,
                                 "event_signed": held[t].signed if t in held else 0}

@@ -98,7 +98,19 @@ def page(table_id: int) -> Any:
 def director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
     """A director's correction of a hand (``correct``) or reopening of a signed game
     (``reopen``): checked against the event database's copy, then run at once (a table on the
-    event database) or sent to the table, whose next sync runs it (a mirrored table)."""
+    event database) or sent to the table, whose next sync runs it (a mirrored table). One
+    refused because another director got there first (a 409) is audited too, with why."""
+    try:
+        return _director_action(table_id, action)
+    except CommandError as exc:
+        if exc.status == 409:
+            audit.record(store(), director_name(), AuditAction(action.kind.value),
+                         f"{action.kind.value} of {_what(action)} refused: {exc.message}",
+                         table_id)
+        raise
+
+
+def _director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
     if action.kind is ActionKind.CORRECT:
         assert action.hand is not None and action.revision is not None
         command = at_revision(commands.propose(action.game, action.hand,

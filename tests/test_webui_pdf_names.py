@@ -30,6 +30,7 @@ from reportlab.lib.styles import ParagraphStyle
 from webui_helpers import PNG_DATA_URL, Tablet, make_app
 
 from webui.common import pdf_text
+from webui.common.membership import MEMBER_KEY, EventIdentity
 from webui.common.seating import Seating, open_seated_table
 from webui.common.signing import ensure_identity
 from webui.store import Actor
@@ -156,12 +157,15 @@ def test_a_right_to_left_name_wrapped_in_a_narrow_column_reads_from_its_first_li
 
 
 def test_the_sheet_says_when_in_which_round_and_who_scored(tmp_path):
-    """Issue 35 item 6: the PDF lacked the date, the event's round, and who scored the points
-    of each hand."""
+    """Issue 35 item 6: the PDF lacked the date, the event and its round, and who scored the
+    points of each hand."""
     app = make_app(tmp_path)
     store = app.extensions["gintray.store"]
     table_id = open_seated_table(store, Seating("tok-1", 3, 7, "Łukasz Żółć", "Ben"),
                                  "tournament", None, Actor("hall"))
+    # the hall's sync records which event the table database belongs to
+    store.settings.compare_and_set(MEMBER_KEY, None,
+                                   EventIdentity("3f2a9c1d", "Kraków Open").to_text())
     tablet = Tablet(app, table_id=table_id)
     tablet.play_manual_hand("B", 20)
     tablet.play_manual_hand("A", 30)
@@ -169,11 +173,11 @@ def test_the_sheet_says_when_in_which_round_and_who_scored(tmp_path):
         tablet.client.get(f"/t/{table_id}/games/1/export.pdf").data)).split())
     today = datetime.now(UTC).strftime("%Y-%m-%d")
     assert f"Played {today}" in text
-    assert "Round 3, table 7" in text
+    assert "Round 3, table 7" in text and "Event: Kraków Open" in text
     assert "Ben +20" in text and "Łukasz Żółć +30" in text
     # a table set up by hand has no round to print
     plain = page_text(export(app, ("Ann", "Ben"), "Table 2"))
-    assert "Round" not in plain and f"Played {today}" in plain
+    assert "Round" not in plain and "Event" not in plain and f"Played {today}" in plain
 
 
 @pytest.mark.parametrize("name", ["<b>Ann</b> & co", "A\u202eB\u202c", "tab\tname"])

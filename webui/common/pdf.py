@@ -20,6 +20,7 @@ from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.platypus import Image, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
+from webui.common.membership import held_event
 from webui.common.pdf_text import SANS, SANS_BOLD, markup, paragraph, register_fonts
 from webui.common.seating import Seating, seating_of
 from webui.common.signature_image import readable
@@ -115,16 +116,19 @@ def read_record(pdf: bytes) -> dict[str, Any] | None:
 class SheetContext:
     """What the page says of when and where a game was played, beyond the sheet: the times of
     its first and last recorded hand events (the store's clock, UTC) and, for a table the
-    hall seated, the round and table number (None for a table set up by hand: the table app
-    knows no event name or round of its own)."""
+    hall seated, the event (its name, as the hall's sync recorded it), the round and the table
+    number (None for a table set up by hand: the table app knows no event or round of its
+    own)."""
 
     started: datetime | None = None
     finished: datetime | None = None
     seating: Seating | None = None
+    event: str | None = None
 
     def lines(self) -> list[str]:
-        """``Played 2026-11-28 14:02-14:40 UTC``, ``Round 2, table 3`` (the known ones)."""
-        out = []
+        """``Event: spring open``, ``Played 2026-11-28 14:02-14:40 UTC``, ``Round 2, table 3``
+        (the known ones)."""
+        out = [f"Event: {self.event}"] if self.event else []
         if self.started is not None:
             first = self.started.astimezone(UTC)
             last = (self.finished or self.started).astimezone(UTC)
@@ -150,9 +154,11 @@ def sheet_context(store: Any, table_id: int, game: Any) -> SheetContext:
         at: datetime = row.created_at
         return at if at.tzinfo else at.replace(tzinfo=UTC)  # SQLite hands back naive UTC
 
+    seating = seating_of(store, table_id)
+    event = held_event(store) if seating is not None else None
     return SheetContext(started=when(min(seqs, default=None)),
                         finished=when(max(done, default=None)),
-                        seating=seating_of(store, table_id))
+                        seating=seating, event=event.name if event else None)
 
 
 #: the score table's columns (mm): hand, dealer, knock card, result, points, A, B

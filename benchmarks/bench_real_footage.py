@@ -11,7 +11,11 @@ through the live reader exactly as ``gintray watch replay:CLIP?fps=0`` plays it
 scored against its labels read by eye: ``CLIP.frames.csv`` beside a video (``frames.csv``
 inside a folder, or ``--labels``), one row every few frames: ``frame``, ``settled_cards`` (face
 up, at rest, not covered), ``transient_cards`` (visible but moving, covered or blurred; ``?``:
-named from the frames around it), ``notes``. Per clip:
+named from the frames around it), optionally ``covered_cards`` (face up and lying still but
+partly covered by cards laid on them, as in a pile or a fan: there, so never a false card, but
+neither settled nor moving), ``notes``. Labels of a clip kept outside the project may live in
+``benchmarks/real-footage/NAME.frames.csv`` (NAME: the clip's file or folder name without its
+suffix). Per clip:
 
 - **still changes**: the read's card changes inside still stretches (runs of two or more
   labelled rows with the same settled cards and nothing transient, from the first row's frame
@@ -70,6 +74,7 @@ class LabelRow:
     frame: int
     settled: frozenset[str]
     transient: frozenset[str]
+    covered: frozenset[str] = frozenset()  # face up under later cards: there, not settled
 
     @property
     def still(self) -> bool:
@@ -77,14 +82,16 @@ class LabelRow:
 
     @property
     def present(self) -> frozenset[str]:
-        return self.settled | self.transient
+        return self.settled | self.transient | self.covered
 
 
 def load_labels(path: Path) -> list[LabelRow]:
-    """The rows of a ``frames.csv`` (``?`` after a transient card's code dropped), by frame."""
+    """The rows of a ``frames.csv`` (``?`` after a transient card's code dropped; the
+    ``covered_cards`` column optional), by frame."""
     with path.open(newline="") as handle:
         rows = [LabelRow(int(row["frame"]), frozenset(row["settled_cards"].split()),
-                         frozenset(c.rstrip("?") for c in row["transient_cards"].split()))
+                         frozenset(c.rstrip("?") for c in row["transient_cards"].split()),
+                         frozenset((row.get("covered_cards") or "").split()))
                 for row in csv.DictReader(handle)]
     return sorted(rows, key=lambda r: r.frame)
 
@@ -133,11 +140,12 @@ def score_clip(reads: list[frozenset[str]], labels: list[LabelRow]) -> ClipScore
     score = ClipScore(len(reads), sum(a != b for a, b in pairwise(reads)))
     if not labels:
         return score
-    for start, end, cards in _still_stretches(labels):
+    for start, end, cards, covered in _still_stretches(labels):
         last = min(end, len(reads) - 1)
         score.still_frames += max(0, last - start + 1)
         changes = [f for f in range(start + 1, last + 1) if reads[f] != reads[f - 1]]
-        caught_up = any(reads[f] == cards for f in changes)  # the first read of the labels
+        # the first read of the labels (the covered cards under them read or not)
+        caught_up = any(reads[f] - covered == cards for f in changes)
         score.still_changes += len(changes) - caught_up
     run = 0
     for frame, read in enumerate(reads):
@@ -151,16 +159,18 @@ def score_clip(reads: list[frozenset[str]], labels: list[LabelRow]) -> ClipScore
     return score
 
 
-def _still_stretches(labels: list[LabelRow]) -> list[tuple[int, int, frozenset[str]]]:
-    """(first frame, last frame, the settled cards) of each run of two or more still rows with
-    the same settled cards."""
+def _still_stretches(
+        labels: list[LabelRow]) -> list[tuple[int, int, frozenset[str], frozenset[str]]]:
+    """(first frame, last frame, the settled cards, the covered cards) of each run of two or
+    more still rows with the same settled cards."""
     stretches, run = [], [labels[0]]
     for row in [*labels[1:], None]:
         if row is not None and row.still and run[-1].still and row.settled == run[-1].settled:
             run.append(row)
             continue
         if len(run) > 1:
-            stretches.append((run[0].frame, run[-1].frame, run[0].settled))
+            stretches.append((run[0].frame, run[-1].frame, run[0].settled,
+                              frozenset().union(*(r.covered for r in run))))
         if row is not None:
             run = [row]
     return stretches
@@ -216,12 +226,17 @@ def watch_clip(clip: Path, layout_path: Path | None, rereads: bool | None,
     return lines, watch.summary
 
 
+LABELS_HERE = REPO / "benchmarks" / "real-footage"
+
+
 def labels_for(clip: Path, given: Path | None) -> Path | None:
-    """The clip's labels: given, ``NAME.frames.csv`` beside a video, ``frames.csv`` in a folder."""
+    """The clip's labels: given, ``NAME.frames.csv`` beside a video, ``frames.csv`` in a folder,
+    else ``benchmarks/real-footage/NAME.frames.csv`` (labels of a clip kept outside the project)."""
     if given is not None:
         return given
-    path = clip / "frames.csv" if clip.is_dir() else clip.with_suffix(".frames.csv")
-    return path if path.is_file() else None
+    beside = clip / "frames.csv" if clip.is_dir() else clip.with_suffix(".frames.csv")
+    kept = LABELS_HERE / f"{clip.stem if clip.is_file() else clip.name}.frames.csv"
+    return next((path for path in (beside, kept) if path.is_file()), None)
 
 
 def report(clip: Path, score: ClipScore, summary: WatchSummary, labelled: bool) -> None:

@@ -21,8 +21,9 @@ def _reads(*cards: str) -> list[frozenset[str]]:
     return [frozenset(c.split()) for c in cards]
 
 
-def _row(frame: int, settled: str = "", transient: str = ""):
-    return bench.LabelRow(frame, frozenset(settled.split()), frozenset(transient.split()))
+def _row(frame: int, settled: str = "", transient: str = "", covered: str = ""):
+    return bench.LabelRow(frame, frozenset(settled.split()), frozenset(transient.split()),
+                          frozenset(covered.split()))
 
 
 LABELS = [_row(0), _row(3, transient="KS"), _row(6, "KS"), _row(9, "KS"), _row(12, "KS")]
@@ -58,6 +59,40 @@ def test_labels_are_read_from_the_csv(tmp_path):
     assert [r.frame for r in rows] == [0, 5]
     assert rows[1].settled == {"KS", "4H"} and rows[1].transient == {"5C"}
     assert bench.labels_for(tmp_path / "clip.mp4", None) == path
+
+
+def test_a_covered_card_in_a_pile_is_there_but_not_settled():
+    """A pile: 7C lies alone, then 9D is laid on it (7C covered, its corner still showing).
+    Reading the covered 7C is not a false card and does not break the still stretch; the 9D's
+    latency counts from the row that shows it settled, and the change that brings it into the
+    read is the catching up, not a change of a still table; the 7C settles once."""
+    labels = [_row(0), _row(3, "7C"), _row(6, "7C"), _row(9, transient="9D", covered="7C"),
+              _row(12, "9D", covered="7C"), _row(15, "9D", covered="7C")]
+    reads = _reads("", "", "", "7C", "7C", "7C", "7C", "7C", "7C", "7C", "7C", "7C",
+                   "7C", "7C 9D", "7C 9D", "7C 9D")
+    score = bench.score_clip(reads, labels)
+    assert score.false_frames == 0
+    assert (score.still_frames, score.still_changes) == (8, 0)  # 9D caught up at 13
+    assert score.settlings == [bench.Settling("7C", 3, 0), bench.Settling("9D", 12, 1)]
+    without_covered = [_row(r.frame, " ".join(r.settled), " ".join(r.transient)) for r in labels]
+    assert bench.score_clip(reads, without_covered).false_frames == 7  # 7C at 9-15: false
+
+
+def test_labels_with_covered_cards_and_labels_kept_in_the_project(tmp_path, monkeypatch):
+    """The covered_cards column is read where present; a clip kept outside the project finds
+    its labels under benchmarks/real-footage by its name."""
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "pile.frames.csv").write_text(
+        "frame,settled_cards,transient_cards,covered_cards,notes\n0,9D,,7C 2C,a pile\n")
+    monkeypatch.setattr(bench, "LABELS_HERE", kept)
+    clip = tmp_path / "elsewhere" / "pile.mp4"
+    clip.parent.mkdir()
+    clip.write_bytes(b"")
+    assert bench.labels_for(clip, None) == kept / "pile.frames.csv"
+    (row,) = bench.load_labels(kept / "pile.frames.csv")
+    assert row.settled == {"9D"} and row.covered == {"7C", "2C"} and row.still
+    assert row.present == {"9D", "7C", "2C"}
 
 
 @pytest.mark.slow

@@ -12,10 +12,11 @@ from vision.training.synth.index_glyphs import draw_index
 CARD_W, CARD_H = 250, 350  # pixels of the card before it is laid on the table
 
 
-def card_face(card: str, letter: str | None = None, deck_seed: int = 7) -> np.ndarray:
+def card_face(card: str, letter: str | None = None, deck_seed: int = 7,
+              outline: bool = True) -> np.ndarray:
     """A plain card face (BGR) showing `card`'s index at two opposite corners, its rank drawn
-    as `letter` (default the card's own rank); one deck (`deck_seed`) draws a rank alike on
-    every card."""
+    as `letter` (default the card's own rank), a grey line round it with `outline`; one deck
+    (`deck_seed`) draws a rank alike on every card."""
     rank = letter or card[0]
     rng = np.random.default_rng([deck_seed, ord(rank), ord(card[1])])
     corner, (x1, y1, x2, y2) = draw_index(rng, rank + card[1], rank_px=44)
@@ -25,7 +26,8 @@ def card_face(card: str, letter: str | None = None, deck_seed: int = 7) -> np.nd
     h, w = cut.shape[:2]
     face[6 : 6 + h, 6 : 6 + w] = cut
     face[CARD_H - 6 - h : CARD_H - 6, CARD_W - 6 - w : CARD_W - 6] = cut[::-1, ::-1]
-    cv2.rectangle(face, (0, 0), (CARD_W - 1, CARD_H - 1), (120, 120, 120), 2)
+    if outline:
+        cv2.rectangle(face, (0, 0), (CARD_W - 1, CARD_H - 1), (120, 120, 120), 2)
     return np.clip(face, 0, 255).astype(np.uint8)
 
 
@@ -44,3 +46,38 @@ def card_photo(face: np.ndarray, scale: float = 1.0, angle: float = 0.0,
     mask = cv2.warpAffine(np.full(face.shape[:2], 255, np.uint8), m, (w, h))
     out[mask > 127] = warped[mask > 127]
     return out
+
+
+def layout_photo(letters: dict[str, str] | None = None, missing: tuple[str, ...] = (),
+                 rows: str = "CDHS", angle: float = 3.0, keystone: float = 0.04,
+                 scale: float = 0.55, table=(60, 110, 40), outline: bool = True,
+                 ) -> tuple[np.ndarray, dict[str, tuple[float, float]]]:
+    """The deck laid out in the set order (a row a suit of `rows`, ace to king left to
+    right), cards of `missing` left out, ranks drawn as `letters` says (``{"J": "B"}``), seen
+    turned by `angle` degrees and from a little above the near edge (`keystone`: the far row
+    that much narrower on each side); and where each card's centre lies in the photo."""
+    letters = letters or {}
+    cw, ch = int(CARD_W * scale), int(CARD_H * scale)
+    gap_x, gap_y, margin = int(0.18 * cw), int(0.15 * ch), 80
+    w = 13 * cw + 12 * gap_x + 2 * margin
+    h = len(rows) * ch + (len(rows) - 1) * gap_y + 2 * margin
+    canvas = np.full((h, w, 3), table, np.uint8)
+    centres = {}
+    for r, suit in enumerate(rows):
+        for c, rank in enumerate("A23456789TJQK"):
+            if rank + suit in missing:
+                continue
+            face = cv2.resize(card_face(rank + suit, letters.get(rank), outline=outline), (cw, ch),
+                              interpolation=cv2.INTER_AREA)
+            x, y = margin + c * (cw + gap_x), margin + r * (ch + gap_y)
+            canvas[y : y + ch, x : x + cw] = face
+            centres[rank + suit] = (x + cw / 2, y + ch / 2)
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    k = keystone * w
+    dst = np.float32([[k, 0], [w - k, 0], [w, h], [0, h]])
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    dst = cv2.transform(dst[None], turn)[0].astype(np.float32)
+    matrix = cv2.getPerspectiveTransform(src, dst)
+    seen = cv2.perspectiveTransform(np.float32([list(centres.values())]), matrix)[0]
+    return (cv2.warpPerspective(canvas, matrix, (w, h), borderValue=table),
+            {card: (float(x), float(y)) for card, (x, y) in zip(centres, seen, strict=True)})

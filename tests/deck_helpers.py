@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from vision.training.synth.index_glyphs import draw_index
+from vision.training.synth.laid_out import laid_out_picture
 
 CARD_W, CARD_H = 250, 350  # pixels of the card before it is laid on the table
 
@@ -52,32 +53,13 @@ def layout_photo(letters: dict[str, str] | None = None, missing: tuple[str, ...]
                  rows: str = "CDHS", angle: float = 3.0, keystone: float = 0.04,
                  scale: float = 0.55, table=(60, 110, 40), outline: bool = True,
                  ) -> tuple[np.ndarray, dict[str, tuple[float, float]]]:
-    """The deck laid out in the set order (a row a suit of `rows`, ace to king left to
-    right), cards of `missing` left out, ranks drawn as `letters` says (``{"J": "B"}``), seen
-    turned by `angle` degrees and from a little above the near edge (`keystone`: the far row
-    that much narrower on each side); and where each card's centre lies in the photo."""
+    """The drawn deck laid out in the set order (`laid_out_picture`), cards of `missing` left
+    out, ranks drawn as `letters` says (``{"J": "B"}``); and where each card's centre lies."""
     letters = letters or {}
-    cw, ch = int(CARD_W * scale), int(CARD_H * scale)
-    gap_x, gap_y, margin = int(0.18 * cw), int(0.15 * ch), 80
-    w = 13 * cw + 12 * gap_x + 2 * margin
-    h = len(rows) * ch + (len(rows) - 1) * gap_y + 2 * margin
-    canvas = np.full((h, w, 3), table, np.uint8)
-    centres = {}
-    for r, suit in enumerate(rows):
-        for c, rank in enumerate("A23456789TJQK"):
-            if rank + suit in missing:
-                continue
-            face = cv2.resize(card_face(rank + suit, letters.get(rank), outline=outline), (cw, ch),
-                              interpolation=cv2.INTER_AREA)
-            x, y = margin + c * (cw + gap_x), margin + r * (ch + gap_y)
-            canvas[y : y + ch, x : x + cw] = face
-            centres[rank + suit] = (x + cw / 2, y + ch / 2)
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    k = keystone * w
-    dst = np.float32([[k, 0], [w - k, 0], [w, h], [0, h]])
-    turn = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
-    dst = cv2.transform(dst[None], turn)[0].astype(np.float32)
-    matrix = cv2.getPerspectiveTransform(src, dst)
-    seen = cv2.perspectiveTransform(np.float32([list(centres.values())]), matrix)[0]
-    return (cv2.warpPerspective(canvas, matrix, (w, h), borderValue=table),
-            {card: (float(x), float(y)) for card, (x, y) in zip(centres, seen, strict=True)})
+
+    def face_of(card: str) -> np.ndarray | None:
+        return None if card in missing else card_face(card, letters.get(card[0]),
+                                                      outline=outline)
+
+    return laid_out_picture(face_of, (int(CARD_W * scale), int(CARD_H * scale)), rows, angle,
+                            keystone, table)

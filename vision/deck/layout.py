@@ -9,13 +9,15 @@ comes from its place:
    that brings a laid-out deck's indices to the finder's best size (`LAYOUT_INDEX`);
 2. each corner's card: the paper around the index is flood-filled (a fixed colour range about
    the paper's own colour), so every corner of one card lands in one region and the table
-   between cards separates them; a region with more than `MOST_INDICES` corners is cards that
-   could not be told from the table (or touch);
+   between cards separates them (where a card's picture reaches its edge, the regions smaller
+   than a card are joined into whole cards: `_whole_cards`); a region with more than
+   `MOST_INDICES` corners is cards that could not be told from the table (or touch);
 3. the card grid: the regions' turn (their rectangles' median angle) is taken out, rows are
    split where the centres' height jumps by half a card, columns counted along each row by the
    row's own pitch (a missing card leaves a gap of two), and a row missing its ace or king is
    placed against the grid of the whole rows (`_columns`), so a slight turn or perspective does
-   not matter.
+   not matter; a corner with no paper about it (a court card's picture round its index) joins
+   the card at its place in that grid.
 
 Every problem names the photo; cards no photo showed are named (`LaidOutDeck.missing`).
 """
@@ -170,6 +172,40 @@ def _region(points: np.ndarray, corners: list[Box]) -> _Region:
     return _Region(np.array([cx, cy]), (rw, rh), angle, (x, y, x + bw, y + bh), tuple(corners))
 
 
+def _whole_cards(parts: list[tuple[np.ndarray, list[Box]]]) -> list[tuple[np.ndarray, list]]:
+    """Paper regions joined into whole cards: where a card's picture reaches its edge, the
+    paper round each corner index is a region of its own; a region smaller than a card joins
+    the nearest one that the two together still make one card's size (the median size of the
+    regions holding two or more indices)."""
+    def size(points: np.ndarray) -> np.ndarray:
+        return np.sort(cv2.minAreaRect(points)[1])
+
+    whole = [size(points) for points, mine in parts if len(mine) >= 2] or \
+        [size(points) for points, _ in parts]
+    card = np.median(whole, axis=0)
+    parts = list(parts)
+    joined = True
+    while joined:
+        joined = False
+        for i, (points, mine) in enumerate(parts):
+            if (size(points) >= 0.85 * card).all():
+                continue
+            centre = points.reshape(-1, 2).mean(axis=0)
+            fits = []
+            for j, (other, _) in enumerate(parts):
+                both = cv2.convexHull(np.concatenate([points, other]))
+                if j != i and (size(both) <= 1.12 * card).all():
+                    fits.append((float(np.linalg.norm(other.reshape(-1, 2).mean(axis=0)
+                                                      - centre)), j, both))
+            if fits:
+                _, j, both = min(fits, key=lambda f: f[0])
+                parts[min(i, j)] = (both, mine + parts[j][1] if j > i else parts[j][1] + mine)
+                del parts[max(i, j)]
+                joined = True
+                break
+    return parts
+
+
 def _rows(regions: list[_Region], along: np.ndarray, height: float) -> list[list[int]]:
     """Regions split into rows, top to bottom, where the height jumps by half a card."""
     order = np.argsort(along[:, 1])
@@ -189,12 +225,31 @@ def _line(ys: list[float], values: list[float]) -> tuple[float, float]:
     return float(intercept), float(slope)
 
 
-def _columns(rows: list[list[int]], along: np.ndarray, width: float) -> list[list[int]]:
-    """Each row's column numbers. Along a row they are counted by the row's own pitch (a
-    missing card leaves a gap of two). A row that spans all 13 places starts at column 0; a
-    shorter one (its ace or its king missing) is placed against the grid of the whole rows: in
-    a slightly tilted photo the grid's first column and its pitch change linearly down the
-    photo (one whole row: its middle column taken as straight above the others')."""
+@dataclass(frozen=True)
+class _Grid:
+    """Where the columns lie down an unturned photo: column k's centre at height y is at
+    first(y) + k pitch(y), both lines (intercept, slope)."""
+
+    first: tuple[float, float]
+    pitch: tuple[float, float]
+
+    def column(self, x: float, y: float) -> int:
+        """The column nearest (x, y)."""
+        first, pitch = self.first[0] + self.first[1] * y, self.pitch[0] + self.pitch[1] * y
+        return int(np.rint((x - first) / pitch))
+
+    def centre(self, column: int, y: float) -> float:
+        return (self.first[0] + self.first[1] * y) + column * (self.pitch[0] + self.pitch[1] * y)
+
+
+def _columns(rows: list[list[int]], along: np.ndarray,
+             width: float) -> tuple[list[list[int]], _Grid]:
+    """Each row's column numbers, and the grid of the columns. Along a row they are counted
+    by the row's own pitch (a missing card leaves a gap of two). A row that spans all 13
+    places starts at column 0; a shorter one (its ace or its king missing) is placed against
+    the grid of the whole rows: in a slightly tilted photo the grid's first column and its
+    pitch change linearly down the photo (one whole row: its middle column taken as straight
+    above the others')."""
     steps = [along[b, 0] - along[a, 0] for row in rows for a, b in pairwise(row)]
     everywhere = float(np.median(steps)) if steps else 1.1 * width
     heights, pitches, counted = [], [], []
@@ -228,7 +283,7 @@ def _columns(rows: list[list[int]], along: np.ndarray, width: float) -> list[lis
             guess = (firsts[r] - first_at[0] - first_at[1] * y) / (pitch_at[0] + pitch_at[1] * y)
             offset = int(np.clip(np.rint(guess), 0, max(0, LAYOUT_COLUMNS - 1 - numbers[-1])))
         columns.append([offset + n for n in numbers])
-    return columns
+    return columns, _Grid(first_at, pitch_at)
 
 
 def laid_out_photo(detector: CardDetector, name: str,
@@ -241,11 +296,12 @@ def laid_out_photo(detector: CardDetector, name: str,
         return None, (f"{name}: {len(boxes)} corner indices found; a photo of the laid-out deck "
                       f"shows its {LAYOUT_ROWS} rows of {LAYOUT_COLUMNS} cards face up")
     mask, labels = _card_regions(found.image, boxes)
-    regions = []
+    parts = []
     for label in sorted(set(labels) - {0}):
         mine = [tuple(float(v) for v in boxes[i]) for i, k in enumerate(labels) if k == label]
         ys, xs = np.nonzero(mask == label)
-        regions.append(_region(np.column_stack([xs, ys]).astype(np.int32), mine))
+        parts.append((cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32)), mine))
+    regions = [_region(points, mine) for points, mine in _whole_cards(parts)]
     crowded = [r for r in regions if len(r.corners) > MOST_INDICES]
     if crowded or not regions:
         return None, (f"{name}: the cards could not be told from the table (or they touch); lay "
@@ -261,21 +317,43 @@ def laid_out_photo(detector: CardDetector, name: str,
         return None, (f"{name}: the cards lie in {len(rows)} rows, not {LAYOUT_ROWS}; lay them "
                       f"out in {LAYOUT_ROWS} rows of {LAYOUT_COLUMNS} (clubs, diamonds, hearts, "
                       "spades; ace to king) and show all of them in each photo")
-    columns = _columns(rows, along, width)
+    columns, grid = _columns(rows, along, width)
     if max(max(c) for c in columns) >= LAYOUT_COLUMNS:
         worst = max(range(LAYOUT_ROWS), key=lambda r: max(columns[r]))
         return None, (f"{name}: row {worst + 1} ({LAYOUT_SUITS[worst]}) holds more than "
                       f"{LAYOUT_COLUMNS} places; lay the cards out {LAYOUT_ROWS} rows of "
                       f"{LAYOUT_COLUMNS}, evenly spaced")
-    cards = []
+    places: dict[tuple[int, int], tuple[list[Box], tuple[int, int, int, int]]] = {}
     for r, (row, numbers) in enumerate(zip(rows, columns, strict=True)):
         if len(set(numbers)) != len(numbers):
             return None, f"{name}: two cards at one place in row {r + 1}; lay them evenly spaced"
         for i, column in zip(row, numbers, strict=True):
-            region = regions[i]
-            cards.append(LaidCard(layout_card(r, column), r, column, region.corners,
-                                  region.outline))
+            places[r, column] = (list(regions[i].corners), regions[i].outline)
+    heights = [float(np.median(along[row, 1])) for row in rows]
+    for i in (i for i, label in enumerate(labels) if label == 0):
+        _place_by_grid(places, boxes[i], unturn, grid, heights, (width, height))
+    cards = [LaidCard(layout_card(r, c), r, c, tuple(corners), outline)
+             for (r, c), (corners, outline) in sorted(places.items())]
     return LaidOutPhoto(name, found.image, cards), None
+
+
+def _place_by_grid(places: dict, box: np.ndarray, unturn: np.ndarray, grid: _Grid,
+                   heights: list[float], card: tuple[float, float]) -> None:
+    """A corner with no paper about it (a court card whose picture surrounds its index) joins
+    the card at its place in the grid, or makes it (its outline: a card's size there)."""
+    x, y = unturn @ np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+    row = int(np.argmin([abs(y - h) for h in heights]))
+    if abs(y - heights[row]) > 0.6 * card[1]:
+        return
+    column = grid.column(x, heights[row])
+    if not 0 <= column < LAYOUT_COLUMNS:
+        return
+    corners, outline = places.get((row, column), ([], None))
+    if outline is None:
+        cx, cy = unturn.T @ np.array([grid.centre(column, heights[row]), heights[row]])
+        w, h = 0.55 * card[0], 0.55 * card[1]
+        outline = (int(cx - w), int(cy - h), int(cx + w), int(cy + h))
+    places[row, column] = ([*corners, tuple(float(v) for v in box)], outline)
 
 
 def laid_out_deck(paths: list[Path], detector: CardDetector) -> LaidOutDeck:

@@ -104,7 +104,8 @@ def camera_look(picture: np.ndarray, seed: int) -> np.ndarray:
     return perturb.jpeg(picture, 80)
 
 
-def unseen_deck(deck: str, scenes: int, seed: int, out: Path) -> dict:
+def unseen_deck(deck: str, scenes: int, seed: int, out: Path,
+                reference_deck: str | None = None) -> dict:
     """Teach `deck` from one laid-out picture, read `scenes` scenes of it without and with."""
     import tempfile
 
@@ -138,12 +139,19 @@ def unseen_deck(deck: str, scenes: int, seed: int, out: Path) -> dict:
     profile.save(path)
     with tempfile.TemporaryDirectory() as folder:
         write_dataset(Path(folder), scenes, seed, size=640, workers=1, decks=[deck])
-        before = summary(evaluate_folder(Path(folder), detector))
-        after = summary(evaluate_folder(Path(folder), load_detector(deck=path)))
+        before = summary(evaluate_folder(Path(folder), detector, labelled_boxes=True))
+        after = summary(evaluate_folder(Path(folder), load_detector(deck=path),
+                                        labelled_boxes=True))
+        reference = None
+        if reference_deck:  # the same scenes' layout drawn with a deck the namer was trained on
+            with tempfile.TemporaryDirectory() as known:
+                write_dataset(Path(known), scenes, seed, size=640, workers=1,
+                              decks=[reference_deck])
+                reference = summary(evaluate_folder(Path(known), detector, labelled_boxes=True))
     return {"deck": deck, "laid_out": len(usable), "found": len(photo.cards),
             "named_by_place_right": right, "corners": sum(len(c.corners) for c in photo.cards),
             "teach_cpu_s": round(taught_s, 1), "scenes": scenes, "before": before,
-            "after": after, "profile": str(path)}
+            "after": after, "trained_deck_same_scenes": reference, "profile": str(path)}
 
 
 def _outline_holds(outline, centre) -> bool:
@@ -154,24 +162,33 @@ def _outline_holds(outline, centre) -> bool:
 
 
 def unseen_decks_main(scenes: int, seed: int, out: Path) -> int:
-    from vision.training.synth.unseen_decks import UNSEEN_DECKS, ensure_unseen_decks
+    from vision.training.synth.unseen_decks import (
+        DERIVED_FROM,
+        UNSEEN_DECKS,
+        ensure_unseen_decks,
+    )
 
     print(f"CPU: {cpu_info().describe()}", flush=True)
     ensure_unseen_decks()
     out.mkdir(parents=True, exist_ok=True)
     results = []
     for deck in UNSEEN_DECKS:
-        result = unseen_deck(deck, scenes, seed, out)
+        result = unseen_deck(deck, scenes, seed, out,
+                             DERIVED_FROM.get(deck, "kde-standard"))
         print(json.dumps(result), flush=True)
         results.append(result)
     for r in results:
         if "problem" in r:
             print(f"{r['deck']}: {r['problem']}")
             continue
+        known = r["trained_deck_same_scenes"] or {}
         print(f"{r['deck']}: laid out {r['laid_out']}, found {r['found']} "
               f"({r['named_by_place_right']} named right by place), taught in "
-              f"{r['teach_cpu_s']} s CPU; card F1 {r['before']['card_f1']:.3f} -> "
-              f"{r['after']['card_f1']:.3f} on {r['scenes']} scenes")
+              f"{r['teach_cpu_s']} s CPU; {r['scenes']} scenes: card F1 "
+              f"{r['before']['card_f1']:.3f} -> {r['after']['card_f1']:.3f} (a trained deck: "
+              f"{known.get('card_f1')}), namer alone on the labelled corners "
+              f"{r['before']['namer_alone']} -> {r['after']['namer_alone']} (a trained deck: "
+              f"{known.get('namer_alone')})")
     return 0
 
 

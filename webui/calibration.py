@@ -210,4 +210,4 @@ def deck_save(table_id: int) -> Any:
 
         start_camera(current_app._get_current_object(), table_id)
     return jsonify({"ok": True, "path": str(taught.path), "cards": taught.cards,
-                    "cpu_seconds": taught.cpu_seconds})
+                    "cpu_seconds": taught.cpu_seconds, "readings": taught.readings})

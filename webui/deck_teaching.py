@@ -27,11 +27,41 @@ class TeachingError(ValueError):
 
 @dataclass
 class TaughtDeck:
-    """A saved profile: its file, the cards taught, the CPU seconds it took."""
+    """A saved profile: its file, the cards taught, the CPU seconds it took, and how the taught
+    deck reads each card of the picture (`read_back`)."""
 
     path: Path
     cards: int
     cpu_seconds: float
+    readings: list[dict[str, Any]]
+
+
+#: a card whose runner-up reading is at least this share of its reading is shown as a doubt
+RUNNER_UP_SHARE = 0.5
+
+
+def read_back(photo: LaidOutPhoto, names: dict[str, str], namer: Any,
+              turns: int) -> list[dict[str, Any]]:
+    """How a namer carrying the taught profile reads each card of the picture it was taught
+    from (its corners' probabilities averaged): {place, card, read, sure}, a card read as
+    another, or with another card at least `RUNNER_UP_SHARE` as likely, marked ``doubt``."""
+    import numpy as np
+
+    from vision.inference.corner_crops import NAMER_CLASSES
+
+    readings = []
+    for card in photo.cards:
+        crops = [namer.crop(photo.image, box) for box in card.corners]
+        probs = namer.probabilities(crops, turns).mean(axis=0)
+        k = int(probs.argmax())
+        read = NAMER_CLASSES[k] if k < len(NAMER_CLASSES) - 1 else "none"
+        runner_up = float(np.sort(probs[:-1])[-2]) if read != "none" else 1.0
+        taught = names.get(card.card, card.card)
+        readings.append({"place": card.card, "card": taught, "read": read,
+                         "sure": round(float(probs[k]), 3),
+                         "doubt": bool(read != taught
+                                       or runner_up >= RUNNER_UP_SHARE * probs[k])})
+    return readings
 
 
 def _crop_url(image: Any, outline: tuple[int, int, int, int]) -> str:
@@ -131,4 +161,6 @@ class DeckTeaching:
         profile.save(out)
         with self._lock:
             self._photos.pop(table_id, None)
-        return TaughtDeck(out, len(profile.cards), float(profile.teaching["cpu_seconds"]))
+        namer.deck = profile
+        return TaughtDeck(out, len(profile.cards), float(profile.teaching["cpu_seconds"]),
+                          read_back(photo, chosen, namer, detector.turns))

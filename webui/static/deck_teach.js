@@ -103,6 +103,18 @@
         "the table's camera reads with it now.";
       document.getElementById("deck-status").textContent = "This table reads with the deck taught here: " + data.path;
       fix.hidden = true;
+      let doubts = 0;
+      for (const r of data.readings) {  // how the taught deck reads each card of the picture
+        const cell = grid.querySelector(`.deck-card[data-place="${r.place}"]`);
+        if (!cell) continue;
+        let line = cell.querySelector(".read");
+        if (!line) { line = document.createElement("span"); line.className = "read"; cell.appendChild(line); }
+        line.textContent = `reads ${r.read} ${Math.round(r.sure * 100)}%`;
+        cell.classList.toggle("doubt", r.doubt);
+        doubts += r.doubt ? 1 : 0;
+      }
+      summary.textContent += doubts ? ` ${doubts} cards read with doubt: check them and teach again.` :
+        " It reads every card of the picture surely.";
     } catch (err) { summary.textContent = err.message; summary.className = "error"; }
     finally { saveButton.disabled = false; }
   });

@@ -11,7 +11,7 @@ from pathlib import Path
 import cv2
 import pytest
 from deck_helpers import CARD_H, CARD_W, card_face, card_photo
-from test_webui_browser import CHROMIUM, stop_server
+from test_webui_browser import CHROMIUM, director_sets_password, stop_server
 from test_webui_calibration import camera_shown
 from test_webui_phone import open_browser
 from webui_helpers import Tablet, csrf_token, director_client, make_app
@@ -144,10 +144,7 @@ def test_teaching_the_deck_in_the_browser(table, tmp_path):
             browser = open_browser(p)
             page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
             page.set_default_timeout(WAIT_MS)
-            page.goto(f"{base}/director/setup")
-            page.fill("input[name=password]", "director-pass")
-            page.fill("input[name=again]", "director-pass")
-            page.click("button.primary")
+            director_sets_password(page, base)
             page.goto(f"{base}/director/tables/1/calibrate/")
             page.click("#deck-look")
             cards = page.locator("#deck-grid .deck-card")

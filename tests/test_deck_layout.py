@@ -90,6 +90,24 @@ def test_bad_layout_photos_are_named_and_nothing_is_written(tmp_path, capsys):
     assert not out.exists()
 
 
+@pytest.mark.slow
+def test_a_deck_laid_out_in_two_photos_of_two_rows(tmp_path, capsys):
+    """Two photos, each named after the rows it shows, teach the whole deck; a name that is
+    not rows of the layout is refused."""
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for rows in ("CD", "HS"):
+        image, _ = layout_photo({"J": "B"}, rows=rows)
+        cv2.imwrite(str(folder / f"table-rows-{rows}.png"), image)
+    out = tmp_path / "deck.json"
+    assert gintray(["deck", "learn", str(folder), "--layout", "--out", str(out)]) == 0
+    assert len(load_profile(out).cards) >= 50
+    capsys.readouterr()
+    (folder / "rows-SC.png").write_bytes((folder / "table-rows-CD.png").read_bytes())
+    assert gintray(["deck", "learn", str(folder), "--layout", "--out", str(out)]) == 1
+    assert "rows-SC.png: 'rows-SC' names no rows of the layout" in capsys.readouterr().err
+
+
 def test_cards_on_a_cloth_like_them_are_refused(tmp_path, capsys):
     image, _ = layout_photo(table=(238, 238, 238), outline=False)  # the cards' own paper
     cv2.imwrite(str(tmp_path / "white.png"), image)

@@ -5,8 +5,9 @@ Each photo in DIR shows one card and is named after it (``KH.jpg``, ``TS.png``, 
 a folder may teach only some cards (say the court cards whose letters differ): the shipped namer
 keeps reading the others. With ``--layout`` the photos (files or folders) show the whole deck
 laid out in the set order (four rows of 13: clubs, diamonds, hearts, spades from top to bottom,
-ace to king from left to right; `gintray deck sheet` prints it), each card named by its place;
-cards no photo showed are named and left to the shipped namer. Any problem (a file name that is
+ace to king from left to right; `gintray deck sheet` prints it), each card named by its place
+(a photo of only some rows says which in its name: ``rows-CD.jpg``); cards no photo showed are
+named and left to the shipped namer. Any problem (a file name that is
 no card, a card twice, a photo with no card or with two; a layout photo whose cards are not four
 rows) is reported, naming the photo (and the card), and nothing is written.
 `gintray detect|read|watch|eval-detector --deck DECK.json` and `gintray serve --deck DECK.json`

@@ -19,11 +19,13 @@ comes from its place:
    not matter; a corner with no paper about it (a court card's picture round its index) joins
    the card at its place in that grid.
 
+A photo may show only some rows when its name says which (``rows-CD.jpg``, ``rows-HS.jpg``).
 Every problem names the photo; cards no photo showed are named (`LaidOutDeck.missing`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -286,9 +288,10 @@ def _columns(rows: list[list[int]], along: np.ndarray,
     return columns, _Grid(first_at, pitch_at)
 
 
-def laid_out_photo(detector: CardDetector, name: str,
-                   image: np.ndarray) -> tuple[LaidOutPhoto | None, str | None]:
-    """The cards of one photo of the laid-out deck, named by place, or the photo's problem."""
+def laid_out_photo(detector: CardDetector, name: str, image: np.ndarray,
+                   suits: str = LAYOUT_SUITS) -> tuple[LaidOutPhoto | None, str | None]:
+    """The cards of one photo of the laid-out deck, named by place, or the photo's problem.
+    A photo may show only some rows: `suits` are its rows' suits, top to bottom."""
     scale = min(MOST_ENLARGED, LAYOUT_INDEX / (INDEX_SHARE * max(image.shape[:2])))
     found = detector.find_corners(image, scale=scale)
     boxes = found.boxes[found.scores >= TEACH_SCORE]
@@ -313,14 +316,15 @@ def laid_out_photo(detector: CardDetector, name: str,
     along = np.array([unturn @ r.centre for r in regions])
     width, height = (float(np.median([r.size[k] for r in regions])) for k in (0, 1))
     rows = _rows(regions, along, height)
-    if len(rows) != LAYOUT_ROWS:
-        return None, (f"{name}: the cards lie in {len(rows)} rows, not {LAYOUT_ROWS}; lay them "
+    if len(rows) != len(suits):
+        return None, (f"{name}: the cards lie in {len(rows)} rows, not {len(suits)}; lay them "
                       f"out in {LAYOUT_ROWS} rows of {LAYOUT_COLUMNS} (clubs, diamonds, hearts, "
-                      "spades; ace to king) and show all of them in each photo")
+                      "spades; ace to king) and show all of them in each photo, or name a photo "
+                      "of some rows after their suits (rows-CD.jpg)")
     columns, grid = _columns(rows, along, width)
     if max(max(c) for c in columns) >= LAYOUT_COLUMNS:
-        worst = max(range(LAYOUT_ROWS), key=lambda r: max(columns[r]))
-        return None, (f"{name}: row {worst + 1} ({LAYOUT_SUITS[worst]}) holds more than "
+        worst = max(range(len(rows)), key=lambda r: max(columns[r]))
+        return None, (f"{name}: row {worst + 1} ({suits[worst]}) holds more than "
                       f"{LAYOUT_COLUMNS} places; lay the cards out {LAYOUT_ROWS} rows of "
                       f"{LAYOUT_COLUMNS}, evenly spaced")
     places: dict[tuple[int, int], tuple[list[Box], tuple[int, int, int, int]]] = {}
@@ -332,7 +336,8 @@ def laid_out_photo(detector: CardDetector, name: str,
     heights = [float(np.median(along[row, 1])) for row in rows]
     for i in (i for i, label in enumerate(labels) if label == 0):
         _place_by_grid(places, boxes[i], unturn, grid, heights, (width, height))
-    cards = [LaidCard(layout_card(r, c), r, c, tuple(corners), outline)
+    rows_laid = [LAYOUT_SUITS.index(suit) for suit in suits]
+    cards = [LaidCard(layout_card(rows_laid[r], c), rows_laid[r], c, tuple(corners), outline)
              for (r, c), (corners, outline) in sorted(places.items())]
     return LaidOutPhoto(name, found.image, cards), None
 
@@ -356,6 +361,20 @@ def _place_by_grid(places: dict, box: np.ndarray, unturn: np.ndarray, grid: _Gri
     places[row, column] = ([*corners, tuple(float(v) for v in box)], outline)
 
 
+def rows_named(path: Path) -> tuple[str, str | None]:
+    """The rows a photo shows: those its name gives (``rows-CD.jpg``: clubs and diamonds, top
+    to bottom), else all four; or the problem with its name."""
+    named = re.search(r"rows-([a-z]+)", path.stem, re.IGNORECASE)
+    if named is None:
+        return LAYOUT_SUITS, None
+    suits = named.group(1).upper()
+    if not suits or any(s not in LAYOUT_SUITS for s in suits) or \
+            "".join(sorted(set(suits), key=LAYOUT_SUITS.index)) != suits:
+        return suits, (f"{path.name}: {named.group(0)!r} names no rows of the layout; name the "
+                       "rows it shows top to bottom in the set order: rows-CD.jpg, rows-HS.jpg")
+    return suits, None
+
+
 def laid_out_deck(paths: list[Path], detector: CardDetector) -> LaidOutDeck:
     """Every photo (a file, or a folder's files) of the laid-out deck read (`LaidOutDeck`)."""
     deck = LaidOutDeck()
@@ -371,11 +390,12 @@ def laid_out_deck(paths: list[Path], detector: CardDetector) -> LaidOutDeck:
         else:
             deck.problems.append(f"{path}: no such photo or folder")
     for path in files:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            deck.problems.append(f"{path.name}: not a readable image")
+        suits, problem = rows_named(path)
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if problem is None else None
+        if problem or image is None:
+            deck.problems.append(problem or f"{path.name}: not a readable image")
             continue
-        photo, problem = laid_out_photo(detector, path.name, image)
+        photo, problem = laid_out_photo(detector, path.name, image, suits)
         if problem:
             deck.problems.append(problem)
         else:

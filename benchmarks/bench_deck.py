@@ -3,6 +3,8 @@
 
 Run:  GINTRAY_THREADS=1 .venv/bin/python benchmarks/bench_deck.py [--per-card 3] [--source phone]
           [--out /tmp/dev-deck.json] [--no-baseline]
+      GINTRAY_THREADS=1 .venv/bin/python benchmarks/bench_deck.py --unseen-decks [--scenes 100]
+          [--out /tmp/unseen-decks]
 
 Teaching corners: for each of the 52 cards, its labelled corner boxes in the first `--per-card`
 photos (sorted by name) of `../shared/data/real-cards/train` that show it (`--source phone`: the
@@ -11,6 +13,13 @@ from (the train and dev photos are separate sets). The profile is fitted by
 `vision.deck.teach.teach_deck` (the same code as `gintray deck learn`), timed in CPU seconds
 (one thread: GINTRAY_THREADS=1), and written to `--out`; then `gintray eval-detector`'s scoring
 (`vision.training.evaluate.evaluate_folder`, labelled boxes too) reads dev without and with it.
+
+`--unseen-decks`: the decks the namer never saw (`vision.training.synth.unseen_decks`: Berlin's
+B/D/K, a four-colour deck, a jumbo-index deck). For each, one picture of the deck laid out in the
+set order (`laid_out_picture`, then a table camera's light, focus, noise and JPEG by
+`vision.training.perturb`) is taught as `gintray deck learn --layout` teaches it
+(`vision.deck.layout.laid_out_photo`, `teach_deck`), and `--scenes` synthetic scenes of that
+deck alone (`gintray synth`'s generator, 640 px) are read without and with its profile.
 
 Pi 5 estimate (the method of hardware/pi/detector_formats.md): the published Pi 5 time of one
 YOLO11n ONNX pass at 640 (168.082 ms) over this CPU's one-thread time of a 640x640 pass of the
@@ -83,8 +92,128 @@ def summary(report: dict) -> dict:
             "confusions": report.get("top_confusions", [])[:5]}
 
 
+def camera_look(picture: np.ndarray, seed: int, light: float = 1.3,
+                kelvin: float = 3800.0) -> np.ndarray:
+    """A table camera's view of a laid-out deck: dim warm light (gamma `light`, `kelvin`), a
+    little defocus, sensor noise and JPEG (`vision.training.perturb`)."""
+    from vision.training import perturb
+
+    rng = np.random.default_rng(seed)
+    picture = perturb.white_balance(perturb.gamma(picture, light), kelvin)
+    picture = perturb.defocus(picture, 1.2)
+    picture = perturb.sensor_noise(picture, 3.0, 2.0, rng)
+    return perturb.jpeg(picture, 80)
+
+
+def unseen_deck(deck: str, scenes: int, seed: int, out: Path,
+                reference_deck: str | None = None) -> dict:
+    """Teach `deck` from one laid-out picture, read `scenes` scenes of it without and with."""
+    import tempfile
+
+    import cv2
+
+    from vision.deck.layout import laid_out_photo
+    from vision.deck.teach import COPIES, teach_deck
+    from vision.inference.detector import DEFAULT_NAMER_ONNX, Namer, load_detector
+    from vision.training.synth.cards import CardFaces
+    from vision.training.synth.laid_out import laid_out_picture
+    from vision.training.synth.writer import write_dataset
+
+    faces = CardFaces(width=240, deck=deck)
+    usable = set(faces.codes)
+    aspect = faces.face("KC").shape[0] / faces.face("KC").shape[1]
+    picture, centres = laid_out_picture(
+        lambda card: faces.face(card) if card in usable else None, (130, round(130 * aspect)),
+        angle=2.5, keystone=0.05)
+    picture = camera_look(picture, seed)
+    cv2.imwrite(str(out / f"{deck}-laid-out.jpg"), picture)
+    detector = load_detector()
+    photo, problem = laid_out_photo(detector, f"{deck}-laid-out.jpg", picture)
+    if problem:
+        return {"deck": deck, "problem": problem}
+    right = sum(1 for c in photo.cards if _outline_holds(c.outline, centres.get(c.card)))
+    started = time.process_time()
+    profile = teach_deck(photo.taught_corners(), Namer(DEFAULT_NAMER_ONNX, with_features=True),
+                         COPIES, seed)
+    taught_s = time.process_time() - started
+    path = out / f"{deck}.json"
+    profile.save(path)
+    other, _ = laid_out_picture(  # another view of the deck: turned the other way, cool light
+        lambda card: faces.face(card) if card in usable else None, (120, round(120 * aspect)),
+        angle=-4.0, keystone=0.03)
+    other = camera_look(other, seed + 1, light=0.8, kelvin=6500.0)
+    held_out = {"before": _cards_f1(detector, other, usable),
+                "after": _cards_f1(load_detector(deck=path), other, usable)}
+    with tempfile.TemporaryDirectory() as folder:
+        write_dataset(Path(folder), scenes, seed, size=640, workers=1, decks=[deck])
+        before = summary(evaluate_folder(Path(folder), detector, labelled_boxes=True))
+        after = summary(evaluate_folder(Path(folder), load_detector(deck=path),
+                                        labelled_boxes=True))
+        reference = None
+        if reference_deck:  # the same scenes' layout drawn with a deck the namer was trained on
+            with tempfile.TemporaryDirectory() as known:
+                write_dataset(Path(known), scenes, seed, size=640, workers=1,
+                              decks=[reference_deck])
+                reference = summary(evaluate_folder(Path(known), detector, labelled_boxes=True))
+    return {"deck": deck, "laid_out": len(usable), "found": len(photo.cards),
+            "named_by_place_right": right, "corners": sum(len(c.corners) for c in photo.cards),
+            "teach_cpu_s": round(taught_s, 1), "scenes": scenes, "before": before,
+            "after": after, "trained_deck_same_scenes": reference,
+            "another_laid_out_view": held_out, "profile": str(path)}
+
+
+def _cards_f1(detector, picture: np.ndarray, truth: set[str]) -> float:
+    """Card F1 of one picture: the distinct cards read against the cards in it."""
+    read = {d.card for d in detector.detect(picture)}
+    right = len(read & truth)
+    return round(2 * right / (len(read) + len(truth)), 4) if read or truth else 1.0
+
+
+def _outline_holds(outline, centre) -> bool:
+    if centre is None:
+        return False
+    x1, y1, x2, y2 = outline
+    return x1 < centre[0] < x2 and y1 < centre[1] < y2
+
+
+def unseen_decks_main(scenes: int, seed: int, out: Path) -> int:
+    from vision.training.synth.unseen_decks import (
+        DERIVED_FROM,
+        UNSEEN_DECKS,
+        ensure_unseen_decks,
+    )
+
+    print(f"CPU: {cpu_info().describe()}", flush=True)
+    ensure_unseen_decks()
+    out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for deck in UNSEEN_DECKS:
+        result = unseen_deck(deck, scenes, seed, out,
+                             DERIVED_FROM.get(deck, "kde-standard"))
+        print(json.dumps(result), flush=True)
+        results.append(result)
+    for r in results:
+        if "problem" in r:
+            print(f"{r['deck']}: {r['problem']}")
+            continue
+        known = r["trained_deck_same_scenes"] or {}
+        print(f"{r['deck']}: laid out {r['laid_out']}, found {r['found']} "
+              f"({r['named_by_place_right']} named right by place), taught in "
+              f"{r['teach_cpu_s']} s CPU; {r['scenes']} scenes: card F1 "
+              f"{r['before']['card_f1']:.3f} -> {r['after']['card_f1']:.3f} (a trained deck: "
+              f"{known.get('card_f1')}), namer alone on the labelled corners "
+              f"{r['before']['namer_alone']} -> {r['after']['namer_alone']} (a trained deck: "
+              f"{known.get('namer_alone')}); another laid-out view (cool light, turned the "
+              f"other way): card F1 {r['another_laid_out_view']['before']:.3f} -> "
+              f"{r['another_laid_out_view']['after']:.3f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--unseen-decks", action="store_true",
+                    help="teach the unseen decks from a laid-out picture each and read scenes")
+    ap.add_argument("--scenes", type=int, default=100, help="scenes a deck (--unseen-decks)")
     ap.add_argument("--per-card", type=int, default=3, help="photos a card (default 3)")
     ap.add_argument("--source", choices=["phone", "webcam", "all"], default="phone")
     ap.add_argument("--copies", type=int, default=None, help="crops a corner (default: teach's)")
@@ -94,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--train", type=Path, default=DATA / "train")
     ap.add_argument("--dev", type=Path, default=DATA / "dev")
     args = ap.parse_args(argv)
+    if args.unseen_decks:
+        out = args.out if args.out.suffix != ".json" else Path("/tmp/unseen-decks")
+        return unseen_decks_main(args.scenes, args.seed, out)
 
     from vision.deck.teach import COPIES, teach_deck
     from vision.inference.detector import DEFAULT_NAMER_ONNX, Namer, load_detector

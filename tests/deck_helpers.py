@@ -8,14 +8,16 @@ import cv2
 import numpy as np
 
 from vision.training.synth.index_glyphs import draw_index
+from vision.training.synth.laid_out import laid_out_picture
 
 CARD_W, CARD_H = 250, 350  # pixels of the card before it is laid on the table
 
 
-def card_face(card: str, letter: str | None = None, deck_seed: int = 7) -> np.ndarray:
+def card_face(card: str, letter: str | None = None, deck_seed: int = 7,
+              outline: bool = True) -> np.ndarray:
     """A plain card face (BGR) showing `card`'s index at two opposite corners, its rank drawn
-    as `letter` (default the card's own rank); one deck (`deck_seed`) draws a rank alike on
-    every card."""
+    as `letter` (default the card's own rank), a grey line round it with `outline`; one deck
+    (`deck_seed`) draws a rank alike on every card."""
     rank = letter or card[0]
     rng = np.random.default_rng([deck_seed, ord(rank), ord(card[1])])
     corner, (x1, y1, x2, y2) = draw_index(rng, rank + card[1], rank_px=44)
@@ -25,7 +27,8 @@ def card_face(card: str, letter: str | None = None, deck_seed: int = 7) -> np.nd
     h, w = cut.shape[:2]
     face[6 : 6 + h, 6 : 6 + w] = cut
     face[CARD_H - 6 - h : CARD_H - 6, CARD_W - 6 - w : CARD_W - 6] = cut[::-1, ::-1]
-    cv2.rectangle(face, (0, 0), (CARD_W - 1, CARD_H - 1), (120, 120, 120), 2)
+    if outline:
+        cv2.rectangle(face, (0, 0), (CARD_W - 1, CARD_H - 1), (120, 120, 120), 2)
     return np.clip(face, 0, 255).astype(np.uint8)
 
 
@@ -44,3 +47,19 @@ def card_photo(face: np.ndarray, scale: float = 1.0, angle: float = 0.0,
     mask = cv2.warpAffine(np.full(face.shape[:2], 255, np.uint8), m, (w, h))
     out[mask > 127] = warped[mask > 127]
     return out
+
+
+def layout_photo(letters: dict[str, str] | None = None, missing: tuple[str, ...] = (),
+                 rows: str = "CDHS", angle: float = 3.0, keystone: float = 0.04,
+                 scale: float = 0.55, table=(60, 110, 40), outline: bool = True,
+                 ) -> tuple[np.ndarray, dict[str, tuple[float, float]]]:
+    """The drawn deck laid out in the set order (`laid_out_picture`), cards of `missing` left
+    out, ranks drawn as `letters` says (``{"J": "B"}``); and where each card's centre lies."""
+    letters = letters or {}
+
+    def face_of(card: str) -> np.ndarray | None:
+        return None if card in missing else card_face(card, letters.get(card[0]),
+                                                      outline=outline)
+
+    return laid_out_picture(face_of, (int(CARD_W * scale), int(CARD_H * scale)), rows, angle,
+                            keystone, table)

@@ -178,13 +178,18 @@ def director_calibrated(base: str, table_id: int):
         browser.close()
 
 
-def calibrate_by_taps(page, base: str, table_id: int) -> None:
-    """The director sets a password, opens the calibration page and marks the up-card slot in
-    the middle, A's area along the bottom and B's along the top, then saves."""
+def director_sets_password(page, base: str) -> None:
+    """The director sets the password (first use) and is logged in."""
     page.goto(f"{base}/director/setup")
     page.fill("input[name=password]", "director-pass")
     page.fill("input[name=again]", "director-pass")
     page.click("button.primary")
+
+
+def calibrate_by_taps(page, base: str, table_id: int) -> None:
+    """The director sets a password, opens the calibration page and marks the up-card slot in
+    the middle, A's area along the bottom and B's along the top, then saves."""
+    director_sets_password(page, base)
     page.goto(f"{base}/director/tables/{table_id}/calibrate/")
     page.wait_for_function("document.getElementById('calib-image').naturalWidth > 0")
     box = page.locator("#calib-overlay").bounding_box()

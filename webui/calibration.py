@@ -1,6 +1,8 @@
 """Calibration of a table's camera (director): mark the up-card slot and each player's area on
 the live picture, or compute them from the printed ArUco markers. The layout is saved in the
-data dir and recorded in the table's events; the camera thread restarts with it."""
+data dir and recorded in the table's events; the camera thread restarts with it. "Teach this
+table its deck" (`webui.deck_teaching`): the deck laid out under the camera is found in its
+latest picture, shown card by card to be checked, and its profile saved next to the layout."""
 
 from __future__ import annotations
 
@@ -44,8 +46,12 @@ def page(table_id: int) -> Any:
     if path is not None and path.is_file():
         current = path.read_text(encoding="utf-8")
     feed = _feed(table_id)
+    from webui.camera_feed import table_deck_file
+
+    deck = table_deck_file(Path(current_app.config["DATA_DIR"]), table_id)
     ctx.update(current_layout=current, has_frame=feed is not None and
-               feed.latest_frame() is not None, layout_path=str(path) if path else None)
+               feed.latest_frame() is not None, layout_path=str(path) if path else None,
+               deck_path=str(deck) if deck.is_file() else None)
     return render_template("calibrate.html", **ctx)
 
 
@@ -148,3 +154,61 @@ def _oriented(layout: Any, image: Any, feed: Any, table_id: int) -> tuple[Any, s
         "The camera's picture was a mirror image (the cards' corners read backwards): gintray "
         "now flips every frame back, and your marks were flipped with it. Check them on the "
         "new picture.")
+
+
+def _teaching() -> Any:
+    from webui.deck_teaching import DeckTeaching
+
+    return current_app.extensions.setdefault("gintray.deck_teaching", DeckTeaching())
+
+
+def _shipped_detector(feed: Any) -> Any:
+    """The detector to teach with: the camera's own models (shipped reading), or loaded."""
+    detector = feed.detector if feed is not None else None
+    if detector is None:
+        from vision.inference.detector import load_detector
+
+        detector = load_detector()
+    return getattr(detector, "without_deck", lambda: detector)()
+
+
+@bp.post("/deck/look")
+@director_required
+def deck_look(table_id: int) -> Any:
+    """Find the laid-out deck in the camera's latest picture: every place's card and picture."""
+    from webui.deck_teaching import TeachingError, places_json
+
+    feed = _feed(table_id)
+    frame = feed.latest_frame() if feed else None
+    try:
+        photo = _teaching().look(table_id, _shipped_detector(feed), frame)
+    except TeachingError as exc:
+        return jsonify({"error": {"code": "bad_layout_photo", "message": str(exc)}}), 400
+    places = places_json(photo, frame)
+    missing = [p["place"] for p in places if not p["found"]]
+    return jsonify({"places": places, "found": len(photo.cards), "missing": missing})
+
+
+@bp.post("/deck")
+@director_required
+def deck_save(table_id: int) -> Any:
+    """Teach the deck from the picture taken, its cards named as ``{"names": {place: card}}``,
+    save the profile next to the table's layout and restart the camera with it."""
+    from webui.camera_feed import table_deck_file
+    from webui.deck_teaching import TeachingError
+
+    body = json_body(request.get_data(cache=True)) if request.is_json else None
+    if not isinstance(body, dict):
+        abort(400, description="send the cards' names as a JSON object")
+    out = table_deck_file(Path(current_app.config["DATA_DIR"]), table_id)
+    try:
+        taught = _teaching().teach(table_id, _shipped_detector(_feed(table_id)),
+                                   body.get("names", {}), out)
+    except TeachingError as exc:
+        return jsonify({"error": {"code": "bad_names", "message": str(exc)}}), 400
+    if current_app.config["START_CAMERAS"]:
+        from webui.camera_feed import start_camera
+
+        start_camera(current_app._get_current_object(), table_id)
+    return jsonify({"ok": True, "path": str(taught.path), "cards": taught.cards,
+                    "cpu_seconds": taught.cpu_seconds, "readings": taught.readings})

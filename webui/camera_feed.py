@@ -306,6 +306,18 @@ def deck_line(detector: Any, deck: str | None) -> str | None:
     return f"{Path(deck).name}, {len(profile.cards)} of the 52 cards taught"
 
 
+def table_deck_file(data_dir: Path, table_id: int) -> Path:
+    """Where the deck profile taught at a table's calibration lies, next to its layout."""
+    return Path(data_dir) / "layouts" / f"table-{table_id}.deck.json"
+
+
+def deck_for(app: Flask, table_id: int) -> str | None:
+    """The deck profile a table's camera reads with: the one taught at that table, else the
+    one the app was started with (`gintray serve --deck`), else none."""
+    taught = table_deck_file(Path(app.config["DATA_DIR"]), table_id)
+    return str(taught) if taught.is_file() else app.config["DECK"]
+
+
 def start_camera(app: Flask, table_id: int) -> TableCamera | None:
     """Start (or restart) the camera thread of one table if it has a camera source."""
     cameras: dict[int, TableCamera] = app.extensions["gintray.cameras"]
@@ -318,7 +330,7 @@ def start_camera(app: Flask, table_id: int) -> TableCamera | None:
         return None
     feed = TableCamera(store, table_id, state.camera, Path(app.config["DATA_DIR"]),
                        app.extensions["gintray.notifier"].publish, layout=state.layout,
-                       deck=app.config["DECK"]).start()
+                       deck=deck_for(app, table_id)).start()
     cameras[table_id] = feed
     return feed
 

@@ -467,13 +467,15 @@ class CardDetector:
                                  self.settings)
         return self._detect_frame(image_bgr, min_confidence)
 
-    def find_corners(self, image_bgr: np.ndarray) -> FoundCorners:
+    def find_corners(self, image_bgr: np.ndarray, scale: float | None = None) -> FoundCorners:
         """The corners of one whole frame (or tile), unnamed: light normalisation and noise
         smoothing, the scale policy (`_corners`), boxes clipped to the frame, at most
-        `max_corners` (best kept)."""
+        `max_corners` (best kept). A caller that knows how big the indices are (a photo of a
+        laid-out deck) gives the `scale` to read the frame at, in tiles, instead of the policy."""
         if self.normalise_light:  # both models read the normalised frame
             image_bgr = smooth_noise(normalise_light(image_bgr))
-        boxes, scores = self._corners(image_bgr)
+        boxes, scores = (self._corners(image_bgr) if scale is None
+                         else _as_arrays(self._tiled(image_bgr, scale)))
         h, w = image_bgr.shape[:2]
         boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
         if len(scores) > self.max_corners:

@@ -47,6 +47,12 @@ DECK_FILES: dict[str, str] = {
     "gnome-dondorf": "usr/share/aisleriot/cards/dondorf.svgz",
 }
 
+# Decks the namer is never trained on, rendered only to measure teaching a deck (issue 37):
+# German index letters (B, D, K for jack, queen, king). GPL-3+ (aisleriot), like the others here.
+UNSEEN_DECK_FILES: dict[str, str] = {
+    "gnome-berlin": "usr/share/aisleriot/cards/berlin.svgz",
+}
+
 _RANK_WORD = {"A": "1", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
 _SUIT_WORD = {"C": "club", "D": "diamond", "H": "heart", "S": "spade"}
 
@@ -104,7 +110,7 @@ def ensure_decks(deck_dir: Path | None = None, decks: list[str] | None = None) -
     root = _unpack_packages(deck_dir)
     jobs = []
     for deck in wanted:
-        svg = root / DECK_FILES[deck]
+        svg = root / {**DECK_FILES, **UNSEEN_DECK_FILES}[deck]
         with gzip.open(svg, "rt", encoding="utf-8", errors="replace") as fh:
             text = fh.read()
         out_dir = faces_root / deck

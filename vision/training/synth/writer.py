@@ -28,10 +28,13 @@ def _write_one(args: tuple[Path, int, int, list[str]]) -> int:
     return len(labels)
 
 
-def write_dataset(out: Path, count: int, seed: int, size: int = 320, workers: int = 2) -> int:
-    """Generate `count` scenes (scene i uses seed `seed * 1_000_003 + i`); return label count."""
-    ensure_decks()
-    decks = available_decks()
+def write_dataset(out: Path, count: int, seed: int, size: int = 320, workers: int = 2,
+                  decks: list[str] | None = None) -> int:
+    """Generate `count` scenes (scene i uses seed `seed * 1_000_003 + i`) of the training decks
+    or of `decks` (already rendered); return label count."""
+    if decks is None:
+        ensure_decks()
+        decks = available_decks()
     out = Path(out)
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)

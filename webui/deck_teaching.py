@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from webui.common.durable import write_atomically
+
 if TYPE_CHECKING:  # teaching code (which uses build-time helpers) loads only when a deck is taught
     from vision.deck.layout import LaidOutPhoto
 
@@ -157,8 +159,7 @@ class DeckTeaching:
         chosen = checked_names(photo, names)
         namer = Namer(detector.model_paths[-1], with_features=True)
         profile = teach_deck(photo.taught_corners(chosen), namer)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        profile.save(out)
+        write_atomically(out, profile.text())  # survives a pulled plug
         with self._lock:
             self._photos.pop(table_id, None)
         namer.deck = profile

@@ -168,13 +168,18 @@ class DeckProfile:
                 "prototypes": _floats(self.prototypes), "radius": _floats(self.radius),
                 "other": self.other, "teaching": self.teaching or {}}
 
-    def save(self, path: Path) -> None:
-        """Write the profile with its checksum (written whole, then renamed into place)."""
+    def text(self) -> str:
+        """The profile's file text: its content with its checksum."""
         content = self.content()
-        data = {**content, "checksum": content_checksum(content)}
+        return json.dumps({**content, "checksum": content_checksum(content)},
+                          separators=(",", ":"))
+
+    def save(self, path: Path) -> None:
+        """Write the profile (written whole, then renamed into place; the table app writes
+        it through `webui.common.durable` so that it also survives a pulled plug)."""
         path = Path(path)
         part = path.with_name(path.name + ".part")
-        part.write_text(json.dumps(data, separators=(",", ":")))
+        part.write_text(self.text())
         part.replace(path)
 
     def check_namer(self, namer_sha256: str, namer_path: Path | str = "the namer") -> None:

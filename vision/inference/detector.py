@@ -478,10 +478,7 @@ class CardDetector:
                          else _as_arrays(self._tiled(image_bgr, scale)))
         h, w = image_bgr.shape[:2]
         boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
-        if len(scores) > self.max_corners:
-            top = np.argsort(-scores)[: self.max_corners]
-            boxes, scores = boxes[top], scores[top]
-        return FoundCorners(image_bgr, boxes, scores)
+        return FoundCorners(image_bgr, *_best_corners(boxes, scores, self.max_corners))
 
     def _detect_frame(self, image_bgr: np.ndarray, min_confidence: float | None) -> Detections:
         """`detect` on one frame (or tile): light, scale policy, card faces, names, pair votes."""
@@ -497,6 +494,15 @@ class CardDetector:
         found = (_named_corner(box, score, p, threshold)
                  for box, score, p in zip(boxes, scores, probs, strict=True))
         return Detections([d for d in found if d is not None]).best_first()
+
+
+def _best_corners(boxes: np.ndarray, scores: np.ndarray,
+                  most: int) -> tuple[np.ndarray, np.ndarray]:
+    """At most ``most`` corners, the best scored kept."""
+    if len(scores) <= most:
+        return boxes, scores
+    top = np.argsort(-scores)[:most]
+    return boxes[top], scores[top]
 
 
 def _named_corner(box: np.ndarray, score: float, probs: np.ndarray,

@@ -225,9 +225,11 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(database_url(url), pool_pre_ping=True,
                                connect_args=POSTGRES_CONNECT_ARGS)
     Base.metadata.create_all(engine)
-    database = engine.url.database if engine.dialect.name == "sqlite" else None
-    if database and database != ":memory:":  # a new database file's name lasts a power cut
-        fsync_folder(Path(database).resolve().parent)
+    if engine.dialect.name == "sqlite":  # a new database file's name lasts a power cut
+        with engine.connect() as connection:  # its file as SQLite opened it (a URI too)
+            database = connection.exec_driver_sql("PRAGMA database_list").fetchone()[2]
+        if database:  # "" for an in-memory database
+            fsync_folder(Path(database).parent)
     return engine
 
 

@@ -34,6 +34,7 @@ from scorer.cards import (
     codes,
     mask_to_cards,
     mask_value,
+    parse_card,
     parse_cards,
     sort_cards,
 )
@@ -73,6 +74,11 @@ class Layoff:
     def to_json(self) -> dict[str, Any]:
         return {"card": self.card.code, "onto": codes(self.onto)}
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Layoff:
+        """A layoff as ``to_json`` writes it."""
+        return cls(parse_card(data["card"]), parse_cards(data["onto"]))
+
 
 @dataclass(frozen=True)
 class Alternative:
@@ -104,6 +110,15 @@ class Alternative:
         if self.as_laid:
             out["as_laid"] = True
         return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Alternative:
+        """An alternative as ``to_json`` writes it."""
+        return cls(melds=[parse_cards(m) for m in data["melds"]],
+                   layoffs=[Layoff.from_json(lay) for lay in data["layoffs"]],
+                   deadwood=dict(data["deadwood"]), outcome=Outcome(data["outcome"]),
+                   winner=data["winner"], points=int(data["points"]),
+                   as_laid=bool(data.get("as_laid")))
 
 
 @dataclass(frozen=True)
@@ -152,6 +167,24 @@ class HandResult:
             "penalties": self.penalties,
             "alternatives": [alt.to_json() for alt in self.alternatives],
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> HandResult:
+        """A result as ``to_json`` writes it. Its outcome, winner and points are required;
+        the details a shorter record lacks (one written before the key existed, or a summary)
+        read as empty: ``bonus`` 0, no melds, layoffs, penalties or alternatives."""
+        return cls(
+            outcome=Outcome(data["outcome"]), winner=data["winner"], points=int(data["points"]),
+            knock_limit=int(data.get("knock_limit") or 0), knocker=str(data.get("knocker") or ""),
+            defender=str(data.get("defender") or ""), deadwood=dict(data.get("deadwood") or {}),
+            melds={p: [parse_cards(m) for m in ms] for p, ms in (data.get("melds") or {}).items()},
+            layoffs=[Layoff.from_json(lay) for lay in data.get("layoffs") or ()],
+            deadwood_cards={p: parse_cards(cs)
+                            for p, cs in (data.get("deadwood_cards") or {}).items()},
+            doubled=bool(data.get("doubled")), bonus=int(data.get("bonus") or 0),
+            improper_knock_accepted=bool(data.get("improper_knock_accepted")),
+            penalties=dict(data.get("penalties") or {}),
+            alternatives=[Alternative.from_json(a) for a in data.get("alternatives") or ()])
 
 
 @dataclass(frozen=True)
@@ -592,8 +625,6 @@ def score_hand(
 
 def parse_card_field(value: Card | str) -> Card:
     """Parse a single-card field (the up card), naming it in the error."""
-    from scorer.cards import parse_card
-
     try:
         return parse_card(value)
     except CardError as exc:

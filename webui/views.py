@@ -123,7 +123,8 @@ def undo_label(state: TableState, kind: str, payload: dict[str, Any], hand: int)
     if recorded.kind is Kind.DEAD:
         what = "dead hand"
     elif recorded.winner in names:
-        what = f"{names[recorded.winner]} scores {(recorded.result or {}).get('points')}"
+        points = recorded.result.points if recorded.result is not None else None
+        what = f"{names[recorded.winner]} scores {points}"
     else:
         what = "not scored"
     return f"Undo the result entered for hand {hand} ({what})"

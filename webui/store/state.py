@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webui.store import engine
+from webui.store.engine import HandResult
 from webui.store.event_kind import EventKind, taken_back
-from webui.store.proposal import Kind, Phase
+from webui.store.proposal import Kind, ManualResult, Phase
 from webui.store.record import RecordedProposal
 
 PLAYERS = engine.PLAYERS
@@ -68,7 +69,7 @@ class HandState:
         return Phase.CONFIRMED if self.confirmed else Phase.PROPOSED
 
     @property
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> HandResult | ManualResult | None:
         """The proposal's result (None for a dead hand)."""
         assert self.proposal is not None
         return None if self.proposal.kind is Kind.DEAD else self.proposal.result
@@ -108,16 +109,15 @@ class GameState:
     stale_signatures: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     reopened: int = 0
     rules: Any = field(default="tournament", repr=False)
-    _sheet: dict[str, Any] | None = field(default=None, repr=False)
-    _winner: str | None = field(default=None, repr=False)
+    _sheet: engine.Sheet | None = field(default=None, repr=False)
 
     @property
-    def sheet(self) -> dict[str, Any]:
+    def sheet(self) -> engine.Sheet:
         """The engine's score sheet of the confirmed hands (computed when first needed after a
         change, so folding a long game costs one sheet, not one per hand)."""
         if self._sheet is None:
             entries = [h.sheet_entry() for h in self.hands if h.confirmed]
-            self._sheet, self._winner = engine.game_sheet(self.rules, entries)
+            self._sheet = engine.sheet(self.rules, entries)
         return self._sheet
 
     def sheet_changed(self, rules: Any = None) -> None:
@@ -134,8 +134,7 @@ class GameState:
     def winner(self) -> str | None:
         """The game's winner once it is over, as the engine counts it (Hollywood: once all
         three columns are over)."""
-        self.sheet  # noqa: B018 (computes the winner with the sheet)
-        return self._winner
+        return self.sheet.set_winner
 
     @property
     def ended(self) -> bool:
@@ -160,7 +159,7 @@ class GameState:
 
     def to_json(self) -> dict[str, Any]:
         return {"number": self.number, "hands": [h.to_json() for h in self.hands],
-                "sheet": self.sheet, "winner": self.winner, "ended": self.ended,
+                "sheet": self.sheet.to_json(), "winner": self.winner, "ended": self.ended,
                 "locked": self.locked, "reopened": self.reopened,
                 "signed_by": sorted(self.signatures),
                 "signatures": {p: {"sheet_hash": s.get("sheet_hash"), "seq": s["seq"]}
@@ -186,7 +185,7 @@ def sheet_record(state: TableState, game: GameState) -> dict[str, Any]:
                       "director": h.director_confirmed,
                       "proposal": {k: recorded[k] for k in keys if recorded.get(k) is not None}})
     record = {"table": state.name, "players": dict(state.players), "rules": state.rules,
-              "game": game.number, "hands": hands, "sheet": game.sheet}
+              "game": game.number, "hands": hands, "sheet": game.sheet.to_json()}
     if game.reopened:  # a reopened game's sheet is another sheet: earlier requests sign nothing
         record["reopened"] = game.reopened
     return record

@@ -115,3 +115,18 @@ def test_one_outcome_word_table_says_every_ending():
     assert knocker_verb(scorer.Outcome.BIG_GIN) == "goes big gin"
     assert knocker_verb(scorer.Outcome.UNDERCUT) == "knocks"
     assert OUTCOME_WORDS[scorer.Outcome.BIG_GIN].name == "big gin"
+
+
+def test_the_match_and_the_knock_card_are_typed_and_written_as_before():
+    state = fold(1, _events())
+    match = state.match()
+    assert isinstance(match.status, scorer.MatchStatus) and match.games_won == {"A": 0, "B": 0}
+    assert state.match_json() == {"games": 1, "games_won": {"A": 0, "B": 0}, "complete": False,
+                                  "winner": None, "best_of": 5, "decided": False}
+    knock = engine.knock_card_info("tournament", "4C")
+    assert (knock.limit, knock.gin_only, knock.pretty, knock.red) == (4, False, "4♣", False)
+    assert knock.to_json() == {"limit": 4, "gin_only": False, "code": "4C", "pretty": "4♣",
+                               "red": False}
+    assert engine.knock_card_info("tournament", "AS").gin_only  # 000: an ace up is gin only
+    assert engine.knock_card_info("tournament", None).to_json() == {"limit": None,
+                                                                    "gin_only": False}

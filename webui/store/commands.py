@@ -445,7 +445,7 @@ def next_game(dealer: Any = None) -> Command:
             missing = [state.players[p] for p in PLAYERS if p not in g.signatures]
             raise CommandError("not_signed", f"game {g.number} must be signed by both players "
                                f"first (still to sign: {', '.join(missing)})", 409)
-        if state.match_json()["decided"]:
+        if state.match().decided:
             raise CommandError("match_over", "the match is decided", 409)
         if dealer in PLAYERS:
             first = dealer

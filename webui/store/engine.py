@@ -4,6 +4,7 @@ its edges (the event log, the HTTP API, the signed sheet record)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import scorer
@@ -30,7 +31,7 @@ def other_player(player: str) -> str:
     """The seat across the table from ``player``."""
     return PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
 
-__all__ = ["PLAYERS", "HandResult", "MatchStatus", "Outcome", "ScorerError", "Sheet",
+__all__ = ["PLAYERS", "HandResult", "KnockCard", "MatchStatus", "Outcome", "ScorerError", "Sheet",
            "SheetResult", "card_json", "dealer_after",
            "hand_winner", "knock_card_info", "match", "melding_cards", "normalise_cards",
            "other_player", "plays_match", "preset_names", "rules_json", "same_rules", "score",
@@ -101,7 +102,35 @@ def melding_cards(cards: list[str], taken: list[str]) -> list[str]:
     return [c.code for c in scorer.melding_cards(cards, taken)]
 
 
-def knock_card_info(spec: Any, up_card: str | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class KnockCard:
+    """What a hand's up card means: its knock ``limit`` (None while the card is not read)
+    and whether the hand is gin only; ``card``: the up card, when known."""
+
+    limit: int | None
+    card: scorer.Card | None = None
+
+    @property
+    def gin_only(self) -> bool:
+        return self.limit == 0
+
+    @property
+    def pretty(self) -> str:
+        return self.card.pretty() if self.card is not None else ""
+
+    @property
+    def red(self) -> bool:
+        return self.card is not None and self.card.suit in "HD"
+
+    def to_json(self) -> dict[str, Any]:
+        """As the API has always written it: limit, gin_only and the card's ``card_json``."""
+        info: dict[str, Any] = {"limit": self.limit, "gin_only": self.gin_only}
+        if self.card is not None:
+            info.update(card_json(self.card.code))
+        return info
+
+
+def knock_card_info(spec: Any, up_card: str | None) -> KnockCard:
     """What a hand's up card means: its knock limit and whether the hand is gin only."""
     rules = rules_from_spec(spec)
     card = parse_card(up_card) if up_card else None
@@ -109,10 +138,7 @@ def knock_card_info(spec: Any, up_card: str | None) -> dict[str, Any]:
         limit: int | None = knock_limit_for(rules, card)
     except ScorerError:  # the limit comes from the up card, not read yet
         limit = None
-    info: dict[str, Any] = {"limit": limit, "gin_only": limit == 0}
-    if card is not None:
-        info.update(card_json(card.code))
-    return info
+    return KnockCard(limit, card)
 
 
 def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list[str]],

@@ -202,6 +202,36 @@ def sheet_hash(state: TableState, game: GameState) -> str:
     return digest(sheet_record(state, game))
 
 
+@dataclass(frozen=True)
+class TableMatch:
+    """A table's match as the engine counts it (``status``), with the games started
+    (``games``) and whether it ends play (``decided``: a match of several games is over)."""
+
+    status: engine.MatchStatus
+    games: int
+    decided: bool
+
+    @property
+    def best_of(self) -> int:
+        return self.status.games
+
+    @property
+    def games_won(self) -> dict[str, int]:
+        return self.status.games_won
+
+    @property
+    def complete(self) -> bool:
+        return self.status.complete
+
+    @property
+    def winner(self) -> str | None:
+        return self.status.winner
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.status.to_json(), "best_of": self.best_of, "games": self.games,
+                "decided": self.decided}
+
+
 @dataclass
 class TableState:
     """Everything known about one table."""
@@ -254,7 +284,7 @@ class TableState:
         last = game.hands[-1]
         return engine.dealer_after(self.rules, last.dealer, last.winner)
 
-    def match_json(self) -> dict[str, Any]:
+    def match(self) -> TableMatch:
         """Match progress from the rules engine (games won, best of, winner, series). A table's
         rules are ones the engine plays (checked when the table is made and when its settings
         change), so there is no match length to guess."""
@@ -262,9 +292,16 @@ class TableState:
         status = engine.match(self.rules, winners)
         # a match of several games (tournament best of five, partnership series) ends play;
         # single-game rule sets play on, game after game
-        decided = status.complete and self.plays_match
-        return {**status.to_json(), "best_of": status.games, "games": len(self.games),
-                "decided": decided}
+        return TableMatch(status, len(self.games), status.complete and self.plays_match)
+
+    def match_json(self) -> dict[str, Any]:
+        """``match()`` as the API and the exported record write it."""
+        return self.match().to_json()
+
+    def knock_card(self) -> engine.KnockCard | None:
+        """What the current hand's up card means (None: the game is over)."""
+        current = self.current_hand()
+        return None if current is None else engine.knock_card_info(self.rules, current.up_card)
 
     @property
     def plays_match(self) -> bool:
@@ -273,13 +310,12 @@ class TableState:
 
     def to_json(self) -> dict[str, Any]:
         current = self.current_hand()
-        knock = None
-        if current is not None:
-            knock = engine.knock_card_info(self.rules, current.up_card)
+        knock = self.knock_card()
         return {"table_id": self.table_id, "name": self.name, "players": self.players,
                 "rules": self.rules, "camera": self.camera, "last_seq": self.last_seq,
                 "games": [g.to_json() for g in self.games],
-                "current_hand": current.to_json() if current else None, "knock": knock,
+                "current_hand": current.to_json() if current else None,
+                "knock": knock.to_json() if knock is not None else None,
                 "match": self.match_json()}
 
 

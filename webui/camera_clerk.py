@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from vision.table.events import Event, HandDealt, TableRead
 from vision.table.notes import Problem
 from webui.common.durable import write_atomically
 from webui.common.words import card_count_question
@@ -34,13 +35,13 @@ class CameraClerk:
         self.latest_jpeg = latest_jpeg  # the picture kept as the proposal's snapshot
         self.later_deal = False  # a deal seen while players are still on an earlier hand
 
-    def on_event(self, ev: Any) -> None:
+    def on_event(self, ev: Event) -> None:
         """Record one reader event; other kinds are not the clerk's."""
-        kind = getattr(ev, "kind", "")
-        if kind == "hand_dealt":
-            self.dealt(ev.up_card, getattr(ev, "alternative", None))
-        elif kind == "table_read" and not self.later_deal:
-            self.propose(ev)
+        match ev:
+            case HandDealt(up_card=up_card, alternative=alternative):
+                self.dealt(up_card, alternative)
+            case TableRead() if not self.later_deal:
+                self.propose(ev)
 
     def dealt(self, up_card: str, alternative: str | None = None) -> None:
         """A fresh deal: it is this hand's knock card, unless the players are still on an
@@ -58,7 +59,7 @@ class CameraClerk:
         self.command(lambda st: commands.set_knock_card(
             _cur(st)[0], _cur(st)[1], up_card, source="camera", alternative=alternative)(st))
 
-    def propose(self, read: Any) -> None:
+    def propose(self, read: TableRead) -> None:
         """A reading of both spreads as a ``Proposal`` (built here, the camera's one door into
         the records): cards, and the cards named in the reader's notes, through the engine's
         parser."""

@@ -39,25 +39,6 @@ class Phase(StrEnum):
     CONFIRMED = "confirmed"  #: both players (or the director) confirmed it
 
 
-def card_code(text: str) -> str | None:
-    """The canonical code of a card written ``text`` (engine's parser), None if not a card."""
-    try:
-        return engine.normalise_cards([text])[0]
-    except engine.ScorerError:
-        return None
-
-
-def reader_card(code: str) -> str:
-    """A card code from the table reader in the engine's canonical form (a code the engine
-    cannot read is kept as read, so scoring the proposal names it in its error)."""
-    return card_code(code) or code
-
-
-def reader_cards(codes: Any) -> list[str]:
-    """``reader_card`` of each code, in order."""
-    return [reader_card(c) for c in codes]
-
-
 @dataclass(frozen=True)
 class ManualResult:
     """A result entered by hand: who won and how many points, no cards scored (the

@@ -81,8 +81,14 @@ def test_a_hand_result_reads_back_as_it_was_written():
                         laid_off={"B": ["8H"]})
     assert laid.layoffs == [scorer.Layoff(scorer.parse_card("8H"),
                                           scorer.parse_cards(["5H", "6H", "7H"]))]
-    for written in (laid.to_json(), _full_result()):
+    # the knocker's aces as a set block two layoffs; the spread with them is an alternative
+    blocked = engine.score("standard", up_card=None, knocker="A", hands={
+        "A": ["AS", "AD", "AH", "2H", "3H", "7C", "8C", "9C", "TC", "JC"],
+        "B": ["4H", "5H", "QS", "QD", "QH", "2S", "3S", "4S", "KC", "9D"]})
+    assert blocked.alternatives and blocked.alternatives[0].layoffs
+    for written in (laid.to_json(), _full_result(), blocked.to_json()):
         assert scorer.HandResult.from_json(written).to_json() == written
+    assert scorer.HandResult.from_json(blocked.to_json()) == blocked
 
 
 def test_state_and_pages_hold_types_and_the_signed_record_is_unchanged():

@@ -37,10 +37,16 @@ def engine_sheet(state: TableState) -> engine.Sheet:
     return engine.sheet(state.rules, hands)
 
 
-def match_result(state: TableState) -> dict[str, Any]:
+def match_status(state: TableState) -> engine.MatchStatus:
     """The table's match by the engine (best of five; 000 partnership series for partnership
-    rules), with the players' names."""
-    match = engine_sheet(state).match()
+    rules)."""
+    return engine_sheet(state).match()
+
+
+def match_result(state: TableState) -> dict[str, Any]:
+    """``match_status`` as the director's pages and the hall's API show it, with the players'
+    names."""
+    match = match_status(state)
     return {**match.to_json(), "names": dict(state.players),
             "winner_name": state.players.get(match.winner) if match.winner else None}
 

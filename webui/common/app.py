@@ -76,11 +76,12 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
     from webui.common import signing  # loads cryptography: only once an app is built
     from webui.common.words import outcome_words
     from webui.store.engine import Outcome, card_html
+    from webui.store.proposal import Kind
 
     app.extensions["gintray.identity"] = signing.ensure_identity(folder)
     app.jinja_env.filters["card"] = lambda code: Markup(card_html(str(code)))
     app.jinja_env.filters["outcome_words"] = outcome_words  # both apps say outcomes alike
-    app.jinja_env.globals["Outcome"] = Outcome
+    app.jinja_env.globals.update(Outcome=Outcome, Kind=Kind)  # templates compare types
     csrf.init_app(app)
     for blueprint in blueprints:
         app.register_blueprint(blueprint)

@@ -79,7 +79,7 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
     from webui.store.proposal import Kind
 
     app.extensions["gintray.identity"] = signing.ensure_identity(folder)
-    app.jinja_env.filters["card"] = lambda code: Markup(card_html(str(code)))
+    app.jinja_env.filters["card"] = lambda card: Markup(card_html(card))
     app.jinja_env.filters["outcome_words"] = outcome_words  # both apps say outcomes alike
     app.jinja_env.globals.update(Outcome=Outcome, Kind=Kind)  # templates compare types
     csrf.init_app(app)

@@ -74,16 +74,17 @@ def same_rules(spec: Any, other: Any) -> bool:
         return False
 
 
-def card_html(code: str) -> str:
-    """A card as a small HTML span (red for hearts and diamonds); unknown codes shown as is."""
+def card_html(code: str | scorer.Card) -> str:
+    """A card (the engine's ``Card``, or its code) as a small HTML span (red for hearts and
+    diamonds); unknown codes shown as is."""
     from markupsafe import escape
 
     try:
-        card = card_json(code)
+        card = parse_card(code)
     except ScorerError:
-        return f'<span class="card">{escape(code)}</span>'
-    cls = "card red" if card["red"] else "card"
-    return f'<span class="{cls}" title="{card["code"]}">{escape(card["pretty"])}</span>'
+        return f'<span class="card">{escape(str(code))}</span>'
+    cls = "card red" if card.suit in "HD" else "card"
+    return f'<span class="{cls}" title="{card.code}">{escape(card.pretty())}</span>'
 
 
 def card_json(code: str) -> dict[str, Any]:

@@ -142,9 +142,11 @@ def card_figures(scores: list[FrameScore]) -> tuple[str, str]:
 
 
 def seen_cards(read: TableRead) -> list[SeenCard]:
-    """The cards of a read as the reader's SeenCard objects (for voting)."""
+    """The cards of a read as the reader's SeenCard objects (for voting), rounded as the
+    read's JSON writes them (as the figures were measured)."""
     return [SeenCard(c["card"], tuple(tuple(b) for b in c["boxes"]), c["confidence"],
-                     tuple(c["center"]), c.get("alternative")) for c in read.cards]
+                     tuple(c["center"]), c.get("alternative"))
+            for c in (seen.to_json() for seen in read.cards)]
 
 
 def vote_scene(reads: list[TableRead]) -> TableRead:

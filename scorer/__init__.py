@@ -13,7 +13,7 @@ from scorer.errors import (
     RulesError,
     ScorerError,
 )
-from scorer.hand import Alternative, HandResult, Layoff, score_hand, spread_sizes
+from scorer.hand import score_hand, spread_sizes
 from scorer.melds import (
     Arrangement,
     DiscardOption,
@@ -25,6 +25,7 @@ from scorer.melds import (
     min_deadwood,
 )
 from scorer.outcomes import Outcome
+from scorer.results import Alternative, HandResult, Layoff
 from scorer.rules import PRESETS, RuleSet, Shutout, knock_limit_for, rules_from_spec
 from scorer.sheet import (
     PLAYERS,

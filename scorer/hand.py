@@ -24,7 +24,7 @@ Rules (seed in brackets; 000 is the GRA tournament text and the authority):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -34,6 +34,7 @@ from scorer.cards import (
     codes,
     mask_to_cards,
     mask_value,
+    parse_card,
     parse_cards,
     sort_cards,
 )
@@ -49,7 +50,8 @@ from scorer.melds import (
     min_deadwood_mask,
     optimal_arrangements,
 )
-from scorer.outcomes import Outcome, Score, decide
+from scorer.outcomes import Score, decide
+from scorer.results import Alternative, HandResult, Layoff
 from scorer.rules import RuleSet, knock_limit_for, rules_from_spec
 
 HAND_SIZE = 10
@@ -61,97 +63,6 @@ def spread_sizes(knocker: bool) -> tuple[int, ...]:
     """How many cards a player lays down when a hand ends: ``HAND_SIZE``, or one more for a
     knocker who goes big gin without discarding."""
     return (HAND_SIZE, HAND_SIZE + 1) if knocker else (HAND_SIZE,)
-
-
-@dataclass(frozen=True)
-class Layoff:
-    """A defender card laid off onto one of the knocker's melds (as the knocker laid it)."""
-
-    card: Card
-    onto: list[Card]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"card": self.card.code, "onto": codes(self.onto)}
-
-
-@dataclass(frozen=True)
-class Alternative:
-    """Another spread the knocker could lay, with a different result after the layoffs.
-
-    Reported so players who laid their melds differently from the engine's choice see what
-    their spread scores (issue 14: "report the alternatives when players might choose
-    differently").
-    """
-
-    melds: list[list[Card]]
-    layoffs: list[Layoff]
-    deadwood: dict[str, int]
-    outcome: Outcome
-    winner: str | None
-    points: int
-    #: the knocker's melds exactly as laid on the table (``score_hand``'s ``layout``)
-    as_laid: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "melds": [codes(m) for m in self.melds],
-            "layoffs": [lay.to_json() for lay in self.layoffs],
-            "deadwood": dict(self.deadwood),
-            "outcome": self.outcome.value,
-            "winner": self.winner,
-            "points": self.points,
-        }
-        if self.as_laid:
-            out["as_laid"] = True
-        return out
-
-
-@dataclass(frozen=True)
-class HandResult:
-    """The scored hand; ``to_json()`` is exactly the ``gintray score`` output."""
-
-    outcome: Outcome
-    winner: str | None
-    points: int
-    knock_limit: int
-    knocker: str
-    defender: str
-    deadwood: dict[str, int]
-    melds: dict[str, list[list[Card]]]
-    layoffs: list[Layoff]
-    deadwood_cards: dict[str, list[Card]]
-    doubled: bool = False
-    bonus: int = 0  #: the gin, big gin or undercut bonus within ``points`` (before doubling)
-    improper_knock_accepted: bool = False
-    penalties: dict[str, dict[str, Any]] = field(default_factory=dict)
-    alternatives: list[Alternative] = field(default_factory=list)
-
-    @property
-    def loser(self) -> str | None:
-        """The player who lost the hand (None on a scoreless tie)."""
-        if self.winner is None:
-            return None
-        return self.defender if self.winner == self.knocker else self.knocker
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON object of the CLI's ``score`` command."""
-        return {
-            "outcome": self.outcome.value,
-            "winner": self.winner,
-            "points": self.points,
-            "knock_limit": self.knock_limit,
-            "knocker": self.knocker,
-            "defender": self.defender,
-            "deadwood": dict(self.deadwood),
-            "melds": {p: [codes(m) for m in ms] for p, ms in self.melds.items()},
-            "layoffs": [lay.to_json() for lay in self.layoffs],
-            "deadwood_cards": {p: codes(cs) for p, cs in self.deadwood_cards.items()},
-            "doubled": self.doubled,
-            "bonus": self.bonus,
-            "improper_knock_accepted": self.improper_knock_accepted,
-            "penalties": self.penalties,
-            "alternatives": [alt.to_json() for alt in self.alternatives],
-        }
 
 
 @dataclass(frozen=True)
@@ -592,8 +503,6 @@ def score_hand(
 
 def parse_card_field(value: Card | str) -> Card:
     """Parse a single-card field (the up card), naming it in the error."""
-    from scorer.cards import parse_card
-
     try:
         return parse_card(value)
     except CardError as exc:

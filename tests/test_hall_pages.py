@@ -83,6 +83,9 @@ def test_every_director_page_loads_with_confirmed_corrected_signed_and_partnersh
     assert "director" in text[corrected] and "Di 20" in text[corrected]
     assert "(signed)" in text[signed] and "Reopen game 1" in text[signed]
     assert "won by Ed" in text[signed]
+    # how each hand ended, in the words the table app uses (never the engine's "big_gin")
+    assert "Ann 14 (knock)" in text[confirmed] and "(gin)" in text[signed]
+    assert "(entered by hand)" in text[corrected]
     assert "Gus v Hal" in text[b1] and "Ida v Jo" in text[b2]
     assert "Synced from the table" in text[synced] and "Kim, Lou" in text[synced]
     assert 'name="revision"' in text[confirmed]  # the correction names what the director saw

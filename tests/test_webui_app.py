@@ -523,9 +523,9 @@ def test_folding_a_long_game_computes_its_sheet_once(app, tablet, monkeypatch):
         tablet.play_manual_hand("AB"[i % 2], 10)
     events = app.extensions["gintray.store"].events(1)
     calls = []
-    real = engine.game_sheet
-    monkeypatch.setattr(engine, "game_sheet", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = engine.sheet
+    monkeypatch.setattr(engine, "sheet", lambda *a, **k: calls.append(1) or real(*a, **k))
     folded = state.fold(1, events)
     assert len(folded.games[0].confirmed_hands) == 12 and not calls
-    assert folded.games[0].sheet["hands"][-1]["totals"] == {"A": 60, "B": 60}
+    assert folded.games[0].sheet.hands[-1]["totals"] == {"A": 60, "B": 60}
     assert len(calls) == 1

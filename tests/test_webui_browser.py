@@ -156,7 +156,7 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
     signatures = app.extensions["gintray.store"].state(table_id).games[0].signatures
     assert set(signatures) == {"A", "B"}
     assert pdf.count(b"/Subtype /Image") >= 2  # both drawn signatures are in the sheet
-    points = hand.proposal.result["points"]
+    points = hand.proposal.result.points
     at = pdf.index(f"({points})".encode())
     tampered = bytearray(pdf)
     tampered[at + 1] = ord("0") if chr(tampered[at + 1]) != "0" else ord("1")

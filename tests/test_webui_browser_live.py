@@ -145,8 +145,8 @@ def test_a_half_filled_outcome_form_survives_live_changes_and_is_sent(served, tm
         browser.close()
     proposal = store.state(TABLE).current_hand().proposal
     assert proposal.kind.value == "manual"
-    assert proposal.result["winner"] == "A" and proposal.result["points"] == 22
-    assert proposal.result["note"] == "camera missed the layoff"
+    assert proposal.result.winner == "A" and proposal.result.points == 22
+    assert proposal.result.note == "camera missed the layoff"
 
 
 def test_a_newer_page_of_the_tablet_takes_the_stream_and_the_older_says_so(served, tmp_path):

@@ -109,7 +109,7 @@ def test_a_misread_meld_card_is_fixed_and_confirmed_in_three_taps(served):
     count, hand = play(served, fix)
     assert count <= 3 and hand.confirmed
     assert sorted(hand.proposal.cards["A"]) == sorted(true_a)
-    assert hand.proposal.result["deadwood"]["A"] == 5
+    assert hand.proposal.result.deadwood["A"] == 5
 
 
 def test_a_misread_card_the_camera_was_sure_of_is_fixed_in_two_taps_and_confirmed(served,
@@ -136,7 +136,7 @@ def test_a_misread_card_the_camera_was_sure_of_is_fixed_in_two_taps_and_confirme
     count, hand = play(served, fix)
     assert count <= 4 and hand.confirmed
     assert sorted(hand.proposal.cards["A"]) == sorted(true_a)
-    assert hand.proposal.result["deadwood"]["A"] == 5
+    assert hand.proposal.result.deadwood["A"] == 5
 
 
 def test_a_knock_card_the_camera_was_sure_of_is_fixed_in_two_taps_and_confirmed(served):

@@ -13,16 +13,9 @@ from webui.store.proposal import (
     Kind,
     Phase,
     Proposal,
-    reader_cards,
 )
 from webui.store.record import RecordedProposal, swaps
 from webui.store.state import HandState
-
-
-def test_reader_cards_go_through_the_engines_parser():
-    assert reader_cards(["10D", "td", "AS"]) == ["TD", "TD", "AS"]
-    assert reader_cards(["??"]) == ["??"]  # kept: scoring names it
-
 
 CAMERA_JSON = {
     "kind": "score", "knocker": "A",

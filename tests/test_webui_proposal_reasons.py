@@ -85,22 +85,21 @@ def test_the_count_sentence_spells_the_engines_own_sum():
     knock = _scored("tournament", "9H", "A", {"A": KNOCK_A, "B": KNOCK_B})
     assert count_sentence(knock, PLAYERS) == "Ben's count 12 - Ann's count 5 = 7 for Ann"
     gin = _scored("tournament", "9H", "A", {"A": GIN_A, "B": GIN_B})
-    assert gin["bonus"] == 25
+    assert gin.bonus == 25
     assert count_sentence(gin, PLAYERS) == "Ben's count 30 + gin bonus 25 = 55 for Ann"
     # Ben lays 8D and QD off and holds 3: Ann's 5 is undercut
     undercut_b = ["KS", "KH", "KC", "4H", "5H", "6H", "8D", "QD", "AS", "2S"]
     undercut = _scored("tournament", "9H", "A", {"A": KNOCK_A, "B": undercut_b})
-    assert undercut["outcome"] == "undercut"
+    assert undercut.outcome is engine.Outcome.UNDERCUT
     assert count_sentence(undercut, PLAYERS) == (
         "Ann's count 5 - Ben's count 3 + undercut bonus 25 = 27 for Ben")
     spade = _scored("oklahoma", "9S", "A", {"A": KNOCK_A, "B": KNOCK_B})
-    assert spade["doubled"] and spade["points"] == 14
+    assert spade.doubled and spade.points == 14
     assert count_sentence(spade, PLAYERS) == (
         "Ben's count 12 - Ann's count 5 = 7, x 2 (spade knock card) = 14 for Ann")
 
 
 def test_a_result_recorded_before_the_engine_named_its_bonus_gets_no_wrong_sum():
-    gin = _scored("tournament", "9H", "A", {"A": GIN_A, "B": GIN_B})
-    del gin["bonus"]  # as stored by earlier versions
-    assert count_sentence(gin, PLAYERS) is None
-    assert count_sentence({"outcome": "manual", "winner": "A", "points": 9}, PLAYERS) is None
+    stored = _scored("tournament", "9H", "A", {"A": GIN_A, "B": GIN_B}).to_json()
+    del stored["bonus"]  # as stored by earlier versions
+    assert count_sentence(engine.HandResult.from_json(stored), PLAYERS) is None

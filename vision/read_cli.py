@@ -102,7 +102,7 @@ def read_main(argv: list[str]) -> int:
             continue
         read = read_image(image, layout, detector, MirrorSetting(args.mirror))
         if scorer is not None:
-            scorer.add(path, {c["card"] for c in read.cards})
+            scorer.add(path, {c.card for c in read.cards})
         if args.json:
             print(json.dumps({"image": str(path), **read.to_json()}))
         else:

@@ -15,11 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from vision.table.notes import Problem
+from vision.table.events import Event, HandDealt, TableRead
 from webui.common.durable import write_atomically
 from webui.common.words import card_count_question
 from webui.store import Actor, CommandError, Store, commands, engine
-from webui.store.proposal import Kind, Missing, Proposal, reader_card, reader_cards
+from webui.store.proposal import Kind, Missing, Proposal
 
 log = logging.getLogger(__name__)
 CAMERA = Actor("camera")
@@ -34,34 +34,32 @@ class CameraClerk:
         self.latest_jpeg = latest_jpeg  # the picture kept as the proposal's snapshot
         self.later_deal = False  # a deal seen while players are still on an earlier hand
 
-    def on_event(self, ev: Any) -> None:
+    def on_event(self, ev: Event) -> None:
         """Record one reader event; other kinds are not the clerk's."""
-        kind = getattr(ev, "kind", "")
-        if kind == "hand_dealt":
-            self.dealt(ev.up_card, getattr(ev, "alternative", None))
-        elif kind == "table_read" and not self.later_deal:
-            self.propose(ev)
+        match ev:
+            case HandDealt(up_card=up_card, alternative=alternative):
+                self.dealt(up_card, alternative)
+            case TableRead() if not self.later_deal:
+                self.propose(ev)
 
     def dealt(self, up_card: str, alternative: str | None = None) -> None:
         """A fresh deal: it is this hand's knock card, unless the players are still on an
         earlier hand (then its readings wait: they must not overwrite that hand).
         ``alternative``: the detector's runner-up reading, kept for a one-tap swap."""
         hand = self.store.state(self.table_id).current_hand()
-        up_card = reader_card(up_card)
         if hand is None or (hand.up_card is not None and not hand.dealt_as(up_card)):
             self.later_deal = True
             log.info("table %s: deal of %s ignored until the current hand is confirmed",
                      self.table_id, up_card)
             return
         self.later_deal = False
-        alternative = reader_card(alternative) if alternative else None
         self.command(lambda st: commands.set_knock_card(
             _cur(st)[0], _cur(st)[1], up_card, source="camera", alternative=alternative)(st))
 
-    def propose(self, read: Any) -> None:
+    def propose(self, read: TableRead) -> None:
         """A reading of both spreads as a ``Proposal`` (built here, the camera's one door into
-        the records): cards, and the cards named in the reader's notes, through the engine's
-        parser."""
+        the records). Its card codes are the detector's, parsed once where they entered vision
+        (``vision.inference.detection.card_code``, the engine's parser): taken as they are."""
         spreads = read.spreads
         if set(spreads) != set(engine.PLAYERS):
             return
@@ -69,12 +67,11 @@ class CameraClerk:
         if knocker is None:  # a read without a knock cannot be a proposal
             log.warning("table %s: a spread read without a knocker was ignored", self.table_id)
             return
-        hands = {p: reader_cards(cards) for p, cards in read.hands().items()}
-        layout = {p: [reader_cards(g) for g in groups]
-                  for p, groups in read.layout().items() if groups}
-        laid_off = {p: reader_cards(s.layoffs) for p, s in spreads.items() if s.layoffs}
-        up_card = reader_card(read.up_card) if read.up_card else None
-        problems = tuple(canonical(p) for p in read.problems)
+        hands = read.hands()
+        layout = {p: groups for p, groups in read.layout().items() if groups}
+        laid_off = {p: list(s.layoffs) for p, s in spreads.items() if s.layoffs}
+        up_card = read.up_card
+        problems = tuple(read.problems)
         proposal = Proposal(  # the layout only chooses among spreads that score the same
             Kind.SCORE, knocker=knocker, cards=hands, layout=layout or None,
             laid_off=laid_off or None,
@@ -119,12 +116,6 @@ class CameraClerk:
             log.info("camera reading not recorded: %s", exc.message)
         except Exception:
             log.exception("camera reading not recorded")
-
-
-def canonical(problem: Problem) -> Problem:
-    """A reader's note with the cards it names in the engine's canonical codes."""
-    alternative = reader_card(problem.alternative) if problem.alternative else None
-    return replace(problem, cards=tuple(reader_cards(problem.cards)), alternative=alternative)
 
 
 def missing_cards(hands: dict[str, list[str]], knocker: str,

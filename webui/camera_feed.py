@@ -26,7 +26,7 @@ from vision.inference import detector as card_detector  # load_detector: patched
 from vision.inference.mirror import unmirror
 from vision.inference.tiling import configured
 from vision.table.camera import open_camera
-from vision.table.events import FrameRead
+from vision.table.events import CameraBack, CameraLost, Event, FrameRead
 from vision.table.layout import load_layout
 from vision.table.picture import draw_detections, prepare
 from vision.table.reader import Onlooker, TableReader
@@ -284,17 +284,18 @@ class TableCamera:
         self.checked.set()
         self.notify(self.table_id, 0)
 
-    def handle(self, ev: Any) -> None:
+    def handle(self, ev: Event) -> None:
         """The camera's own events set the status; the reader's go to the clerk."""
-        kind = getattr(ev, "kind", "")
-        if kind == "camera_lost":  # the device's own words go to the log, not the players
-            log.warning("camera of table %s lost: %s", self.table_id, ev.reason)
-            self._set_status("lost", CAMERA_LOST_WORDS, lost_since=datetime.now(UTC).isoformat())
-        elif kind == "camera_back":
-            self._set_status("running", "camera back: reading the table again",
-                             back_since=datetime.now(UTC).isoformat())
-        else:
-            self.clerk.on_event(ev)
+        match ev:
+            case CameraLost(reason=reason):  # the device's own words go to the log only
+                log.warning("camera of table %s lost: %s", self.table_id, reason)
+                self._set_status("lost", CAMERA_LOST_WORDS,
+                                 lost_since=datetime.now(UTC).isoformat())
+            case CameraBack():
+                self._set_status("running", "camera back: reading the table again",
+                                 back_since=datetime.now(UTC).isoformat())
+            case _:
+                self.clerk.on_event(ev)
 
 
 def deck_line(detector: Any, deck: str | None) -> str | None:

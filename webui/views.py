@@ -72,7 +72,8 @@ def page_context(table_id: int) -> dict[str, Any]:
     feed = cameras.get(table_id)
     seats = [p for p in PLAYERS if may_act_for(table_id, p)]
     sheets = [sheetview.game_view(state, g) for g in state.games]
-    return {"table": table, "state": state, "s": state.to_json(),
+    return {"table": table, "state": state, "table_match": state.match(),
+            "knock_card": state.knock_card(),
             "device": current_device(table_id), "director": is_director(),
             "sheets": sheets,
             "camera": feed.status() if feed else {"state": "off", "message": NO_CAMERA},
@@ -123,7 +124,8 @@ def undo_label(state: TableState, kind: str, payload: dict[str, Any], hand: int)
     if recorded.kind is Kind.DEAD:
         what = "dead hand"
     elif recorded.winner in names:
-        what = f"{names[recorded.winner]} scores {(recorded.result or {}).get('points')}"
+        points = recorded.result.points if recorded.result is not None else None
+        what = f"{names[recorded.winner]} scores {points}"
     else:
         what = "not scored"
     return f"Undo the result entered for hand {hand} ({what})"

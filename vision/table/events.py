@@ -7,10 +7,13 @@ the game: the web app shows them as proposals that players confirm.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vision.inference.detection import Detections
 from vision.table.notes import Problem
+
+if TYPE_CHECKING:  # the grouping (and numpy) only where a table is read
+    from vision.table.grouping import SeenCard
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,7 @@ class TableRead:
     problems: list[Problem]
     confidence: float
     knocker: str | None = None
-    cards: list[dict[str, Any]] = field(default_factory=list)
+    cards: tuple[SeenCard, ...] = ()
     mirrored: bool = False  # read in the photo's mirror image (`vision.inference.mirror`)
     kind: str = field(default="table_read", init=False)
 
@@ -125,7 +128,8 @@ class TableRead:
                 "spreads": {p: s.to_json() for p, s in self.spreads.items()},
                 "problems": [p.to_json() for p in self.problems],
                 "confidence": round(self.confidence, 3),
-                "cards": list(self.cards), **({"mirrored": True} if self.mirrored else {})}
+                "cards": [c.to_json() for c in self.cards],
+                **({"mirrored": True} if self.mirrored else {})}
 
 
 Event = HandDealt | SpreadRead | CameraLost | CameraBack | TableRead

@@ -168,6 +168,5 @@ def read_spreads(
         problems=problems,
         confidence=min(confidences, default=1.0),
         knocker=knock.knocker if knock is not None else None,
-        cards=[c.to_json() for c in (cards if cards is not None
-                                     else [c for area in areas.values() for c in area])],
+        cards=tuple(cards if cards is not None else [c for area in areas.values() for c in area]),
     )

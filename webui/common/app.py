@@ -74,10 +74,14 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
         app.config["SECRET_KEY"] = store.set_setting(secret_setting, secrets.token_hex(32),
                                                      only_if_missing=True)
     from webui.common import signing  # loads cryptography: only once an app is built
-    from webui.store.engine import card_html
+    from webui.common.words import outcome_words
+    from webui.store.engine import Outcome, card_html
+    from webui.store.proposal import Kind
 
     app.extensions["gintray.identity"] = signing.ensure_identity(folder)
-    app.jinja_env.filters["card"] = lambda code: Markup(card_html(str(code)))
+    app.jinja_env.filters["card"] = lambda card: Markup(card_html(card))
+    app.jinja_env.filters["outcome_words"] = outcome_words  # both apps say outcomes alike
+    app.jinja_env.globals.update(Outcome=Outcome, Kind=Kind)  # templates compare types
     csrf.init_app(app)
     for blueprint in blueprints:
         app.register_blueprint(blueprint)

@@ -102,7 +102,7 @@ def finished(state: TableState) -> bool:
     game = state.game
     if game is None or not any(g.confirmed_hands for g in state.games):
         return True
-    return bool(state.match_json().get("complete")) and game.ended and game.locked
+    return state.match().complete and game.ended and game.locked
 
 
 def next_seated(store: Store, table_id: int) -> tuple[int, Seating] | None:

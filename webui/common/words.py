@@ -14,9 +14,9 @@ from zoneinfo import ZoneInfo
 
 from vision.table.notes import NoteKind, Problem, problems_from_json
 from webui.store import engine
-from webui.store.engine import Outcome
+from webui.store.engine import HandResult, Outcome
 from webui.store.event_kind import EventKind, taken_back
-from webui.store.proposal import Kind
+from webui.store.proposal import Kind, ManualResult
 from webui.store.record import RecordedProposal, answers, swaps
 
 
@@ -97,33 +97,51 @@ def card_count_question(problems: Iterable[Problem], players: dict[str, str]) ->
     return " ".join(counts) + " Correct the cards below (nothing is scored until then)."
 
 
-_HEADLINE_VERBS = {Outcome.GIN: "goes gin", Outcome.BIG_GIN: "goes big gin"}
+@dataclass(frozen=True)
+class OutcomeWords:
+    """How a hand's ending (the engine's ``Outcome``) is said: its ``name`` ("big gin"), the
+    knocker's ``verb`` in a proposal's headline ("goes big gin"; an undercut is a knock), the
+    ``sheet``'s word after the knocker's name and its ``bonus``'s name in a count."""
+
+    name: str
+    verb: str
+    sheet: str
+    bonus: str = "bonus"
 
 
-def knocker_verb(outcome: Any) -> str:
+#: the one table of the words for each way a hand ends
+OUTCOME_WORDS: dict[Outcome, OutcomeWords] = {
+    Outcome.KNOCK: OutcomeWords("knock", "knocks", "knocks"),
+    Outcome.GIN: OutcomeWords("gin", "goes gin", "gin", "gin bonus"),
+    Outcome.BIG_GIN: OutcomeWords("big gin", "goes big gin", "big gin", "big gin bonus"),
+    Outcome.UNDERCUT: OutcomeWords("undercut", "knocks", "knocks", "undercut bonus"),
+    Outcome.MANUAL: OutcomeWords("entered by hand", "enters", "entered by hand"),
+}
+
+
+def outcome_words(outcome: Outcome) -> OutcomeWords:
+    """The words of ``outcome`` (a template filter: ``r.outcome|outcome_words``)."""
+    return OUTCOME_WORDS[outcome]
+
+
+def knocker_verb(outcome: Outcome) -> str:
     """What the knocker did, for the proposal's headline: "goes gin", "goes big gin" or
     "knocks" (an undercut is a knock)."""
-    return _HEADLINE_VERBS.get(Outcome.of(outcome), "knocks")  # type: ignore[arg-type]
+    return OUTCOME_WORDS[outcome].verb
 
 
-_BONUS_WORDS = {Outcome.GIN: "gin bonus", Outcome.BIG_GIN: "big gin bonus",
-                Outcome.UNDERCUT: "undercut bonus"}
-
-
-def count_sentence(result: dict[str, Any], players: dict[str, str]) -> str | None:
+def count_sentence(result: HandResult, players: dict[str, str]) -> str | None:
     """How the engine's points come from the two counts, spelt out: "Ben's count 23 - Ann's
     count 1 = 22 for Ann", "Ben's count 23 + gin bonus 25 = 48 for Ann", "... = 22, x 2 (spade
     knock card) = 44 for Ann". Every figure is the engine's (``deadwood``, ``bonus``,
     ``doubled``, ``points``); None when they do not add up to its points (a result recorded
     before the engine named its bonus), so the page never shows a sum that is wrong."""
-    outcome = Outcome.of(result.get("outcome"))
-    knocker, defender = result.get("knocker"), result.get("defender")
-    counts, winner = result.get("deadwood") or {}, result.get("winner")
-    if outcome is None or outcome is Outcome.MANUAL or knocker not in counts \
-            or defender not in counts:
+    outcome, knocker, defender = result.outcome, result.knocker, result.defender
+    counts, winner = result.deadwood, result.winner
+    if outcome is Outcome.MANUAL or knocker not in counts or defender not in counts:
         return None
-    bonus, points = int(result.get("bonus") or 0), int(result.get("points") or 0)
-    factor = 2 if result.get("doubled") else 1
+    bonus, points = result.bonus, result.points
+    factor = 2 if result.doubled else 1
 
     def count(p: str) -> str:
         return f"{players.get(p, p)}'s count {counts[p]}"
@@ -135,7 +153,7 @@ def count_sentence(result: dict[str, Any], players: dict[str, str]) -> str | Non
         other = defender if loser == knocker else knocker
         terms, base = f"{count(loser)} - {count(other)}", counts[loser] - counts[other]
     if bonus:
-        terms, base = f"{terms} + {_BONUS_WORDS.get(outcome, 'bonus')} {bonus}", base + bonus
+        terms, base = f"{terms} + {OUTCOME_WORDS[outcome].bonus} {bonus}", base + bonus
     if base * factor != points:
         return None
     text = f"{terms} = {base}"
@@ -210,7 +228,7 @@ def actor_words(actor: str, device_seat: str | None, players: dict[str, str]) ->
 
 def _proposal_words(p: dict[str, Any], players: dict[str, str]) -> str:
     recorded = RecordedProposal.from_json(p.get("proposal") or {})
-    result = recorded.result or {}
+    result = recorded.result
     where = f"hand {p.get('hand')} of game {p.get('game')}"
     verb = "proposed by the camera" if recorded.from_camera else "entered"
     if recorded.kind is Kind.DEAD:
@@ -219,9 +237,10 @@ def _proposal_words(p: dict[str, Any], players: dict[str, str]) -> str:
     if recorded.question or recorded.error or not winner:
         return f"a reading of {where} {verb}, not scored yet"
     how = "entered by hand" if recorded.kind is Kind.MANUAL else "scored from the cards"
-    note = f": {result['note']}" if result.get("note") else ""
+    note = f": {result.note}" if isinstance(result, ManualResult) and result.note else ""
     director = "; the director's correction, confirmed at once" if p.get("director") else ""
-    return (f"result of {where} {verb}: {winner} scores {result.get('points')} "
+    points = result.points if result is not None else None
+    return (f"result of {where} {verb}: {winner} scores {points} "
             f"({how}{note}){director}")
 
 

@@ -30,19 +30,25 @@ from webui.store.state import PLAYERS, TableState
 LOW_CONFIDENCE = 0.6
 
 
-def engine_sheet(state: TableState) -> dict[str, Any]:
-    """The engine's sheet (JSON) of every confirmed hand the table played, game after game,
-    with the engine's match result under ``"match"``."""
+def engine_sheet(state: TableState) -> engine.Sheet:
+    """The engine's sheet of every confirmed hand the table played, game after game, with
+    the engine's match result (``match()``)."""
     hands = [h.sheet_entry() for g in state.games for h in g.confirmed_hands]
     return engine.sheet(state.rules, hands)
 
 
-def match_result(state: TableState) -> dict[str, Any]:
+def match_status(state: TableState) -> engine.MatchStatus:
     """The table's match by the engine (best of five; 000 partnership series for partnership
-    rules), with the players' names."""
-    match = engine_sheet(state)["match"]
-    return {**match, "names": dict(state.players),
-            "winner_name": state.players.get(match["winner"]) if match["winner"] else None}
+    rules)."""
+    return engine_sheet(state).match()
+
+
+def match_result(state: TableState) -> dict[str, Any]:
+    """``match_status`` as the director's pages and the hall's API show it, with the players'
+    names."""
+    match = match_status(state)
+    return {**match.to_json(), "names": dict(state.players),
+            "winner_name": state.players.get(match.winner) if match.winner else None}
 
 
 def problems(state: TableState) -> list[str]:
@@ -272,15 +278,14 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
                  if pid in targets} if targets else {}
     for table_id, state in states.items():
         sheet = engine_sheet(state)
-        match = sheet["match"]
+        match = sheet.match()
         names, ids = state.players, seats[table_id]
         if ids["A"] == ids["B"]:
             left_out.append(LeftOut(table_id, state.name, f"both seats are {names['A']!r}"))
             continue
         meetings.add(frozenset(ids.values()))
-        if match["complete"] and match["winner"] in PLAYERS:
-            loser = "B" if match["winner"] == "A" else "A"
-            wins.append(MatchWin(ids[match["winner"]], ids[loser]))
+        if match.complete and match.winner in PLAYERS:
+            wins.append(MatchWin(ids[match.winner], ids[engine.other_player(match.winner)]))
         for seat in PLAYERS:
             other = "B" if seat == "A" else "A"
             st = rows.get(ids[seat])
@@ -291,15 +296,15 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
                 st.spellings.add(first)
             st.spellings.add(names[seat])
             st.tables.append(table_id)
-            st.games_won += match["games_won"][seat]
-            st.games_lost += match["games_won"][other]
-            if match["complete"]:
+            st.games_won += match.games_won[seat]
+            st.games_lost += match.games_won[other]
+            if match.complete:
                 st.matches += 1
-                st.matches_won += int(match["winner"] == seat)
-            for g in sheet["games"]:
-                if g["complete"]:
-                    st.points_for += g["finals"][seat]
-                    st.points_against += g["finals"][other]
+                st.matches_won += int(match.winner == seat)
+            for g in sheet.games:
+                if g.complete:
+                    st.points_for += g.finals[seat]
+                    st.points_against += g.finals[other]
     _count_awards(store, rows, merged, own_names)
     _count_entries(store, rows, merged, own_names)
     for pid, points in adjustments.totals(store).items():

@@ -17,7 +17,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from webui.hall import awards, knockout, merges, stations
-from webui.hall.event import csv_cell, match_result
+from webui.hall.event import csv_cell, match_status
 from webui.hall.knockout import KnockoutRound, Slot
 from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallBracket, HallPairing, HallRound, HallTableSeating
@@ -202,9 +202,9 @@ def _winners(store: Store, planned: Planned) -> dict[int, int]:
         table_id = by_number.get(pair.table)
         if table_id is None:
             continue
-        match = match_result(store.state(table_id))
-        if match["complete"] and match["winner"] in PLAYERS:
-            out[pair.table] = (pair.a if match["winner"] == "A" else pair.b).player_id
+        match = match_status(store.state(table_id))
+        if match.complete and match.winner in PLAYERS:
+            out[pair.table] = (pair.a if match.winner == "A" else pair.b).player_id
     return out
 
 

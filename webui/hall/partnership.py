@@ -65,10 +65,11 @@ def partnership_view(store: Store, match: Partnership) -> dict[str, Any]:
              for i in range(count)]
     sheet = engine.sheet(PARTNERSHIP_RULES, [{k: h[k] for k in ("winner", "points", "dead")
                                               if k in h} for h in hands])
-    match_status = sheet["match"]
+    status = sheet.match()
+    series = status.series or {}
     return {"id": match.id, "name": match.name, "teams": match.teams, "names": names,
             "boards": match.boards, "board_hands": [len(b) for b in boards],
-            "hands": hands, "games": sheet["games"], "match": match_status,
-            "winner_name": names.get(match_status["winner"]) if match_status["winner"] else None,
-            "finalists": [names[s] for s in PLAYERS
-                          if match_status["series"][s]["finalist"]]}
+            "hands": hands, "games": [g.to_json() for g in sheet.games],
+            "match": status.to_json(),
+            "winner_name": names.get(status.winner) if status.winner else None,
+            "finalists": [names[s] for s in PLAYERS if s in series and series[s].finalist]}

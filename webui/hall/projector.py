@@ -11,7 +11,7 @@ from typing import Any
 from webui.hall import awards, roster, stations
 from webui.hall import clock as clock_mod
 from webui.hall import pairing as pairing_mod
-from webui.hall.event import Standings, match_result
+from webui.hall.event import Standings, match_status
 from webui.store import Store
 
 
@@ -85,7 +85,7 @@ def build(store: Store, ranked: Standings, at: datetime) -> ProjectorView:
     settled = stations.settled_tables(store)  # a forfeit, an undone pairing: not playing
     for table_id in ids:
         state = store.state(table_id)
-        won = match_result(state)["games_won"]
+        won = match_status(state).games_won
         tables.append(ShownTable(state.name, state.players["A"], state.players["B"],
                                  won["A"], won["B"],
                                  clock_mod.table_playing(state) and table_id not in settled))

@@ -67,15 +67,16 @@ def round_results(store: Store, table_ids: list[int], rules: Any) -> list[Result
                                   note=f"{absent} did not show"))
             continue
         sheet = engine_sheet(state)
-        match = sheet["match"]
-        done = [g for g in sheet["games"] if g["complete"]]
+        match = sheet.match()
+        done = [g for g in sheet.games if g.complete]
         a, b = PLAYERS
-        points = (sum(g["finals"][a] for g in done), sum(g["finals"][b] for g in done))
-        games = (match["games_won"][a], match["games_won"][b])
-        decided = match["complete"] and match["winner"] in PLAYERS
+        points = (sum(g.finals[a] for g in done), sum(g.finals[b] for g in done))
+        games = (match.games_won[a], match.games_won[b])
+        decided = match.complete and match.winner in PLAYERS
         rows.append(ResultRow(**where, games=games, points=points,
                               result="won" if decided else "playing",
-                              winner=state.players[match["winner"]] if decided else ""))
+                              winner=state.players[match.winner] if decided and match.winner
+                              else ""))
     rule = awards.bye_rule(store)
     merged = merges.merged_ids(store)
     names = roster.player_names(store)

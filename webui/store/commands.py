@@ -13,9 +13,8 @@ from typing import Any
 from webui.common import signature_image
 from webui.common.validate import plain_text, whole_number
 from webui.store import Command, CommandError, engine
-from webui.store.engine import Outcome
 from webui.store.event_kind import UNDOABLE, EventKind
-from webui.store.proposal import Kind, Phase, Proposal
+from webui.store.proposal import Kind, ManualResult, Phase, Proposal
 from webui.store.record import CARD_COUNT, EngineError, RecordedProposal
 from webui.store.state import PLAYERS, HandState, TableState, sheet_hash
 
@@ -133,8 +132,7 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
         winner = _player(body.get("winner"))
         points = whole_number(body.get("points"), "points", 0, 1000)
         note = plain_text(body.get("note"), "note", 200)
-        return Proposal(Kind.MANUAL, result={"winner": winner, "points": points,
-                                             "outcome": Outcome.MANUAL.value, "note": note})
+        return Proposal(Kind.MANUAL, result=ManualResult(winner, points, note))
     if kind != "score":
         raise CommandError("bad_kind", "kind must be score, dead or manual", 400)
     if body.get("knocker") in (None, ""):
@@ -219,14 +217,16 @@ def propose(game: Any, hand: Any, proposal: Proposal | dict[str, Any], source: s
 
 def _canonical(record: RecordedProposal) -> dict[str, Any]:
     """What players confirm in a proposal, independent of the order cards were read in."""
-    result = record.result or {}
+    result = record.result
+    note = result.note if isinstance(result, ManualResult) else None
     return {
         "kind": record.kind.value, "knocker": record.knocker,
         "cards": {p: sorted(c) for p, c in record.cards.items()},
         "melds": {p: sorted(sorted(g) for g in groups)
                   for p, groups in (record.melds or {}).items() if groups},
         "improper_accepted": record.improper_accepted,
-        "result": {k: result.get(k) for k in ("winner", "points", "outcome", "note")},
+        "result": {} if result is None else {"winner": result.winner, "points": result.points,
+                                             "outcome": result.outcome, "note": note},
         "error": record.error.code if record.error else None, "question": record.question,
     }
 
@@ -445,7 +445,7 @@ def next_game(dealer: Any = None) -> Command:
             missing = [state.players[p] for p in PLAYERS if p not in g.signatures]
             raise CommandError("not_signed", f"game {g.number} must be signed by both players "
                                f"first (still to sign: {', '.join(missing)})", 409)
-        if state.match_json()["decided"]:
+        if state.match().decided:
             raise CommandError("match_over", "the match is decided", 409)
         if dealer in PLAYERS:
             first = dealer

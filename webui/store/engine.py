@@ -1,14 +1,20 @@
-"""The web app's only door to the rules engine (``scorer``): plain JSON in, plain JSON out."""
+"""The web app's only door to the rules engine (``scorer``): requests in, the engine's own
+types out (``HandResult``, ``Sheet``, ``MatchStatus``); the web app writes them as JSON only at
+its edges (the event log, the HTTP API, the signed sheet record)."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import scorer
 from scorer import (
     PRESETS,
+    HandResult,
+    MatchStatus,
     Outcome,
     ScorerError,
+    Sheet,
     knock_limit_for,
     next_dealer,
     parse_card,
@@ -25,10 +31,22 @@ def other_player(player: str) -> str:
     """The seat across the table from ``player``."""
     return PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
 
-__all__ = ["PLAYERS", "Outcome", "ScorerError", "card_json", "dealer_after", "game_sheet",
+__all__ = ["PLAYERS", "HandResult", "KnockCard", "MatchStatus", "Outcome", "ScorerError", "Sheet",
+           "SheetResult", "card_json", "dealer_after",
            "hand_winner", "knock_card_info", "match", "melding_cards", "normalise_cards",
            "other_player", "plays_match", "preset_names", "rules_json", "same_rules", "score",
            "sheet", "sheet_hand", "spread_sizes", "team_hand"]
+
+
+class SheetResult(Protocol):
+    """What a hand's result gives its score sheet entry: the engine's ``HandResult`` or a
+    result entered by hand (``webui.store.proposal.ManualResult``)."""
+
+    @property
+    def winner(self) -> str | None: ...
+
+    @property
+    def points(self) -> int: ...
 
 
 def preset_names() -> list[str]:
@@ -56,16 +74,17 @@ def same_rules(spec: Any, other: Any) -> bool:
         return False
 
 
-def card_html(code: str) -> str:
-    """A card as a small HTML span (red for hearts and diamonds); unknown codes shown as is."""
+def card_html(code: str | scorer.Card) -> str:
+    """A card (the engine's ``Card``, or its code) as a small HTML span (red for hearts and
+    diamonds); unknown codes shown as is."""
     from markupsafe import escape
 
     try:
-        card = card_json(code)
+        card = parse_card(code)
     except ScorerError:
-        return f'<span class="card">{escape(code)}</span>'
-    cls = "card red" if card["red"] else "card"
-    return f'<span class="{cls}" title="{card["code"]}">{escape(card["pretty"])}</span>'
+        return f'<span class="card">{escape(str(code))}</span>'
+    cls = "card red" if card.suit in "HD" else "card"
+    return f'<span class="{cls}" title="{card.code}">{escape(card.pretty())}</span>'
 
 
 def card_json(code: str) -> dict[str, Any]:
@@ -84,7 +103,35 @@ def melding_cards(cards: list[str], taken: list[str]) -> list[str]:
     return [c.code for c in scorer.melding_cards(cards, taken)]
 
 
-def knock_card_info(spec: Any, up_card: str | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class KnockCard:
+    """What a hand's up card means: its knock ``limit`` (None while the card is not read)
+    and whether the hand is gin only; ``card``: the up card, when known."""
+
+    limit: int | None
+    card: scorer.Card | None = None
+
+    @property
+    def gin_only(self) -> bool:
+        return self.limit == 0
+
+    @property
+    def pretty(self) -> str:
+        return self.card.pretty() if self.card is not None else ""
+
+    @property
+    def red(self) -> bool:
+        return self.card is not None and self.card.suit in "HD"
+
+    def to_json(self) -> dict[str, Any]:
+        """As the API has always written it: limit, gin_only and the card's ``card_json``."""
+        info: dict[str, Any] = {"limit": self.limit, "gin_only": self.gin_only}
+        if self.card is not None:
+            info.update(card_json(self.card.code))
+        return info
+
+
+def knock_card_info(spec: Any, up_card: str | None) -> KnockCard:
     """What a hand's up card means: its knock limit and whether the hand is gin only."""
     rules = rules_from_spec(spec)
     card = parse_card(up_card) if up_card else None
@@ -92,18 +139,15 @@ def knock_card_info(spec: Any, up_card: str | None) -> dict[str, Any]:
         limit: int | None = knock_limit_for(rules, card)
     except ScorerError:  # the limit comes from the up card, not read yet
         limit = None
-    info: dict[str, Any] = {"limit": limit, "gin_only": limit == 0}
-    if card is not None:
-        info.update(card_json(card.code))
-    return info
+    return KnockCard(limit, card)
 
 
 def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list[str]],
           melds: dict[str, list[list[str]]] | None = None,
           accept_improper_knock: bool = False,
           layout: dict[str, list[list[str]]] | None = None,
-          laid_off: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    """Score one hand; returns the engine's JSON result (raises ScorerError on bad input).
+          laid_off: dict[str, list[str]] | None = None) -> HandResult:
+    """Score one hand; returns the engine's result (raises ScorerError on bad input).
     ``melds``: declared (checked as laid); ``layout``: how the cards lie, and ``laid_off``:
     the cards seen laid off, preferences among arrangements that score the same."""
     rules = rules_from_spec(spec)
@@ -117,24 +161,22 @@ def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list
                         knocker=knocker, hands=parsed_hands, melds=parsed_melds or None,
                         accept_improper_knock=accept_improper_knock, layout=laid or None,
                         laid_off={p: cs for p, cs in (laid_off or {}).items() if cs} or None)
-    return result.to_json()
+    return result
 
 
-def sheet(spec: Any, hands: list[dict[str, Any]]) -> dict[str, Any]:
-    """The engine's score sheet of one game from its confirmed hands' results."""
-    return score_sheet(rules_from_spec(spec), hands).to_json()
+def sheet(spec: Any, hands: list[dict[str, Any]]) -> Sheet:
+    """The engine's score sheet of one game from its hands' sheet entries (``sheet_hand``);
+    its ``set_winner`` is the game's winner as the rules count it (Hollywood: once all three
+    columns are over), None while it runs."""
+    return score_sheet(rules_from_spec(spec), hands)
 
 
-def game_sheet(spec: Any, hands: list[dict[str, Any]]) -> tuple[dict[str, Any], str | None]:
-    """The engine's score sheet of one game (as ``sheet``) and the game's winner as the
-    rules count it (Hollywood: once all three columns are over), None while it runs."""
-    scored = score_sheet(rules_from_spec(spec), hands)
-    return scored.to_json(), scored.set_winner
-
-
-def sheet_hand(result: dict[str, Any] | None) -> dict[str, Any]:
-    """A hand's entry on the engine's score sheet from its result (None: a dead hand)."""
-    return scorer.sheet_hand(result)
+def sheet_hand(result: SheetResult | None) -> dict[str, Any]:
+    """A hand's entry on the engine's score sheet from its result (None: a dead hand; a
+    result without a winner: a tie that scores nothing)."""
+    if result is None:
+        return scorer.sheet_hand(None)
+    return scorer.sheet_hand({"winner": result.winner, "points": result.points})
 
 
 def team_hand(boards: list[dict[str, Any]]) -> dict[str, Any]:
@@ -145,9 +187,9 @@ def team_hand(boards: list[dict[str, Any]]) -> dict[str, Any]:
     return scorer.team_hand(results, {p: p for p in PLAYERS})
 
 
-def hand_winner(result: dict[str, Any] | None) -> str | None:
+def hand_winner(result: SheetResult | None) -> str | None:
     """Who won a hand from its result (None: a dead hand, or a tie that scores nothing)."""
-    return scorer.hand_winner(result)
+    return None if result is None else result.winner
 
 
 def match(spec: Any, game_winners: list[str]) -> scorer.MatchStatus:

@@ -39,23 +39,28 @@ class Phase(StrEnum):
     CONFIRMED = "confirmed"  #: both players (or the director) confirmed it
 
 
-def card_code(text: str) -> str | None:
-    """The canonical code of a card written ``text`` (engine's parser), None if not a card."""
-    try:
-        return engine.normalise_cards([text])[0]
-    except engine.ScorerError:
-        return None
+@dataclass(frozen=True)
+class ManualResult:
+    """A result entered by hand: who won and how many points, no cards scored (the
+    engine's ``Outcome.MANUAL``), with the players' ``note``."""
 
+    winner: str
+    points: int
+    note: str = ""
 
-def reader_card(code: str) -> str:
-    """A card code from the table reader in the engine's canonical form (a code the engine
-    cannot read is kept as read, so scoring the proposal names it in its error)."""
-    return card_code(code) or code
+    @property
+    def outcome(self) -> engine.Outcome:
+        return engine.Outcome.MANUAL
 
+    def to_json(self) -> dict[str, Any]:
+        """The result as events have always held it."""
+        return {"winner": self.winner, "points": self.points,
+                "outcome": self.outcome.value, "note": self.note}
 
-def reader_cards(codes: Any) -> list[str]:
-    """``reader_card`` of each code, in order."""
-    return [reader_card(c) for c in codes]
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ManualResult:
+        return cls(str(data.get("winner")), int(data.get("points") or 0),
+                   str(data.get("note") or ""))
 
 
 @dataclass(frozen=True)
@@ -123,8 +128,8 @@ class Proposal:
     layout: dict[str, list[list[str]]] | None = None
     laid_off: dict[str, list[str]] | None = None
     improper_accepted: bool = False
-    #: a result entered by hand: {"winner", "points", "outcome": "manual", "note"}
-    result: dict[str, Any] | None = None
+    #: a result entered by hand
+    result: ManualResult | None = None
     problems: tuple[Problem, ...] | None = None
     confidence: float | None = None
     arranged_by_engine: bool = False
@@ -149,7 +154,7 @@ class Proposal:
         if self.kind is Kind.DEAD:
             return {"kind": "dead"}
         if self.kind is Kind.MANUAL:
-            return {"kind": "manual", "result": dict(self.result or {})}
+            return {"kind": "manual", "result": self.result.to_json() if self.result else {}}
         out: dict[str, Any] = {"kind": "score", "knocker": self.knocker,
                                "cards": {p: list(c) for p, c in (self.cards or {}).items()}}
         if self.improper_accepted:
@@ -189,7 +194,8 @@ class Proposal:
             kind=kind, knocker=data.get("knocker"), cards=data.get("cards"),
             melds=data.get("melds"), layout=data.get("layout"), laid_off=data.get("laid_off"),
             improper_accepted=bool(data.get("improper_accepted")),
-            result=data.get("result") if kind is Kind.MANUAL else None,
+            result=ManualResult.from_json(data.get("result") or {}) if kind is Kind.MANUAL
+            else None,
             problems=None if problems is None else problems_from_json(problems),
             confidence=data.get("confidence"),
             arranged_by_engine=bool(data.get("arranged_by_engine")),

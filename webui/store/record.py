@@ -1,18 +1,22 @@
 """A hand's proposal as the table records it: the ``Proposal``, who made it, and the rules
 engine's answer (its result, or the error that keeps it from being scored).
 
-``RecordedProposal`` is what a hand's state holds (``HandState.proposal``) and what pages read;
-``to_json`` writes the JSON the events have always held (so signatures' sheet hashes and old
-databases are unchanged) and ``from_json`` reads it back once, when the events are folded.
+``RecordedProposal`` is what a hand's state holds (``HandState.proposal``) and what pages read:
+the result is the engine's ``HandResult`` (or a ``ManualResult``), never its JSON. ``to_json``
+writes the JSON the events have always held (so signatures' sheet hashes and old databases are
+unchanged) and ``from_json`` reads it back once, when the events are folded. A result read
+from an event is written back exactly as it was read: results recorded by earlier engines lack
+keys added since (``bonus``, ``alternatives``), and a signature covers the result as recorded.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vision.table.notes import Problem
-from webui.store.proposal import Answer, Doubt, Kind, Missing, Proposal, Swap
+from webui.store.engine import HandResult
+from webui.store.proposal import Answer, Doubt, Kind, ManualResult, Missing, Proposal, Swap
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,7 @@ class RecordedProposal:
     """A hand's proposed result as recorded.
 
     ``source``: who proposed it ("camera", "manual" for a tablet, "director"); ``result``: the
-    engine's scored hand (``scorer.HandResult`` JSON) or the result entered by hand; ``error``:
+    engine's scored hand or the result entered by hand; ``error``:
     why it cannot be scored yet; ``question``: what the camera asks the players (its card
     count); ``changes``: what it changed from the proposal it replaced, in words;
     ``voided_confirmations``: the players whose confirmations it voided.
@@ -49,11 +53,13 @@ class RecordedProposal:
 
     proposal: Proposal
     source: str = "manual"
-    result: dict[str, Any] | None = None
+    result: HandResult | ManualResult | None = None
     error: EngineError | None = None
     question: str | None = None
     changes: tuple[str, ...] = ()
     voided_confirmations: tuple[str, ...] = ()
+    #: the engine's result as an event recorded it (written back unchanged by ``to_json``)
+    recorded_result: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     # what pages read, from the proposal --------------------------------------------------
     @property
@@ -112,7 +118,7 @@ class RecordedProposal:
     @property
     def winner(self) -> str | None:
         """Who the result says won (None: a dead hand, a tie, or nothing scored)."""
-        return None if self.result is None else self.result.get("winner")
+        return None if self.result is None else self.result.winner
 
     def reworded(self, changes: list[str], voided: list[str]) -> RecordedProposal:
         """This record saying what it changed and whose confirmations it voided."""
@@ -123,7 +129,7 @@ class RecordedProposal:
         """The record as events hold it."""
         out = self.proposal.core_json()
         if self.kind is Kind.SCORE and (self.result is not None or self.question):
-            out["result"] = self.result
+            out["result"] = self._result_json()
         if self.error is not None:
             out["error"] = self.error.to_json()
         out["source"] = self.source
@@ -136,13 +142,22 @@ class RecordedProposal:
             out["voided_confirmations"] = list(self.voided_confirmations)
         return out
 
+    def _result_json(self) -> dict[str, Any] | None:
+        if self.recorded_result is not None:
+            return self.recorded_result
+        return None if self.result is None else self.result.to_json()
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RecordedProposal:
         """A record as an event holds it."""
         proposal = Proposal.from_json(data)
         error = data.get("error")
+        stored = data.get("result") if proposal.kind is Kind.SCORE else None
+        result: HandResult | ManualResult | None = proposal.result
+        if stored is not None:
+            result = HandResult.from_json(stored)
         return cls(proposal=proposal, source=str(data.get("source") or "manual"),
-                   result=data.get("result"),
+                   result=result, recorded_result=stored,
                    error=None if not error else EngineError.from_json(error),
                    question=data.get("question") or None,
                    changes=tuple(str(c) for c in data.get("changes") or ()),

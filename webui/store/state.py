@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webui.store import engine
+from webui.store.engine import HandResult
 from webui.store.event_kind import EventKind, taken_back
-from webui.store.proposal import Kind, Phase
+from webui.store.proposal import Kind, ManualResult, Phase
 from webui.store.record import RecordedProposal
 
 PLAYERS = engine.PLAYERS
@@ -68,7 +69,7 @@ class HandState:
         return Phase.CONFIRMED if self.confirmed else Phase.PROPOSED
 
     @property
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> HandResult | ManualResult | None:
         """The proposal's result (None for a dead hand)."""
         assert self.proposal is not None
         return None if self.proposal.kind is Kind.DEAD else self.proposal.result
@@ -108,16 +109,15 @@ class GameState:
     stale_signatures: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     reopened: int = 0
     rules: Any = field(default="tournament", repr=False)
-    _sheet: dict[str, Any] | None = field(default=None, repr=False)
-    _winner: str | None = field(default=None, repr=False)
+    _sheet: engine.Sheet | None = field(default=None, repr=False)
 
     @property
-    def sheet(self) -> dict[str, Any]:
+    def sheet(self) -> engine.Sheet:
         """The engine's score sheet of the confirmed hands (computed when first needed after a
         change, so folding a long game costs one sheet, not one per hand)."""
         if self._sheet is None:
             entries = [h.sheet_entry() for h in self.hands if h.confirmed]
-            self._sheet, self._winner = engine.game_sheet(self.rules, entries)
+            self._sheet = engine.sheet(self.rules, entries)
         return self._sheet
 
     def sheet_changed(self, rules: Any = None) -> None:
@@ -134,8 +134,7 @@ class GameState:
     def winner(self) -> str | None:
         """The game's winner once it is over, as the engine counts it (Hollywood: once all
         three columns are over)."""
-        self.sheet  # noqa: B018 (computes the winner with the sheet)
-        return self._winner
+        return self.sheet.set_winner
 
     @property
     def ended(self) -> bool:
@@ -160,7 +159,7 @@ class GameState:
 
     def to_json(self) -> dict[str, Any]:
         return {"number": self.number, "hands": [h.to_json() for h in self.hands],
-                "sheet": self.sheet, "winner": self.winner, "ended": self.ended,
+                "sheet": self.sheet.to_json(), "winner": self.winner, "ended": self.ended,
                 "locked": self.locked, "reopened": self.reopened,
                 "signed_by": sorted(self.signatures),
                 "signatures": {p: {"sheet_hash": s.get("sheet_hash"), "seq": s["seq"]}
@@ -186,7 +185,7 @@ def sheet_record(state: TableState, game: GameState) -> dict[str, Any]:
                       "director": h.director_confirmed,
                       "proposal": {k: recorded[k] for k in keys if recorded.get(k) is not None}})
     record = {"table": state.name, "players": dict(state.players), "rules": state.rules,
-              "game": game.number, "hands": hands, "sheet": game.sheet}
+              "game": game.number, "hands": hands, "sheet": game.sheet.to_json()}
     if game.reopened:  # a reopened game's sheet is another sheet: earlier requests sign nothing
         record["reopened"] = game.reopened
     return record
@@ -201,6 +200,36 @@ def digest(record: dict[str, Any]) -> str:
 def sheet_hash(state: TableState, game: GameState) -> str:
     """The hash of the game's sheet as it stands: what a signature given now covers."""
     return digest(sheet_record(state, game))
+
+
+@dataclass(frozen=True)
+class TableMatch:
+    """A table's match as the engine counts it (``status``), with the games started
+    (``games``) and whether it ends play (``decided``: a match of several games is over)."""
+
+    status: engine.MatchStatus
+    games: int
+    decided: bool
+
+    @property
+    def best_of(self) -> int:
+        return self.status.games
+
+    @property
+    def games_won(self) -> dict[str, int]:
+        return self.status.games_won
+
+    @property
+    def complete(self) -> bool:
+        return self.status.complete
+
+    @property
+    def winner(self) -> str | None:
+        return self.status.winner
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.status.to_json(), "best_of": self.best_of, "games": self.games,
+                "decided": self.decided}
 
 
 @dataclass
@@ -255,7 +284,7 @@ class TableState:
         last = game.hands[-1]
         return engine.dealer_after(self.rules, last.dealer, last.winner)
 
-    def match_json(self) -> dict[str, Any]:
+    def match(self) -> TableMatch:
         """Match progress from the rules engine (games won, best of, winner, series). A table's
         rules are ones the engine plays (checked when the table is made and when its settings
         change), so there is no match length to guess."""
@@ -263,9 +292,16 @@ class TableState:
         status = engine.match(self.rules, winners)
         # a match of several games (tournament best of five, partnership series) ends play;
         # single-game rule sets play on, game after game
-        decided = status.complete and self.plays_match
-        return {**status.to_json(), "best_of": status.games, "games": len(self.games),
-                "decided": decided}
+        return TableMatch(status, len(self.games), status.complete and self.plays_match)
+
+    def match_json(self) -> dict[str, Any]:
+        """``match()`` as the API and the exported record write it."""
+        return self.match().to_json()
+
+    def knock_card(self) -> engine.KnockCard | None:
+        """What the current hand's up card means (None: the game is over)."""
+        current = self.current_hand()
+        return None if current is None else engine.knock_card_info(self.rules, current.up_card)
 
     @property
     def plays_match(self) -> bool:
@@ -274,13 +310,12 @@ class TableState:
 
     def to_json(self) -> dict[str, Any]:
         current = self.current_hand()
-        knock = None
-        if current is not None:
-            knock = engine.knock_card_info(self.rules, current.up_card)
+        knock = self.knock_card()
         return {"table_id": self.table_id, "name": self.name, "players": self.players,
                 "rules": self.rules, "camera": self.camera, "last_seq": self.last_seq,
                 "games": [g.to_json() for g in self.games],
-                "current_hand": current.to_json() if current else None, "knock": knock,
+                "current_hand": current.to_json() if current else None,
+                "knock": knock.to_json() if knock is not None else None,
                 "match": self.match_json()}
 
 

@@ -20,8 +20,8 @@ from vision.inference.detector import (
     Namer,
     load_detector,
 )
-from webui.camera_feed import TableCamera
-from webui.cli import serve_main
+from webui.table.camera_feed import TableCamera
+from webui.table.cli import serve_main
 
 SUITS = "CDHS"
 #: views of a card the teaching photos never showed: (scale, degrees)

@@ -20,7 +20,7 @@ from vision.inference.mirror import MIRROR_MARGIN, MirrorSetting, read_oriented
 from vision.table.events import HandDealt, TableRead
 from vision.table.layout import LayoutError, TableLayout, load_layout, save_layout
 from vision.table.reader import read_image
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 PHONE = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-cards-phone"
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from webui_helpers import frame_level_demo_layout, make_app, pin_of
 
-from webui.camera_feed import TableCamera
 from webui.common.signing import verify_pdf
 from webui.store import Actor
+from webui.table.camera_feed import TableCamera
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "vision" / "demo"

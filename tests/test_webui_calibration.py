@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from webui_helpers import Tablet, csrf_token, director_client, make_app
 
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
 

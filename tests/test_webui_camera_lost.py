@@ -11,7 +11,7 @@ from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import Tablet, make_app
 
 from vision.table.events import CameraBack, CameraLost, FrameRead
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 served = test_webui_browser.served  # the browser test's server (app, base, table, feed, truth)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from webui_helpers import make_app
 
-import webui.camera_feed
-from webui.camera_feed import TableCamera
+import webui.table.camera_feed
+from webui.table.camera_feed import TableCamera
 
 DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
 
@@ -25,13 +25,13 @@ def _replay(tmp_path: Path, names: list[str], detector, monkeypatch) -> tuple[li
         shutil.copy(DEMO / "hand" / name, frames / name)
     shutil.copy(DEMO / "layout.json", tmp_path / "layout.json")
     drawn: list[list] = []
-    real_draw = webui.camera_feed.draw_detections
+    real_draw = webui.table.camera_feed.draw_detections
 
     def recording_draw(image, detections):
         drawn.append(list(detections))
         return real_draw(image, detections)
 
-    monkeypatch.setattr(webui.camera_feed, "draw_detections", recording_draw)
+    monkeypatch.setattr(webui.table.camera_feed, "draw_detections", recording_draw)
     app = make_app(tmp_path / "data")
     feed = TableCamera(app.extensions["gintray.store"], 1, f"replay:{frames}?fps=0", tmp_path,
                        app.extensions["gintray.notifier"].publish, detector=detector)

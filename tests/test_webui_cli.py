@@ -13,8 +13,8 @@ import pytest
 from webui_helpers import PNG_DATA_URL, Tablet, make_app
 
 from webui import create_app
-from webui.cli import serve_main
-from webui.demo import DEMO_NAME, demo_camera
+from webui.table.cli import serve_main
+from webui.table.demo import DEMO_NAME, demo_camera
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,9 +14,9 @@ import pytest
 from webui_helpers import PNG_DATA_URL, Tablet, director_client, make_app
 
 from webui import create_app
-from webui.cli import serve_main
 from webui.common.security import DIRECTOR_KEY
 from webui.store import Actor
+from webui.table.cli import serve_main
 
 
 def events_of(app, table_id=1):

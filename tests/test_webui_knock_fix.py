@@ -11,7 +11,7 @@ from __future__ import annotations
 from webui_helpers import Tablet, make_app
 
 from vision.table.events import HandDealt, SpreadRead, TableRead
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 # Ann knocks with 1 (AD) over Ben's 23 (KD QD 3D); Ben lays 8H off onto Ann's 5H 6H 7H:
 # Ann scores 23 - 1 = 22 (no 4 anywhere in the hands: the knock card is a 4)

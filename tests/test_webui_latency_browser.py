@@ -18,8 +18,8 @@ import pytest
 from test_webui_browser import CHROMIUM, CHROMIUM_ARGS, DEMO, stop_server
 from webui_helpers import make_app, pin_of
 
-import webui.camera_feed as camera_feed
-from webui.camera_feed import TableCamera
+import webui.table.camera_feed as camera_feed
+from webui.table.camera_feed import TableCamera
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 KNOCK_CARD_BOUND = 20.0  # seconds after the deal frame (2 s on this project's machine)

@@ -10,7 +10,7 @@ from webui_helpers import Tablet, frame_level_demo_layout, make_app
 
 from vision.demo import verify
 from vision.inference.detection import Detections
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
 # Waits below are for a condition (a status told, a frame sent). This is only a guard against a
@@ -132,7 +132,7 @@ def first_mjpeg_part(app):
 def instant_self_check(monkeypatch):
     """The detector's self-check answers at once: its real run (many reads at the lowest CPU
     priority) is tested by the slow tests below, and its independence by the blocked one."""
-    import webui.camera_feed as camera_feed
+    import webui.table.camera_feed as camera_feed
 
     monkeypatch.setattr(camera_feed, "self_check",
                         lambda detector, backend: {"passed": True, "line": "checked"})
@@ -178,7 +178,7 @@ def test_a_self_check_that_never_ends_holds_neither_the_picture_nor_a_missing_ca
     the stream, a missing camera is still reported, and the table screen has no verdict yet."""
     import json
 
-    import webui.camera_feed as camera_feed
+    import webui.table.camera_feed as camera_feed
 
     release = threading.Event()
     started = threading.Event()

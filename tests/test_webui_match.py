@@ -34,8 +34,8 @@ def test_partnership_match_winner_is_the_engines_on_the_table_page(tmp_path):
 def test_restarting_with_another_camera_keeps_the_tables_calibration(tmp_path):
     """Issue 16: `gintray serve --camera X` after a calibration, then `--camera Y`: the table's
     layout stays (ensure_table re-sent the settings without it)."""
-    from webui.demo import ensure_table
     from webui.store.commands import change_settings
+    from webui.table.demo import ensure_table
 
     app = make_app(tmp_path)
     store = app.extensions["gintray.store"]

@@ -12,7 +12,7 @@ import pytest
 from webui_helpers import PNG_DATA_URL, Tablet, csrf_token, director_client, join
 
 from vision.table.events import CameraLost
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 from webui.verify import main as verify_main
 
 
@@ -102,7 +102,7 @@ def test_a_lost_camera_is_told_in_a_players_words_and_the_detail_goes_to_the_log
     app.extensions["gintray.cameras"][1] = feed
     Tablet(app)
     detail = f"replay frame {tmp_path}/frame_013.jpg disappeared"
-    with caplog.at_level(logging.WARNING, logger="webui.camera_feed"):
+    with caplog.at_level(logging.WARNING, logger="webui.table.camera_feed"):
         feed.handle(CameraLost(detail))
     screen = app.test_client().get("/t/1/screen").get_data(as_text=True)
     assert "The camera stopped sending pictures; check its cable. Scoring by hand still " \

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from webui_helpers import Tablet, make_app
 
-from webui.live import EndReason, StreamKey, StreamLimit, StreamSlots
 from webui.store import Actor
+from webui.table.live import EndReason, StreamKey, StreamLimit, StreamSlots
 
 
 def viewer(app, address):

@@ -13,7 +13,7 @@ from test_webui_live import told_feed
 from webui_helpers import Tablet, csrf_token, join, make_app
 
 from vision.table.events import FrameRead
-from webui.live import EndReason, StreamKey, StreamKind, StreamLimit, StreamSlots
+from webui.table.live import EndReason, StreamKey, StreamKind, StreamLimit, StreamSlots
 
 EVENTS = "/api/t/1/events?max=60"  # the max is only a guard: each stream below ends sooner
 CAMERA = "/api/t/1/camera.mjpg?max=60"

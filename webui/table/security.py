@@ -9,11 +9,11 @@ import json
 from flask import abort, g, request, session
 
 from webui.common.security import is_director, is_local, store
-from webui.live import stream_slots
 from webui.store import Actor
 from webui.store.db import Device
 from webui.store.engine import PLAYERS
 from webui.store.log import RequestKey
+from webui.table.live import stream_slots
 
 
 def current_device(table_id: int) -> Device | None:

@@ -90,10 +90,10 @@ def serve_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     from waitress import serve
 
-    from webui import create_app
-    from webui.addresses import lan_address, lan_url, public_url
     from webui.common.security import DIRECTOR_KEY
     from webui.store import DatabaseUnwritable
+    from webui.table import create_app
+    from webui.table.addresses import lan_address, lan_url, public_url
 
     public = None
     if args.public_url:

@@ -3,7 +3,7 @@
 Each event is recorded as the ``camera`` actor: the knock card when a hand is dealt, a proposed
 result (a ``Proposal``, with a snapshot of the picture) when both spreads are read. They are
 proposals only: players confirm them on the tablet, and a result entered by hand is never
-overwritten by the camera. ``TableCamera`` (``webui.camera_feed``) hands over each event.
+overwritten by the camera. ``TableCamera`` (``webui.table.camera_feed``) hands over each event.
 """
 
 from __future__ import annotations

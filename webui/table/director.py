@@ -25,9 +25,9 @@ from webui.common.director_auth import (
 )
 from webui.common.security import director_required, logout_director, store
 from webui.common.validate import plain_text
-from webui.security import sign_out
 from webui.store import Actor, CommandError, commands, engine
-from webui.views import table_or_404
+from webui.table.security import sign_out
+from webui.table.views import table_or_404
 
 bp = Blueprint("director", __name__, url_prefix="/director")
 #: the table app's director login, counted as the hall's (scope "director": the address's and
@@ -109,7 +109,7 @@ def new_table() -> Any:
     table_id = store().create_table(settings["name"], settings, Actor("director"))
     from flask import current_app
 
-    from webui.camera_feed import start_camera
+    from webui.table.camera_feed import start_camera
 
     if current_app.config["START_CAMERAS"]:
         start_camera(current_app._get_current_object(), table_id)
@@ -132,7 +132,7 @@ def table_settings(table_id: int) -> Any:
         flash("Settings saved.")
         from flask import current_app
 
-        from webui.camera_feed import start_camera
+        from webui.table.camera_feed import start_camera
 
         if current_app.config["START_CAMERAS"]:
             start_camera(current_app._get_current_object(), table_id)

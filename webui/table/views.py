@@ -20,7 +20,6 @@ from flask import (
     url_for,
 )
 
-from webui.addresses import is_loopback_host, join_base
 from webui.common import attempts, sheetview, words
 from webui.common.membership import current_tables
 from webui.common.seating import (
@@ -33,17 +32,6 @@ from webui.common.seating import (
 )
 from webui.common.security import client_address, is_director, is_local, store
 from webui.common.validate import plain_text
-from webui.live import stream_slots
-from webui.seat_asks import ask_for_seat, pending_for_page
-from webui.security import (
-    current_device,
-    forget_device,
-    may_act_for,
-    may_see_screen,
-    remember_device,
-    require_viewer,
-    sign_out,
-)
 from webui.store import CommandError, commands
 from webui.store.db import Device
 from webui.store.engine import PLAYERS
@@ -52,6 +40,18 @@ from webui.store.proposal import Kind
 from webui.store.record import RecordedProposal
 from webui.store.seats import SeatTaken
 from webui.store.state import TableState
+from webui.table.addresses import is_loopback_host, join_base
+from webui.table.live import stream_slots
+from webui.table.seat_asks import ask_for_seat, pending_for_page
+from webui.table.security import (
+    current_device,
+    forget_device,
+    may_act_for,
+    may_see_screen,
+    remember_device,
+    require_viewer,
+    sign_out,
+)
 
 bp = Blueprint("views", __name__)
 NO_CAMERA = "camera unavailable (no camera is set for this table, or no demo footage found)"
@@ -206,7 +206,7 @@ def panel(table_id: int) -> Any:
 @bp.route("/t/<int:table_id>/join", methods=["GET", "POST"])
 def join(table_id: int) -> Any:
     """Join a table for one player with its PIN; a held seat can be asked back (``take_back``:
-    the table screen or a seated tablet allows it, ``webui.seat_asks``)."""
+    the table screen or a seated tablet allows it, ``webui.table.seat_asks``)."""
     table = table_or_404(table_id)
     state = store().state(table_id)
     error = None
@@ -329,7 +329,7 @@ def qr_svg(table_id: int) -> Response:
 
 def join_url(table_id: int, pin: str) -> str:
     """The link (and QR code) a tablet joins with: an address tablets can reach
-    (``webui.addresses.join_base``)."""
+    (``webui.table.addresses.join_base``)."""
     base = join_base(current_app.config.get("PUBLIC_URL"), current_app.config.get("LAN_URL"),
                      request.host_url)
     return f"{base}/t/{table_id}/join?pin={pin}"

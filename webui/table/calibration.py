@@ -22,7 +22,7 @@ from webui.common.durable import write_atomically
 from webui.common.security import director_required, store
 from webui.common.validate import json_body
 from webui.store import Actor, CommandError, commands
-from webui.views import page_context
+from webui.table.views import page_context
 
 bp = Blueprint("calibration", __name__, url_prefix="/director/tables/<int:table_id>/calibrate")
 
@@ -104,7 +104,7 @@ def save(table_id: int) -> Any:
     except CommandError as exc:
         return jsonify(exc.to_json()), exc.status
     if current_app.config["START_CAMERAS"]:
-        from webui.camera_feed import start_camera
+        from webui.table.camera_feed import start_camera
 
         start_camera(current_app._get_current_object(), table_id)
     return jsonify({"ok": True, "layout": layout.to_json(), "path": str(path), "notice": notice,
@@ -113,7 +113,7 @@ def save(table_id: int) -> Any:
 
 def _current_layout_path(table_id: int) -> Path | None:
     """The layout file the table's camera reads with now (None: not calibrated)."""
-    from webui.camera_feed import layout_path_for
+    from webui.table.camera_feed import layout_path_for
 
     state = store().state(table_id)
     return layout_path_for(state.camera or "", state.layout)

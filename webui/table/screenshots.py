@@ -1,6 +1,6 @@
 """Take the README's screenshots at tablet size (Playwright + Debian Chromium).
 
-    .venv/bin/python -m webui.screenshots webui/docs
+    .venv/bin/python -m webui.table.screenshots webui/docs
 
 Serves a throw-away copy of the app, plays the demo footage into a table (labelled corners
 stand in for the detector when no trained model is installed), records a few hands, and
@@ -16,10 +16,10 @@ import threading
 import time
 from pathlib import Path
 
-from webui import create_app
-from webui.camera_feed import TableCamera
 from webui.store import Actor, commands
 from webui.store.engine import PLAYERS
+from webui.table import create_app
+from webui.table.camera_feed import TableCamera
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

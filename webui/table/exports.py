@@ -17,8 +17,8 @@ from webui.common import sheetview
 from webui.common.pdf import render_sheet_pdf, sheet_context
 from webui.common.security import store
 from webui.common.signing import sign_pdf
-from webui.security import require_viewer
-from webui.views import table_or_404
+from webui.table.security import require_viewer
+from webui.table.views import table_or_404
 
 bp = Blueprint("exports", __name__, url_prefix="/t/<int:table_id>")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

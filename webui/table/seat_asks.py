@@ -27,10 +27,10 @@ from flask import (
 )
 
 from webui.common.security import is_director, store
-from webui.live import stream_slots
-from webui.security import current_device, may_see_screen, remember_device
 from webui.store import seat_requests
 from webui.store.seat_requests import Asked, Status
+from webui.table.live import stream_slots
+from webui.table.security import current_device, may_see_screen, remember_device
 
 bp = Blueprint("seat_asks", __name__)
 SESSION_KEY = "seat_asks"
@@ -81,7 +81,7 @@ def decider_name(table_id: int) -> str:
 def wait(table_id: int) -> Any:
     """The asking tablet's page: waits (reloading itself) until its request is allowed, then
     takes the seat; says so when it was refused or expired."""
-    from webui.views import no_store, table_or_404
+    from webui.table.views import no_store, table_or_404
 
     table = table_or_404(table_id)
     ask = (session.get(SESSION_KEY) or {}).get(str(table_id))
@@ -140,7 +140,7 @@ def _forget_ask(table_id: int) -> None:
 @bp.post("/t/<int:table_id>/seat-requests/<int:request_id>")
 def decide(table_id: int, request_id: int) -> Any:
     """Allow or refuse a tablet's request for a seat (``answer``: allow / refuse)."""
-    from webui.views import table_or_404
+    from webui.table.views import table_or_404
 
     table_or_404(table_id)
     if not may_decide(table_id):

@@ -3,7 +3,7 @@
 ``TableCamera`` owns the frames: the thread and its loop, the status (lost and back with their
 times), its ``Picture`` (the latest frame, outlined, for the MJPEG view) and the detector's
 self-check. Each event
-of the table reader goes to its ``CameraClerk`` (``webui.camera_clerk``), which records it.
+of the table reader goes to its ``CameraClerk`` (``webui.table.camera_clerk``), which records it.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from vision.table.layout import load_layout
 from vision.table.picture import draw_detections, prepare
 from vision.table.reader import Onlooker, TableReader
 from vision.table.speed import measure_table_speed
-from webui.camera_clerk import CameraClerk
-from webui.live import Lease
 from webui.store import Store
+from webui.table.camera_clerk import CameraClerk
+from webui.table.live import Lease
 
 log = logging.getLogger(__name__)
 # What the table screen says of a camera that stopped: a player's sentence (the device's or

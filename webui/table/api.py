@@ -23,7 +23,9 @@ from flask import (
 
 from webui.common.security import client_address, is_director, safe_next, store
 from webui.common.validate import json_body, whole_number
-from webui.live import (
+from webui.store import Command, CommandError, commands
+from webui.store.event_kind import EventKind
+from webui.table.live import (
     Lease,
     StreamKey,
     StreamKind,
@@ -32,7 +34,7 @@ from webui.live import (
     sse_stream,
     stream_slots,
 )
-from webui.security import (
+from webui.table.security import (
     actor_for,
     current_device,
     may_act_for,
@@ -40,9 +42,7 @@ from webui.security import (
     require_viewer,
     seats_of,
 )
-from webui.store import Command, CommandError, commands
-from webui.store.event_kind import EventKind
-from webui.views import table_or_404
+from webui.table.views import table_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api/t/<int:table_id>")
 

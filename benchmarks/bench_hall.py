@@ -176,7 +176,7 @@ def director_page(tables: int, requests: int = 10) -> int:
     data_dir = tempfile.mkdtemp(prefix="bench-page-")
     try:
         app = create_hall_app({"DATABASE_URL": url, "DATA_DIR": data_dir})
-        store = app.extensions["gintray.store"]
+        store = app.extensions["gintray"].store
         t0 = time.perf_counter()
         first = new_table(store, "Round 1 Table 1", "Player 1", "Player 2")
         for winner in "ABABAB":

@@ -111,7 +111,7 @@ def hall(pg_url: str, tmp_path: Path) -> tuple[Any, Any, Store]:
     from webui.hall import create_hall_app
 
     app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"]
+    return app, director_client(app), app.extensions["gintray"].store
 
 
 def new_table(store: Store, name: str, a: str = "Ann", b: str = "Bob",
@@ -158,7 +158,7 @@ def fetch_bundle(app: Any, client: Any) -> Any:
     its progress), this waits for it (no fixed sleep), then the zip."""
     r = client.get("/bundle.zip")
     if r.status_code == 202:
-        status = app.extensions["gintray.bundler"].wait(600)
+        status = app.extensions["gintray"].bundler.wait(600)
         assert status.state.value == "done", status
         r = client.get("/bundle.zip")
     assert r.status_code == 200, r.status_code

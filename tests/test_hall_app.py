@@ -53,7 +53,7 @@ def hall(pg_url, tmp_path):
                                     "csrf_token": csrf})
     assert r.status_code == 302
     client.csrf = csrf
-    return app, client, app.extensions["gintray.store"]
+    return app, client, app.extensions["gintray"].store
 
 
 def event(client) -> dict:
@@ -280,7 +280,7 @@ def test_bundle_holds_every_signed_sheet_with_a_valid_signature(hall):
     for f in manifest["files"]:
         assert hashlib.sha256(zf.read(f["name"])).hexdigest() == f["sha256"]
     pdf = zf.read(names[1])
-    assert verify_pdf(pdf, app.extensions["gintray.identity"]).ok
+    assert verify_pdf(pdf, app.extensions["gintray"].identity).ok
     sheet = json.loads(zf.read(names[0]))
     assert sheet["game"]["locked"] and sheet["game"]["winner"] == "A"
     assert manifest["standings"][0]["name"] == "Ann"

@@ -109,9 +109,9 @@ def test_a_camera_that_mirrors_its_picture_reads_the_demo_hands_once_its_layout_
     layout_path = tmp_path / "layout.json"
     save_layout(replace(load_layout(DEMO_DIR / "layout.json"), mirrored=True), layout_path)
     app = make_app(tmp_path / "data")
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path / "data",
-                       app.extensions["gintray.notifier"].publish,
+                       app.extensions["gintray"].notifier.publish,
                        layout=str(layout_path), detector=detector)
     seen: list = []
     recorded = feed.clerk.on_event

@@ -27,9 +27,9 @@ def _read(a_detections, up_card: str = "9H"):
 
 def _camera_proposal(tmp_path, read):
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, "replay:none", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
+                       app.extensions["gintray"].notifier.publish)
     feed.clerk.dealt(read.up_card)
     feed.clerk.propose(read)
     tablet = Tablet(app)

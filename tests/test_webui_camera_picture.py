@@ -33,8 +33,8 @@ def _replay(tmp_path: Path, names: list[str], detector, monkeypatch) -> tuple[li
 
     monkeypatch.setattr(webui.table.camera_feed, "draw_detections", recording_draw)
     app = make_app(tmp_path / "data")
-    feed = TableCamera(app.extensions["gintray.store"], 1, f"replay:{frames}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish, detector=detector)
+    feed = TableCamera(app.extensions["gintray"].store, 1, f"replay:{frames}?fps=0", tmp_path,
+                       app.extensions["gintray"].notifier.publish, detector=detector)
     feed.start()
     feed.thread.join(timeout=180)
     assert feed.status()["state"] == "finished"
@@ -72,7 +72,7 @@ def test_label_driven_detector_runs_behind_the_readers_tiles(tmp_path, monkeypat
     truth = json.loads((DEMO / "ground_truth.json").read_text())
     names = sorted(p.name for p in (DEMO / "hand").glob("*.jpg"))
     drawn, app = _replay(tmp_path, names, TruthDetector(truth["frames"]), monkeypatch)
-    hand = app.extensions["gintray.store"].state(1).current_hand()
+    hand = app.extensions["gintray"].store.state(1).current_hand()
     first = truth["hands"][0]
     assert hand.up_card == first["up_card"]
     assert hand.proposal and hand.proposal.knocker == first["knocker"]

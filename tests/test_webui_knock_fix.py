@@ -32,8 +32,8 @@ def spreads_read(up_card: str) -> TableRead:
 
 def camera_of(app, tmp_path, table_id: int = 1) -> TableCamera:
     """A table's camera, its thread not started: the test hands it the reader's events."""
-    return TableCamera(app.extensions["gintray.store"], table_id, "replay:none", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
+    return TableCamera(app.extensions["gintray"].store, table_id, "replay:none", tmp_path,
+                       app.extensions["gintray"].notifier.publish)
 
 
 def test_the_camera_proposes_after_the_players_fix_its_misread_knock_card(tmp_path):

@@ -64,12 +64,12 @@ def test_a_tablet_sees_the_knock_card_and_the_proposal_soon_after_the_frames(
 
     monkeypatch.setattr(camera_feed, "read_frame", timed_read)
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table_id = store.tables()[0].id
     feed = TableCamera(store, table_id, f"replay:{DEMO / 'hand'}?fps=2", tmp_path,
-                       app.extensions["gintray.notifier"].publish,
+                       app.extensions["gintray"].notifier.publish,
                        layout=str(DEMO / "layout.json"))
-    app.extensions["gintray.cameras"][table_id] = feed
+    app.extensions["gintray"].cameras[table_id] = feed
     server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -23,8 +23,8 @@ B_CARDS = ["2C", "4C", "6C", "8C", "QD", "6S", "TS", "9D", "JD", "QS"]
 
 def _feed(tmp_path):
     app = make_app(tmp_path)
-    feed = TableCamera(app.extensions["gintray.store"], 1, "replay:none", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
+    feed = TableCamera(app.extensions["gintray"].store, 1, "replay:none", tmp_path,
+                       app.extensions["gintray"].notifier.publish)
     return app, feed
 
 

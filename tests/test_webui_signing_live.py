@@ -54,7 +54,7 @@ def test_the_signing_page_shows_the_other_signature_live_and_keeps_ones_own(serv
     from playwright.sync_api import expect, sync_playwright
 
     app, base, _table, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     hand = store.state(TABLE).current_hand()
     player = Actor("test")
     store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H"), player)

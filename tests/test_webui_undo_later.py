@@ -23,7 +23,7 @@ def undo_buttons(tablet: Tablet, seat: str) -> list[tuple[str, str]]:
 
 
 def camera_deals(app, card: str, table: int = 1) -> None:
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     hand = store.state(table).current_hand()
     store.execute(table, commands.set_knock_card(hand.game, hand.number, card, source="camera"),
                   Actor("camera"))
@@ -81,7 +81,7 @@ def test_a_tablet_undoes_its_confirmation_after_the_next_deal_was_read(served, t
     from playwright.sync_api import expect, sync_playwright
 
     app, base, _table, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     player = Actor("test")
     hand = store.state(TABLE).current_hand()
     store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H"), player)

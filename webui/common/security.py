@@ -19,7 +19,10 @@ DIRECTOR_KEY = "director_password_hash"
 
 
 def store() -> Store:
-    return current_app.extensions["gintray.store"]
+    """The store of the app answering the current request."""
+    from webui.common.app import app_parts  # the app module imports this one
+
+    return app_parts().store
 
 
 def is_local() -> bool:

@@ -27,8 +27,10 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     (an IANA zone for times on the pages; default this machine's), ``STALL_MINUTES`` (a synced
     table is stalled after this long without a sync; default 3), plus any Flask setting.
     """
-    from webui.common.app import kit_app
+    from webui.common.app import PARTS, app_parts, kit_app
     from webui.hall.bundler import Bundler
+    from webui.hall.offline import OfflineWatch
+    from webui.hall.parts import HallParts
     from webui.hall.refusal import HallRefusal
     from webui.hall.sync import open_store, prepare_event_database
     from webui.hall.views import blueprints
@@ -49,9 +51,11 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
                             "MAX_CONTENT_LENGTH": 1024 * 1024},
                   open_store=event_store, secret_setting="hall_secret_key",
                   error_template="hall/error.html", blueprints=blueprints())
-    store = app.extensions["gintray.store"]
-    app.extensions["gintray.bundler"] = Bundler(
-        store.engine.url.render_as_string(hide_password=False), Path(app.config["DATA_DIR"]))
+    kit = app_parts(app)
+    app.extensions[PARTS] = HallParts(
+        kit.store, kit.identity, offline=OfflineWatch(),
+        bundler=Bundler(kit.store.engine.url.render_as_string(hide_password=False),
+                        Path(app.config["DATA_DIR"])))
     zone = app.config.get("TIMEZONE")
     app.jinja_env.filters["local_time"] = lambda value, fmt="%H:%M:%S": local_time(
         value, fmt, zone)
@@ -70,9 +74,9 @@ def _register_database_errors(app: Flask) -> None:
     (``X-Hall-Now``) so the page can say when the hall is back."""
     from flask import jsonify, render_template, request
 
-    from webui.hall.offline import OfflineWatch
+    from webui.hall.parts import hall_parts
 
-    watch = app.extensions["gintray.offline"] = OfflineWatch()
+    watch = hall_parts(app).offline
 
     def shown(at: Any) -> str:
         return local_time(at, "%H:%M:%S", app.config.get("TIMEZONE"))

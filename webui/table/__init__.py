@@ -12,9 +12,10 @@ from typing import Any
 from flask import Flask, request
 from sqlalchemy.exc import DBAPIError
 
-from webui.common.app import kit_app
+from webui.common.app import PARTS, app_parts, kit_app
 from webui.store import Store, database_problem
 from webui.table.live import Notifier, StreamSlots
+from webui.table.parts import TableParts
 
 STATIC = Path(__file__).resolve().parent / "static"  # the table app's scripts
 
@@ -51,15 +52,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         open_store=_open_store, secret_setting="secret_key", error_template="error.html",
         blueprints=[views_bp, seat_asks_bp, api_bp, director_bp, exports_bp, calibration_bp],
         static_folder=STATIC)
-    store = app.extensions["gintray.store"]
+    kit = app_parts(app)
+    store = kit.store
     notifier = Notifier()
     store.listeners.append(notifier.publish)
-    app.extensions["gintray.notifier"] = notifier
-    app.extensions["gintray.cameras"] = {}
-    app.extensions["gintray.streams"] = StreamSlots(app.config["MAX_STREAMS_PER_DEVICE"],
-                                                    app.config["MAX_STREAMS"],
-                                                    app.config["MAX_STREAMS_PER_TABLE"],
-                                                    joined=store.device_joined)
+    app.extensions[PARTS] = TableParts(
+        store, kit.identity, notifier=notifier, cameras={},
+        streams=StreamSlots(app.config["MAX_STREAMS_PER_DEVICE"], app.config["MAX_STREAMS"],
+                            app.config["MAX_STREAMS_PER_TABLE"], joined=store.device_joined))
     from webui.common import words
 
     words.register(app)

@@ -12,7 +12,6 @@ from flask import (
     Blueprint,
     Response,
     abort,
-    current_app,
     flash,
     g,
     jsonify,
@@ -34,6 +33,7 @@ from webui.table.live import (
     sse_stream,
     stream_slots,
 )
+from webui.table.parts import table_parts
 from webui.table.security import (
     actor_for,
     current_device,
@@ -209,7 +209,7 @@ def events(table_id: int) -> Response:
     table_or_404(table_id)
     require_viewer(table_id)
     limit = stream_seconds()
-    notifier = current_app.extensions["gintray.notifier"]
+    notifier = table_parts().notifier
     st = store()
     slots, lease = _stream_slot(table_id, StreamKind.EVENTS)
     stream = slots.held(lease, sse_stream(notifier, table_id, lambda: st.last_seq(table_id),
@@ -224,7 +224,7 @@ def camera_mjpeg(table_id: int) -> Response:
     table_or_404(table_id)
     require_viewer(table_id)
     limit = stream_seconds()
-    feed = current_app.extensions["gintray.cameras"].get(table_id)
+    feed = table_parts().cameras.get(table_id)
     if feed is None:
         abort(404, description="this table has no camera running")
     slots, lease = _stream_slot(table_id, StreamKind.CAMERA)
@@ -238,7 +238,7 @@ def camera_jpeg(table_id: int) -> Response:
     """The latest annotated camera picture."""
     table_or_404(table_id)
     require_viewer(table_id)
-    feed = current_app.extensions["gintray.cameras"].get(table_id)
+    feed = table_parts().cameras.get(table_id)
     jpeg = feed.latest_jpeg() if feed else None
     if jpeg is None:
         abort(404, description="no camera picture yet")

@@ -22,13 +22,14 @@ from webui.common.durable import write_atomically
 from webui.common.security import director_required, store
 from webui.common.validate import json_body
 from webui.store import Actor, CommandError, commands
+from webui.table.parts import table_parts
 from webui.table.views import page_context
 
 bp = Blueprint("calibration", __name__, url_prefix="/director/tables/<int:table_id>/calibrate")
 
 
 def _feed(table_id: int) -> Any:
-    return current_app.extensions["gintray.cameras"].get(table_id)
+    return table_parts().cameras.get(table_id)
 
 
 def layout_file(table_id: int) -> Path:

@@ -34,6 +34,7 @@ from vision.table.speed import measure_table_speed
 from webui.store import Store
 from webui.table.camera_clerk import CameraClerk
 from webui.table.live import Lease
+from webui.table.parts import table_parts
 
 log = logging.getLogger(__name__)
 # What the table screen says of a camera that stopped: a player's sentence (the device's or
@@ -308,8 +309,8 @@ def deck_line(detector: Any, deck: str | None) -> str | None:
 
 def start_camera(app: Flask, table_id: int) -> TableCamera | None:
     """Start (or restart) the camera thread of one table if it has a camera source."""
-    cameras: dict[int, TableCamera] = app.extensions["gintray.cameras"]
-    store: Store = app.extensions["gintray.store"]
+    cameras = table_parts(app).cameras
+    store = table_parts(app).store
     state = store.state(table_id)
     old = cameras.pop(table_id, None)
     if old is not None:
@@ -317,7 +318,7 @@ def start_camera(app: Flask, table_id: int) -> TableCamera | None:
     if not state.camera:
         return None
     feed = TableCamera(store, table_id, state.camera, Path(app.config["DATA_DIR"]),
-                       app.extensions["gintray.notifier"].publish, layout=state.layout,
+                       table_parts(app).notifier.publish, layout=state.layout,
                        deck=app.config["DECK"]).start()
     cameras[table_id] = feed
     return feed
@@ -325,5 +326,5 @@ def start_camera(app: Flask, table_id: int) -> TableCamera | None:
 
 def start_cameras(app: Flask) -> None:
     """Start every table's camera thread."""
-    for table in app.extensions["gintray.store"].tables():
+    for table in table_parts(app).store.tables():
         start_camera(app, table.id)

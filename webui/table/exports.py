@@ -17,6 +17,7 @@ from webui.common import sheetview
 from webui.common.pdf import render_sheet_pdf, sheet_context
 from webui.common.security import store
 from webui.common.signing import sign_pdf
+from webui.table.parts import table_parts
 from webui.table.security import require_viewer
 from webui.table.views import table_or_404
 
@@ -121,7 +122,7 @@ def pdf(table_id: int, game_no: int) -> Response:
                                 sheet_context(store(), table_id, game))
     reason = (f"gintray score sheet, {state.name}, game {game_no}"
               + (" (signed by both players)" if game.locked else " (not signed by the players)"))
-    signed = sign_pdf(document, current_app.extensions["gintray.identity"], reason)
+    signed = sign_pdf(document, table_parts().identity, reason)
     return send_file(io.BytesIO(signed), mimetype="application/pdf", as_attachment=True,
                      download_name=_filename(state, game, "pdf"))
 

@@ -20,6 +20,7 @@ from webui.store import Actor, commands
 from webui.store.engine import PLAYERS
 from webui.table import create_app
 from webui.table.camera_feed import TableCamera
+from webui.table.parts import table_parts
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -52,7 +53,7 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     data = Path(tempfile.mkdtemp(prefix="gintray-shots-"))
     app = create_app({"DATA_DIR": str(data), "START_CAMERAS": False})
-    store = app.extensions["gintray.store"]
+    store = table_parts(app).store
     table_id = store.create_table("Table 7", {"name": "Table 7",
                                               "players": {"A": "Ann", "B": "Ben"},
                                               "rules": "tournament", "camera": None},
@@ -68,8 +69,8 @@ def main(argv: list[str]) -> int:
         truth = json.loads((DEMO / "ground_truth.json").read_text())
         detector = TruthDetector(truth["frames"])
     feed = TableCamera(store, table_id, f"replay:{DEMO / 'hand'}?fps=0", data,
-                       app.extensions["gintray.notifier"].publish, detector=detector)
-    app.extensions["gintray.cameras"][table_id] = feed
+                       table_parts(app).notifier.publish, detector=detector)
+    table_parts(app).cameras[table_id] = feed
     feed.start()
     feed.thread.join(timeout=120)
     server = create_server(app, host="127.0.0.1", port=0, threads=8)

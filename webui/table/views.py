@@ -42,6 +42,7 @@ from webui.store.seats import SeatTaken
 from webui.store.state import TableState
 from webui.table.addresses import is_loopback_host, join_base
 from webui.table.live import stream_slots
+from webui.table.parts import table_parts
 from webui.table.seat_asks import ask_for_seat, pending_for_page
 from webui.table.security import (
     current_device,
@@ -68,7 +69,7 @@ def page_context(table_id: int) -> dict[str, Any]:
     """Everything the table templates need."""
     table = table_or_404(table_id)
     state = store().state(table_id)
-    cameras = current_app.extensions["gintray.cameras"]
+    cameras = table_parts().cameras
     feed = cameras.get(table_id)
     seats = [p for p in PLAYERS if may_act_for(table_id, p)]
     sheets = [sheetview.game_view(state, g) for g in state.games]

@@ -60,11 +60,11 @@ def test_a_table_cannot_be_made_with_rules_the_engine_refuses(app):
     the engine refused); a table's rules are checked when it is made, as when they change."""
     import pytest
 
-    from webui.store import CommandError
+    from webui.common.refusal import Refusal
 
     store = app.extensions["gintray"].store
     before = len(store.tables())
-    with pytest.raises(CommandError) as refused:
+    with pytest.raises(Refusal) as refused:
         store.create_table("Board 2", {"name": "Board 2", "players": {"A": "Ann", "B": "Ben"},
                                        "rules": "bogus", "camera": None}, Actor("test"))
     assert refused.value.status == 400 and "unknown rule preset 'bogus'" in refused.value.message

@@ -71,7 +71,7 @@ class BoundedInt(IntegerConverter):
 def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
             settings: dict[str, Any], open_store: Callable[[Flask], Store],
             secret_setting: str, error_template: str, blueprints: Iterable[Blueprint],
-            static_folder: Path | None = None) -> Flask:
+            static_folder: Path | None = None, refused_home: str | None = None) -> Flask:
     """A Flask app set up as every gintray app is.
 
     ``config``: the caller's settings (``DATA_DIR``, default ``data_dir``, is made and
@@ -79,7 +79,8 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
     opens the app's store from the finished config; a missing ``SECRET_KEY`` is made once and
     kept in it (setting ``secret_setting``). ``error_template`` shows errors to people;
     ``static_folder`` holds the app's own static files, served at ``/static/`` before the
-    kit's.
+    kit's; ``refused_home`` the endpoint a refused form post goes back to when the refusal
+    names no page (``webui.common.errors.answer_refusal``).
     """
     app = Flask(import_name, static_folder=None)
     app.url_map.converters["int"] = BoundedInt
@@ -104,7 +105,7 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
     app.register_blueprint(Blueprint("kit", __name__, template_folder="templates"))
     for blueprint in blueprints:
         app.register_blueprint(blueprint)
-    register_error_pages(app, error_template)
+    register_error_pages(app, error_template, refused_home)
     app.after_request(security_headers)
     return app
 

@@ -29,6 +29,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
 from webui.common.membership import current_tables
+from webui.common.refusal import Refusal
 from webui.common.seating import (
     ORIGIN_KEY,
     mark_forfeit,
@@ -57,7 +58,7 @@ from webui.hall.schema import (
     TableLink,
     ensure_schema,
 )
-from webui.store import Actor, CommandError, Store, commands
+from webui.store import Actor, Store, commands
 from webui.store.db import EventRow, TableRow, commit_first, database_url
 
 BATCH = 500
@@ -207,7 +208,7 @@ def request_command(req: DirectorRequest) -> commands.Command:
         return at_revision(command, p["game"], p["hand"], p["revision"])
     if req.kind == "reopen":
         return commands.reopen(p["game"], p.get("reason"))
-    raise CommandError("bad_request", f"unknown director request {req.kind!r}", 400)
+    raise Refusal(f"unknown director request {req.kind!r}", code="bad_request", status=400)
 
 
 def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
@@ -218,7 +219,7 @@ def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
         try:
             outcome = local.execute(local_id, request_command(req), actor,
                                     request_id=req.request_id)
-        except CommandError as exc:
+        except Refusal as exc:
             status, message = "refused", exc.message
             report.refused.append(req.request_id)
         else:

@@ -11,7 +11,6 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
-    abort,
     flash,
     g,
     jsonify,
@@ -20,9 +19,11 @@ from flask import (
     url_for,
 )
 
+from webui.common.errors import refuse, wants_json
+from webui.common.refusal import Refusal
 from webui.common.security import client_address, is_director, safe_next, store
 from webui.common.validate import json_body, whole_number
-from webui.store import Command, CommandError, commands
+from webui.store import Command, commands
 from webui.store.event_kind import EventKind
 from webui.table.live import (
     Lease,
@@ -63,7 +64,7 @@ def load_body() -> None:
     if request.is_json:
         body = json_body(request.get_data(cache=True))
         if not isinstance(body, dict):
-            abort(400, description="the body must be a JSON object")
+            refuse(400, "the body must be a JSON object")
     else:
         body = {k: v for k, v in request.form.items() if k != "csrf_token"}
         for name in FORM_GROUPED:
@@ -72,11 +73,10 @@ def load_body() -> None:
             if grouped:
                 body[name] = grouped
     g.body = body
-
-
-def wants_json() -> bool:
-    """JSON callers: a JSON body, or a form post from the page's script asking for JSON."""
-    return request.is_json or request.accept_mimetypes.best == "application/json"
+    table_id = (request.view_args or {}).get("table_id")
+    if table_id is not None:  # a refused plain form post goes back to its page
+        g.refused_back = safe_next(body.get("next")) or url_for("views.table_page",
+                                                                 table_id=table_id)
 
 
 def _back(table_id: int) -> Any:
@@ -89,13 +89,7 @@ def _answer(table_id: int, command: Command, success: str, kind: EventKind) -> A
     """Run ``command`` (whose first event is of ``kind``) for this device and answer."""
     table_or_404(table_id)
     actor = actor_for(table_id)
-    try:
-        done = store().execute(table_id, command, actor, request_id(), kind)
-    except CommandError as exc:
-        if wants_json():
-            return jsonify(exc.to_json()), exc.status
-        flash(exc.message, "error")
-        return _back(table_id)
+    done = store().execute(table_id, command, actor, request_id(), kind)
     if wants_json():
         state = store().state(table_id)
         return jsonify({"ok": True, "duplicate": done.duplicate,
@@ -124,13 +118,7 @@ def proposal(table_id: int) -> Any:
     b = g.body
     table_or_404(table_id)
     actor_for(table_id)
-    try:
-        parsed = commands.parse_proposal(b)
-    except CommandError as exc:
-        if wants_json():
-            return jsonify(exc.to_json()), exc.status
-        flash(exc.message, "error")
-        return _back(table_id)
+    parsed = commands.parse_proposal(b)
     director = is_director() and bool(b.get("director"))
     return _answer(table_id, commands.propose(b.get("game"), b.get("hand"), parsed,
                                               director=director),
@@ -142,7 +130,7 @@ def _require_player_tablet(table_id: int, player: Any) -> None:
     table_or_404(table_id)
     actor_for(table_id)
     if not may_act_for(table_id, player):
-        abort(403, description="this tablet is not joined for that player")
+        refuse(403, "this tablet is not joined for that player")
 
 
 @bp.post("/confirm")
@@ -182,7 +170,7 @@ def next_game(table_id: int) -> Any:
 @bp.post("/reopen")
 def reopen(table_id: int) -> Any:
     if not is_director():
-        abort(403, description="only the director can reopen a signed game")
+        refuse(403, "only the director can reopen a signed game")
     b = g.body
     return _answer(table_id, commands.reopen(b.get("game"), b.get("reason")),
                    "Game reopened (recorded).", EventKind.REOPENED)
@@ -198,7 +186,7 @@ def _stream_slot(table_id: int, kind: StreamKind) -> tuple[StreamSlots, Lease]:
     try:
         lease = slots.acquire(key, kind)
     except StreamLimit as exc:
-        raise CommandError("too_many_streams", str(exc), 429) from None
+        raise Refusal(str(exc), code="too_many_streams", status=429) from None
     return slots, lease
 
 
@@ -226,7 +214,7 @@ def camera_mjpeg(table_id: int) -> Response:
     limit = stream_seconds()
     feed = table_parts().cameras.get(table_id)
     if feed is None:
-        abort(404, description="this table has no camera running")
+        refuse(404, "this table has no camera running")
     slots, lease = _stream_slot(table_id, StreamKind.CAMERA)
     return Response(slots.held(lease, feed.mjpeg(max_seconds=limit, lease=lease)),
                     mimetype="multipart/x-mixed-replace; boundary=frame",
@@ -241,5 +229,5 @@ def camera_jpeg(table_id: int) -> Response:
     feed = table_parts().cameras.get(table_id)
     jpeg = feed.latest_jpeg() if feed else None
     if jpeg is None:
-        abort(404, description="no camera picture yet")
+        refuse(404, "no camera picture yet")
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})

@@ -10,7 +10,6 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
-    abort,
     current_app,
     jsonify,
     render_template,
@@ -19,9 +18,11 @@ from flask import (
 )
 
 from webui.common.durable import write_atomically
+from webui.common.errors import refuse
+from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
 from webui.common.validate import json_body
-from webui.store import Actor, CommandError, commands
+from webui.store import Actor, commands
 from webui.table.parts import table_parts
 from webui.table.views import page_context
 
@@ -59,10 +60,10 @@ def frame(table_id: int) -> Response:
     feed = _feed(table_id)
     image = feed.latest_frame() if feed else None
     if image is None:
-        abort(404, description="no camera picture yet")
+        refuse(404, "no camera picture yet")
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
     if not ok:
-        abort(500, description="could not encode the picture")
+        refuse(500, "could not encode the picture")
     return Response(buf.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
@@ -78,7 +79,7 @@ def save(table_id: int) -> Any:
         return jsonify({"error": {"code": "no_vision", "message": str(exc)}}), 503
     body = json_body(request.get_data(cache=True)) if request.is_json else None
     if not isinstance(body, dict):
-        abort(400, description="send the layout as a JSON object")
+        refuse(400, "send the layout as a JSON object")
     feed = _feed(table_id)
     image = feed.latest_frame() if feed else None
     try:
@@ -102,7 +103,7 @@ def save(table_id: int) -> Any:
     try:
         store().execute(table_id, commands.change_settings(
             state.name, state.players, state.rules, state.camera, str(path)), Actor("director"))
-    except CommandError as exc:
+    except Refusal as exc:
         return jsonify(exc.to_json()), exc.status
     if current_app.config["START_CAMERAS"]:
         from webui.table.camera_feed import start_camera

@@ -11,9 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, send_file
+from flask import Blueprint, Response, current_app, send_file
 
 from webui.common import sheetview
+from webui.common.errors import refuse
 from webui.common.pdf import render_sheet_pdf, sheet_context
 from webui.common.security import store
 from webui.common.signing import sign_pdf
@@ -52,7 +53,7 @@ def _game(table_id: int, game_no: int) -> tuple[Any, Any, dict[str, Any]]:
     state = store().state(table_id)
     game = state.game_by_number(game_no)
     if game is None:
-        abort(404, description="no such game")
+        refuse(404, "no such game")
     return state, game, sheetview.game_view(state, game)
 
 
@@ -132,12 +133,12 @@ def snapshot(table_id: int, name: str) -> Response:
     """A camera picture saved with a proposal (cards read outlined)."""
     require_viewer(table_id)
     if not SNAPSHOT_NAME.fullmatch(name):
-        abort(404, description="no such picture")
+        refuse(404, "no such picture")
     path = Path(current_app.config["DATA_DIR"]) / "snapshots" / str(table_id) / name
     try:
         found = path.is_file()
     except OSError:  # a name the file system refuses (too long for it, say)
         found = False
     if not found:
-        abort(404, description="no such picture")
+        refuse(404, "no such picture")
     return send_file(path, mimetype="image/jpeg")

@@ -7,9 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request
+from flask import Blueprint, flash, redirect, render_template, request
 from sqlalchemy import select
 
+from webui.common.errors import refuse
+from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
 from webui.common.validate import whole_number
 from webui.hall import audit, awards, entries, roster, stations
@@ -18,7 +20,6 @@ from webui.hall.audit import AuditAction
 from webui.hall.draw import blind_draw
 from webui.hall.partnership import check_teams
 from webui.hall.players import alphabetical
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import Draw, DrawSeating, Partnership
 from webui.hall.views.base import back_to, director_name, done, refusals
 from webui.store import Actor
@@ -38,7 +39,7 @@ def latest_draw() -> Draw | None:
 def draw() -> Any:
     kind = request.form.get("kind", "singles")
     if kind not in ("singles", "partnership"):
-        abort(400, description="kind must be singles or partnership")
+        refuse(400, "kind must be singles or partnership")
     names = request.form.get("entrants", "").splitlines()
     if kind == "singles":  # the registered players (a typed list is checked against them)
         names = entries.draw_entrants(store(), names)
@@ -46,7 +47,7 @@ def draw() -> Any:
     latest = latest_draw()
     refusal = _redraw_refusal(latest, request.form.get("replace", ""))
     if refusal:
-        raise HallRefusal(refusal)
+        raise Refusal(refusal)
     with store().Session() as s:
         s.add(Draw(kind=kind, seed=seed, entrants=[n.strip() for n in names if n.strip()],
                    pairs=pairs))
@@ -90,7 +91,7 @@ def draw_print() -> Any:
     order with table, seat and opponent (for the wall)."""
     latest = latest_draw()
     if latest is None:
-        abort(404, description="no draw yet")
+        refuse(404, "no draw yet")
     pairs = [(int(p["table"]), str(p["A"]), str(p["B"])) for p in latest.pairs
              if not p.get("bye")]
     byes = [str(p["A"]) for p in latest.pairs if p.get("bye")]
@@ -107,7 +108,7 @@ def seat_draw() -> Any:
     run on the event database; tables that score locally take the names from the draw)."""
     latest = latest_draw()
     if latest is None:
-        abort(409, description="make a draw first")
+        refuse(409, "make a draw first")
     rules = "partnership" if latest.kind == "partnership" else "tournament"
     with store().Session() as s:  # claim the draw first: only one director seats it
         claim = DrawSeating(draw_id=latest.id, table_ids=[])
@@ -115,8 +116,8 @@ def seat_draw() -> Any:
         if not commit_first(s):
             seated = _seating(latest.id)
             tables = ", ".join(str(t) for t in (seated.table_ids if seated else []))
-            raise HallRefusal(f"The tables of the draw of {latest.created_at:%H:%M:%S} are "
-                              f"already open{f' (tables {tables})' if tables else ''}.")
+            raise Refusal(f"The tables of the draw of {latest.created_at:%H:%M:%S} are "
+                          f"already open{f' (tables {tables})' if tables else ''}.")
         made: list[int] = []
         pushed: list[int] = []
         if latest.kind == "partnership":

@@ -8,8 +8,9 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request
+from flask import Blueprint, Response, flash, redirect, render_template, request
 
+from webui.common.errors import refuse
 from webui.common.security import director_required, store
 from webui.common.validate import whole_number
 from webui.hall import audit, stations
@@ -65,7 +66,7 @@ def propose_pairing() -> Any:
     try:
         system = pairing_mod.PairingSystem(request.form.get("system", "swiss"))
     except ValueError:
-        abort(400, description="system must be swiss or knockout")
+        refuse(400, "system must be swiss or knockout")
     ranked = event_standings()
     if system is pairing_mod.PairingSystem.KNOCKOUT:
         top_text = request.form.get("top", "").strip()
@@ -144,7 +145,7 @@ def _pairs_words(planned: pairing_mod.Planned) -> str:
 def _pairing_or_404(pairing_id: int) -> pairing_mod.Planned:
     planned = pairing_mod.get(store(), pairing_id)
     if planned is None:
-        abort(404, description="no such pairing")
+        refuse(404, "no such pairing")
     return planned
 
 

@@ -6,15 +6,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, render_template, request
 
+from webui.common.errors import refuse
+from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
 from webui.common.validate import whole_number
 from webui.hall import adjustments, awards, results, roster, tiebreaks
 from webui.hall import event as event_mod
 from webui.hall.adjustments import AdjustmentKind
 from webui.hall.audit import AuditAction
-from webui.hall.refusal import HallRefusal
 from webui.hall.views.base import (
     director_name,
     done,
@@ -33,7 +34,7 @@ def set_event_rules() -> Any:
     """The rules the event plays: only tables on these rules count in the standings."""
     rules = request.form.get("rules", "")
     if rules not in engine.preset_names():
-        abort(400, description=f"rules must be one of {', '.join(engine.preset_names())}")
+        refuse(400, f"rules must be one of {', '.join(engine.preset_names())}")
     store().set_setting(event_mod.EVENT_RULES_KEY, rules)
     return done(
         AuditAction.RULES,
@@ -51,7 +52,7 @@ def set_bye_rule() -> Any:
     try:
         rule = awards.ByeRule(request.form.get("rule", ""))
     except ValueError:
-        raise HallRefusal("Say how a bye counts.") from None
+        raise Refusal("Say how a bye counts.") from None
     awards.set_bye_rule(store(), rule)
     return done(AuditAction.RULES, f"a bye counts as {rule.label}",
                 f"A bye counts as {rule.label}.", "standings")
@@ -80,7 +81,7 @@ def give_adjustment() -> Any:
     """A points adjustment or penalty for a player (by player id), with the reason."""
     f = request.form
     if f.get("kind") not in {k.value for k in AdjustmentKind}:
-        raise HallRefusal("Say whether it is an adjustment or a penalty.")
+        raise Refusal("Say whether it is an adjustment or a penalty.")
     kind = AdjustmentKind(f["kind"])
     player = whole_number(f.get("player_id"), "player_id", 1, label="player")
     points = whole_number(f.get("points"), "points", -adjustments.MAX_POINTS,

@@ -17,10 +17,10 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from webui.hall import awards, knockout, merges, stations
-from webui.hall.event import csv_cell, match_result
 from webui.hall.knockout import KnockoutRound, Slot
 from webui.hall.schema import HallBracket, HallPairing, HallRound, HallTableSeating
 from webui.hall.swiss import Entrant, Pair, PairingError, SwissRound, swiss_round
+from webui.hall.tournament import csv_cell, match_result
 from webui.store import Store
 from webui.store.db import utcnow
 from webui.store.engine import PLAYERS

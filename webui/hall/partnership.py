@@ -15,9 +15,9 @@ from typing import Any
 
 from webui.common.refusal import Refusal
 from webui.common.words import rules_words
-from webui.hall.event import same_rules
 from webui.hall.players import player_key
 from webui.hall.schema import Partnership
+from webui.hall.tournament import same_rules
 from webui.store import Store, engine
 from webui.store.engine import PLAYERS
 

@@ -11,7 +11,7 @@ from typing import Any
 from webui.hall import awards, roster, stations
 from webui.hall import clock as clock_mod
 from webui.hall import pairing as pairing_mod
-from webui.hall.event import Standings, match_result
+from webui.hall.tournament import Standings, match_result
 from webui.store import Store
 
 

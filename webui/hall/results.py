@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webui.hall import awards, merges, roster, stations
-from webui.hall.event import csv_cell, engine_sheet, same_rules
+from webui.hall.tournament import csv_cell, engine_sheet, same_rules
 from webui.store import Store
 from webui.store.engine import PLAYERS, other_player
 

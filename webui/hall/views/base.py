@@ -13,8 +13,7 @@ from sqlalchemy import select
 
 from webui.common.refusal import Refusal
 from webui.common.security import store
-from webui.hall import audit
-from webui.hall import event as event_mod
+from webui.hall import audit, tournament
 from webui.hall.audit import AuditAction
 from webui.hall.schema import Partnership
 
@@ -75,6 +74,6 @@ def singles_tables() -> list[int]:
     return [t.id for t in store().tables() if t.id not in boards]
 
 
-def event_standings() -> event_mod.Standings:
+def event_standings() -> tournament.Standings:
     """The standings of the event's singles tables on the event's rules."""
-    return event_mod.event_standings(store(), singles_tables(), event_mod.event_rules(store()))
+    return tournament.event_standings(store(), singles_tables(), tournament.event_rules(store()))

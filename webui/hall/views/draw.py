@@ -14,8 +14,7 @@ from webui.common.errors import refuse
 from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
 from webui.common.validate import whole_number
-from webui.hall import audit, awards, entries, roster, stations
-from webui.hall import event as event_mod
+from webui.hall import audit, awards, entries, roster, stations, tournament
 from webui.hall.audit import AuditAction
 from webui.hall.draw import blind_draw
 from webui.hall.partnership import check_teams
@@ -125,7 +124,7 @@ def seat_draw() -> Any:
         else:  # round 1: pushed to the table apps that sync, the rest opened here
             seated = stations.seat_round(store(), 1, [
                 (int(p["table"]), _seated(p["A"]), _seated(p["B"]))
-                for p in latest.pairs if not p.get("bye")], event_mod.event_rules(store()))
+                for p in latest.pairs if not p.get("bye")], tournament.event_rules(store()))
             made = [x.table_id for x in seated if x.table_id is not None]
             pushed = [x.table for x in seated if x.station is not None]
             drawn = [n for p in latest.pairs for n in (p["A"], p.get("B")) if n]

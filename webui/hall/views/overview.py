@@ -13,9 +13,8 @@ from typing import Any
 from flask import Blueprint, jsonify, render_template, request
 
 from webui.common.security import director_required, store
-from webui.hall import audit, awards, entries, stations, tiebreaks
+from webui.hall import audit, awards, entries, stations, tiebreaks, tournament
 from webui.hall import clock as clock_mod
-from webui.hall import event as event_mod
 from webui.hall import pairing as pairing_mod
 from webui.hall.health import SyncState, table_health
 from webui.hall.partnership import partnership_view
@@ -36,7 +35,7 @@ def tables_json() -> dict[str, Any]:
     next event, ``event.table_summaries``) with its sync health, forfeit and undone pairing,
     the sync problems and the round clock. The live refresh and the board need no more."""
     links = linked_tables(store())
-    tables = event_mod.table_summaries(store(), [t.id for t in store().tables()], set(links))
+    tables = tournament.table_summaries(store(), [t.id for t in store().tables()], set(links))
     forfeited = awards.forfeit_words(store())
     undone = stations.undone(store())
     rounds = {x.table_id: x.round for x in stations.seats(store())
@@ -71,8 +70,8 @@ def event_json() -> dict[str, Any]:
     boards = {b for p in teams for b in p.boards}
     singles = [t["id"] for t in tables if t["id"] not in boards]
     draw = latest_draw()
-    rules = event_mod.event_rules(store())
-    ranked = event_mod.event_standings(store(), singles, rules)
+    rules = tournament.event_rules(store())
+    ranked = tournament.event_standings(store(), singles, rules)
     return {
         **part,
         "event_rules": rules,

@@ -13,9 +13,8 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 from webui.common.errors import refuse
 from webui.common.security import director_required, store
 from webui.common.validate import whole_number
-from webui.hall import audit, stations
+from webui.hall import audit, stations, tournament
 from webui.hall import clock as clock_mod
-from webui.hall import event as event_mod
 from webui.hall import pairing as pairing_mod
 from webui.hall.audit import AuditAction
 from webui.hall.players import alphabetical
@@ -99,7 +98,7 @@ def _system_words(planned: pairing_mod.Planned) -> str:
 def approve_pairing(pairing_id: int) -> Any:
     """Approve a proposed pairing: its tables open with the players in the seats."""
     planned = pairing_mod.approve(store(), pairing_id, director_name(),
-                                  event_mod.event_rules(store()))
+                                  tournament.event_rules(store()))
     seats = stations.seats(store(), [planned.id])
     opened = ", ".join(str(x.table_id) for x in seats if x.station is None)
     pushed = ", ".join(str(x.table) for x in seats if x.station is not None)

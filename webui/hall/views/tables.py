@@ -22,9 +22,8 @@ from webui.common.errors import refuse, wants_json
 from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
 from webui.common.words import local_time
-from webui.hall import audit, awards, roster, stations
+from webui.hall import audit, awards, roster, stations, tournament
 from webui.hall import clock as clock_mod
-from webui.hall import event as event_mod
 from webui.hall.actions import (
     ActionKind,
     DirectorAction,
@@ -87,7 +86,7 @@ def page(table_id: int) -> Any:
     state = store().state(table_id)
     mirrored = table_id in linked_tables(store())
     requests = [r for r in requests_json() if r["table"] == table_id]
-    summary = event_mod.table_summary(store(), table_id, mirrored)
+    summary = tournament.table_summary(store(), table_id, mirrored)
     summary["sync"] = table_health(store(), [summary],
                                    stall_after=stall_after())[table_id].to_json()
     return render_template("hall/table.html", state=state, mirrored=mirrored,

@@ -13,9 +13,7 @@ from typing import Any
 from flask import Blueprint, jsonify, render_template, request
 
 from webui.common.security import director_required, store
-from webui.hall import audit, awards, entries, stations, tiebreaks, tournament
-from webui.hall import clock as clock_mod
-from webui.hall import pairing as pairing_mod
+from webui.hall import audit, awards, clock, entries, pairing, stations, tiebreaks, tournament
 from webui.hall.health import SyncState, table_health
 from webui.hall.partnership import partnership_view
 from webui.hall.sync import linked_tables
@@ -91,8 +89,8 @@ def event_json() -> dict[str, Any]:
         "requests": requests_json(),
         "sync_refusals": sync_refusals(),
         "adoptions": adoptions_json(stall_after()),
-        "pairing": pairing_json(pairing_mod.latest(store())),
-        "next_round": pairing_mod.next_round(store()),
+        "pairing": pairing_json(pairing.latest(store())),
+        "next_round": pairing.next_round(store()),
         "clock_next": _clock_next(),
     }
 
@@ -100,22 +98,22 @@ def event_json() -> dict[str, Any]:
 def _clock_next() -> int:
     """The round the director's clock form starts: the latest approved pairing's round when
     it is not on the clock yet, else the round after the clock's."""
-    clock = clock_mod.current_round(store())
-    after = clock.number + 1 if clock else 1
-    return max([after, *(p.round for p in pairing_mod.approved(store()))])
+    current = clock.current_round(store())
+    after = current.number + 1 if current else 1
+    return max([after, *(p.round for p in pairing.approved(store()))])
 
 
 def _round_json(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The current round's clock and its tables still playing (None before round 1), from the
     event's table summaries."""
-    clock = clock_mod.current_round(store())
-    if clock is None:
+    current = clock.current_round(store())
+    if current is None:
         return None
-    scope = stations.round_scope(store(), clock, pairing_mod.other_rounds_tables(
-        pairing_mod.approved(store()), clock.number))
-    plays = [clock_mod.TablePlay(t["id"], t["name"], t["playing"]) for t in tables]
-    return clock_mod.round_status(scope.clock, plays, scope.others,
-                                  scope.waiting_words).to_json(clock_mod.now())
+    scope = stations.round_scope(store(), current, pairing.other_rounds_tables(
+        pairing.approved(store()), current.number))
+    plays = [clock.TablePlay(t["id"], t["name"], t["playing"]) for t in tables]
+    return clock.round_status(scope.clock, plays, scope.others,
+                              scope.waiting_words).to_json(clock.now())
 
 
 def shown_tables(ev: dict[str, Any], every: bool) -> dict[str, Any]:

@@ -22,8 +22,7 @@ from webui.common.errors import refuse, wants_json
 from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
 from webui.common.words import local_time
-from webui.hall import audit, awards, roster, stations, tournament
-from webui.hall import clock as clock_mod
+from webui.hall import audit, awards, clock, roster, stations, tournament
 from webui.hall.actions import (
     ActionKind,
     DirectorAction,
@@ -214,8 +213,8 @@ def forfeit(table_id: int) -> Any:
         raise Refusal("This match is decided: no forfeit.")
     seats = roster.table_players(store(), [(table_id, state.players)])[table_id]
     present = other_player(absent)
-    clock = clock_mod.current_round(store())
-    number = stations.round_of_table(store(), table_id) or (clock.number if clock else 1)
+    current = clock.current_round(store())
+    number = stations.round_of_table(store(), table_id) or (current.number if current else 1)
     kinds = {present: awards.AwardKind.FORFEIT_WON, absent: awards.AwardKind.FORFEIT_LOST}
     for seat, kind in kinds.items():
         if not awards.give(store(), awards.Award(number, seats[seat], kind, table_id),

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, Store, commands
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,7 +145,7 @@ def play_hand(store: Store, table_id: int, winner: str = "A", gin: bool = False,
         hand = store.state(table_id).current_hand()
     game, number = hand.game, hand.number
     store.execute(table_id, commands.set_knock_card(game, number, up_card), PLAYER_A)
-    proposal = commands.parse_proposal(hand_cards(winner, gin))
+    proposal = parse_proposal(hand_cards(winner, gin))
     store.execute(table_id, commands.propose(game, number, proposal), PLAYER_A)
     for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):
         revision = store.state(table_id).hand(game, number).revision

@@ -13,6 +13,7 @@ import test_webui_browser
 from test_webui_browser import CHROMIUM, CHROMIUM_ARGS
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, pin_of
 
+from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -77,7 +78,7 @@ def propose_knock(store, table_id=TABLE):
     hand = store.state(table_id).current_hand()
     actor = Actor("device:tablet A")
     store.execute(table_id, commands.set_knock_card(hand.game, hand.number, "9H"), actor)
-    proposal = commands.parse_proposal({"kind": "score", "knocker": "A",
+    proposal = parse_proposal({"kind": "score", "knocker": "A",
                                         "cards": {"A": "5S", "B": " ".join(KNOCK_B)},
                                         "melds": {"A": KNOCK_MELDS_A}})
     store.execute(table_id, commands.propose(hand.game, hand.number, proposal), actor)

@@ -10,6 +10,7 @@ from webui_helpers import KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
 
 from vision.table.notes import NoteKind, Problem
 from webui.common import words
+from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 
 RAW = re.compile(r'\{["\']|_card[:_]|wrong_card_count|doubtful_card|\(player [AB]\)')
@@ -37,7 +38,7 @@ def camera_proposal(app, problems, cards_b=KNOCK_B):
     store = app.extensions["gintray"].store
     hand = store.state(1).current_hand()
     store.execute(1, commands.set_knock_card(hand.game, hand.number, "9H"), Actor("camera"))
-    proposal = commands.parse_proposal({"kind": "score", "knocker": "A",
+    proposal = parse_proposal({"kind": "score", "knocker": "A",
                                         "cards": {"A": "5S", "B": " ".join(cards_b)},
                                         "melds": {"A": KNOCK_MELDS_A}})
     proposal = replace(proposal, problems=tuple(problems))

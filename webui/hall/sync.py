@@ -29,6 +29,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
 from webui.common.membership import current_tables
+from webui.common.proposal_form import parse_proposal
 from webui.common.refusal import Refusal
 from webui.common.seating import (
     ORIGIN_KEY,
@@ -37,6 +38,7 @@ from webui.common.seating import (
     open_seated_table,
     seated_tables,
 )
+from webui.common.validate import plain_text, whole_number
 from webui.hall import adoption, awards, joining, stations
 from webui.hall.actions import at_revision, request_words
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
@@ -200,14 +202,15 @@ def request_command(req: DirectorRequest) -> commands.Command:
     """The table-app command a director request stands for."""
     p = req.payload
     if req.kind == "correct":
-        proposal = commands.parse_proposal(p["proposal"])
-        command = commands.propose(p["game"], p["hand"], proposal, source="director",
-                                   director=True)
+        game, hand = whole_number(p.get("game"), "game"), whole_number(p.get("hand"), "hand")
+        command = commands.propose(game, hand, parse_proposal(p["proposal"]),
+                                   source="director", director=True)
         if p.get("revision") is None:  # a request stored before revisions were sent
             return command
-        return at_revision(command, p["game"], p["hand"], p["revision"])
+        return at_revision(command, game, hand, whole_number(p["revision"], "revision"))
     if req.kind == "reopen":
-        return commands.reopen(p["game"], p.get("reason"))
+        return commands.reopen(whole_number(p.get("game"), "game"),
+                               plain_text(p.get("reason"), "reason", commands.REOPEN_REASON_MAX))
     raise Refusal(f"unknown director request {req.kind!r}", code="bad_request", status=400)
 
 

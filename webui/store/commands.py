@@ -12,9 +12,7 @@ from typing import Any
 
 from webui.common import signature_image
 from webui.common.refusal import Refusal
-from webui.common.validate import plain_text, whole_number
 from webui.store import Command, engine
-from webui.store.engine import Outcome
 from webui.store.event_kind import UNDOABLE, EventKind
 from webui.store.proposal import Kind, Phase, Proposal
 from webui.store.record import CARD_COUNT, EngineError, RecordedProposal
@@ -29,9 +27,8 @@ def _player(player: Any) -> str:
     return player
 
 
-def _open_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:
+def _open_hand(state: TableState, game_no: int, hand_no: int) -> HandState:
     """The current hand if (game_no, hand_no) names it, else a clear conflict."""
-    game_no, hand_no = whole_number(game_no, "game"), whole_number(hand_no, "hand")
     game = state.game
     if game is None:
         raise Refusal("this table has no game yet", code="no_game", status=409)
@@ -82,7 +79,7 @@ def _rescored(state: TableState, up_card: str, record: RecordedProposal) -> Reco
     return _scored(state, up_card, record.proposal, record.source, record.question)
 
 
-def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual",
+def set_knock_card(game: int, hand: int, card: Any, source: str = "manual",
                    alternative: str | None = None) -> Command:
     """Record (or correct) the hand's knock card; the camera records it only once per hand,
     with the card its runner-up reading says it may be (``alternative``: a one-tap swap)."""
@@ -109,83 +106,7 @@ def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual",
     return run
 
 
-def _card_list(value: Any, what: str) -> list[str]:
-    if isinstance(value, str):
-        value = value.replace(",", " ").split()
-    if not isinstance(value, list):
-        raise Refusal(f"{what}: expected a list of cards", code="bad_cards", status=400)
-    return [str(v) for v in value]
-
-
-def _groups(value: Any, what: str) -> list[list[str]]:
-    if isinstance(value, str):
-        value = [g for g in value.split("|") if g.strip()]
-    if not isinstance(value, list):
-        raise Refusal(f"{what}: expected groups of cards", code="bad_melds", status=400)
-    return [_card_list(g, what) for g in value]
-
-
-def parse_proposal(body: dict[str, Any]) -> Proposal:
-    """A proposal from a request body: kind score (knocker, cards, melds), dead, or manual."""
-    kind = body.get("kind", "score")
-    if kind == "dead":
-        return Proposal(Kind.DEAD)
-    if kind == "manual":
-        if body.get("winner") in (None, ""):
-            raise Refusal("say who won the hand", code="no_winner", status=400)
-        winner = _player(body.get("winner"))
-        points = whole_number(body.get("points"), "points", 0, 1000)
-        note = plain_text(body.get("note"), "note", 200)
-        return Proposal(Kind.MANUAL, result={"winner": winner, "points": points,
-                                             "outcome": Outcome.MANUAL.value, "note": note})
-    if kind != "score":
-        raise Refusal("kind must be score, dead or manual", code="bad_kind", status=400)
-    if body.get("knocker") in (None, ""):
-        raise Refusal("say who knocked: the score depends on it", code="no_knocker", status=400)
-    knocker = _player(body.get("knocker"))
-    cards: dict[str, list[str]] = {}
-    melds: dict[str, list[list[str]]] = {}
-    layout: dict[str, list[list[str]]] = {}
-    laid_off: dict[str, list[str]] = {}
-    raw_cards = body.get("cards") or {}
-    raw_melds = body.get("melds") or {}
-    raw_layout = body.get("layout") or {}
-    raw_laid_off = body.get("laid_off") or {}
-    if not all(isinstance(raw, dict) for raw in (raw_cards, raw_melds, raw_layout,
-                                                  raw_laid_off)):
-        raise Refusal("cards, melds, layout and laid_off map each player "
-                      "(A, B) to cards", code="bad_cards", status=400)
-    for p in PLAYERS:
-        groups = _groups(raw_melds.get(p, []), f"melds of {p}")
-        loose = _card_list(raw_cards.get(p, []), f"cards of {p}")
-        flat = [c for g in groups for c in g] + loose
-        try:
-            cards[p] = engine.normalise_cards(flat)
-            melds[p] = [engine.normalise_cards(g) for g in groups]
-            laid = [engine.normalise_cards(g)
-                    for g in _groups(raw_layout.get(p, []), f"layout of {p}")]
-            off = engine.normalise_cards(_card_list(raw_laid_off.get(p, []),
-                                                    f"cards laid off by {p}"))
-        except engine.ScorerError as exc:
-            raise Refusal(f"player {p}: {exc.message}", code=exc.code, status=400) from None
-        # cards corrected since the camera saw them lie: no layout, no layoffs for them
-        if off and set(off) <= set(cards[p]):
-            laid_off[p] = off
-        if laid and not {c for g in laid for c in g} <= set(cards[p]):
-            continue
-        layout[p] = laid
-    overlap = set(cards["A"]) & set(cards["B"])
-    if overlap:
-        raise Refusal(f"{', '.join(sorted(overlap))} appears in both "
-                      "hands", code="duplicate_card", status=400)
-    improper = body.get("improper_accepted") not in (None, "", False, "0", "false")
-    return Proposal(Kind.SCORE, knocker=knocker, cards=cards, improper_accepted=improper,
-                    melds={knocker: melds[knocker]} if melds.get(knocker) else None,
-                    layout={p: g for p, g in layout.items() if g} or None,
-                    laid_off=laid_off or None)
-
-
-def propose(game: Any, hand: Any, proposal: Proposal | dict[str, Any], source: str = "manual",
+def propose(game: int, hand: int, proposal: Proposal | dict[str, Any], source: str = "manual",
             director: bool = False, strict: bool = True, question: str | None = None
             ) -> Command:
     """Set the hand's proposed result (engine-scored). Players then confirm it.
@@ -278,8 +199,7 @@ def describe_changes(players: dict[str, str], old: RecordedProposal,
     return out
 
 
-def _director_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:
-    game_no, hand_no = whole_number(game_no, "game"), whole_number(hand_no, "hand")
+def _director_hand(state: TableState, game_no: int, hand_no: int) -> HandState:
     game = state.game_by_number(game_no)
     found = state.hand(game_no, hand_no) if game else None
     if game is None or found is None:
@@ -289,7 +209,7 @@ def _director_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:
     return found
 
 
-def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
+def confirm(game: int, hand: int, player: Any, revision: int) -> Command:
     """One player's confirmation of the hand exactly as they saw it (``revision``)."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
@@ -301,7 +221,7 @@ def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
         if current.phase is Phase.UNPLAYABLE:
             raise Refusal("the proposal has an error; correct it first",
                           code="unplayable", status=409)
-        rev = whole_number(revision, "revision")
+        rev = revision
         if rev != current.revision:
             raise Refusal("the hand was corrected since you looked at it; "
                           "check it again", code="changed", status=409)
@@ -314,7 +234,7 @@ def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
     return run
 
 
-def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -> Command:
+def undo(target_seq: int, events: list[Any], seats: tuple[str, ...] = PLAYERS) -> Command:
     """Undo one event of the latest hand (the undo itself is an event; history stays).
 
     A player's confirmation of the hand before stays undoable while the next hand has only
@@ -325,7 +245,7 @@ def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -
     """
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
-        target = whole_number(target_seq, "target_seq")
+        target = target_seq
         ev = next((e for e in events if e.seq == target), None)
         if ev is None or ev.kind not in UNDOABLE:
             raise Refusal("only a knock card, a proposal or a "
@@ -365,7 +285,7 @@ def reopens_previous(hands: list[HandState], target: int, kind: str) -> bool:
     return target in previous.seqs and latest.proposal is None
 
 
-def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> Command:
+def sign(game: int, player: Any, png_data_url: Any, seen_sheet: Any = None) -> Command:
     """A player's drawn signature under a finished game, bound to the sheet as it stands
     (its ``sheet_hash``); both signatures on the same sheet lock the game.
 
@@ -377,7 +297,7 @@ def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> C
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         p = _player(player)
-        g = state.game_by_number(whole_number(game, "game"))
+        g = state.game_by_number(game)
         if g is None:
             raise Refusal("no such game", code="no_game", status=404)
         if not g.ended:
@@ -421,20 +341,21 @@ def decode_png(data_url: Any) -> bytes:
 REOPEN_REASON_MAX = 300
 
 
-def reopen(game: Any, reason: Any) -> Command:
-    """A director reopens a signed game (recorded with the reason, one line of at most
-    ``REOPEN_REASON_MAX`` characters: longer, control characters or direction overrides are
-    refused with a message, never cut or cleaned); signatures are void, and the sheet a
+def reopen(game: int, reason: str) -> Command:
+    """A director reopens a signed game (recorded with the ``reason``: one line of at most
+    ``REOPEN_REASON_MAX`` characters, checked where the request comes in with
+    ``webui.common.validate.plain_text``: longer, control characters or direction overrides
+    are refused with a message, never cut or cleaned); signatures are void, and the sheet a
     signature covers from then on counts the reopening (``state.sheet_record``), so a
     signature request made before it is refused."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
-        g = state.game_by_number(whole_number(game, "game"))
+        g = state.game_by_number(game)
         if g is None:
             raise Refusal("no such game", code="no_game", status=404)
         if not g.locked:
             raise Refusal("the game is not signed", code="not_locked", status=409)
-        text = plain_text(reason, "reason", REOPEN_REASON_MAX)
+        text = reason
         if not text:
             raise Refusal("say why the game is reopened", code="reason_needed", status=400)
         return [(EventKind.REOPENED, {"game": g.number, "reason": text})]

@@ -6,6 +6,7 @@ Every call answers only after its events are committed. JSON callers get the new
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import (
@@ -20,9 +21,10 @@ from flask import (
 )
 
 from webui.common.errors import refuse, wants_json
+from webui.common.proposal_form import parse_proposal
 from webui.common.refusal import Refusal
 from webui.common.security import client_address, is_director, safe_next, store
-from webui.common.validate import json_body, whole_number
+from webui.common.validate import json_body, plain_text, whole_number
 from webui.store import Command, commands
 from webui.store.event_kind import EventKind
 from webui.table.live import (
@@ -85,11 +87,17 @@ def _back(table_id: int) -> Any:
     return redirect(target), 303
 
 
-def _answer(table_id: int, command: Command, success: str, kind: EventKind) -> Any:
-    """Run ``command`` (whose first event is of ``kind``) for this device and answer."""
+def _whole(name: str) -> int:
+    """The whole number the body sends as ``name`` (game, hand, revision, target_seq)."""
+    return whole_number(g.body.get(name), name)
+
+
+def _answer(table_id: int, make: Callable[[], Command], success: str, kind: EventKind) -> Any:
+    """Run the command ``make`` builds from the checked request (its first event of
+    ``kind``) for this device, once the table and the device are known, and answer."""
     table_or_404(table_id)
     actor = actor_for(table_id)
-    done = store().execute(table_id, command, actor, request_id(), kind)
+    done = store().execute(table_id, make(), actor, request_id(), kind)
     if wants_json():
         state = store().state(table_id)
         return jsonify({"ok": True, "duplicate": done.duplicate,
@@ -109,19 +117,17 @@ def get_state(table_id: int) -> Any:
 @bp.post("/knock-card")
 def knock_card(table_id: int) -> Any:
     b = g.body
-    return _answer(table_id, commands.set_knock_card(b.get("game"), b.get("hand"), b.get("card")),
+    return _answer(table_id,
+                   lambda: commands.set_knock_card(_whole("game"), _whole("hand"), b.get("card")),
                    "Knock card recorded.", EventKind.KNOCK_CARD_SET)
 
 
 @bp.post("/proposal")
 def proposal(table_id: int) -> Any:
     b = g.body
-    table_or_404(table_id)
-    actor_for(table_id)
-    parsed = commands.parse_proposal(b)
     director = is_director() and bool(b.get("director"))
-    return _answer(table_id, commands.propose(b.get("game"), b.get("hand"), parsed,
-                                              director=director),
+    return _answer(table_id, lambda: commands.propose(_whole("game"), _whole("hand"),
+                                                      parse_proposal(b), director=director),
                    "Result proposed: both players confirm it.", EventKind.PROPOSAL_SET)
 
 
@@ -138,17 +144,18 @@ def confirm(table_id: int) -> Any:
     b = g.body
     player = b.get("player")
     _require_player_tablet(table_id, player)
-    return _answer(table_id, commands.confirm(b.get("game"), b.get("hand"), player,
-                                              b.get("revision")), "Confirmed.", EventKind.CONFIRMED)
+    return _answer(table_id, lambda: commands.confirm(_whole("game"), _whole("hand"), player,
+                                                      _whole("revision")),
+                   "Confirmed.", EventKind.CONFIRMED)
 
 
 @bp.post("/undo")
 def undo(table_id: int) -> Any:
-    b = g.body
     table_or_404(table_id)
     actor_for(table_id)
     events = store().events(table_id)
-    return _answer(table_id, commands.undo(b.get("target_seq"), events, seats_of(table_id)),
+    return _answer(table_id,
+                   lambda: commands.undo(_whole("target_seq"), events, seats_of(table_id)),
                    "Undone.", EventKind.UNDO)
 
 
@@ -157,14 +164,15 @@ def sign(table_id: int) -> Any:
     b = g.body
     player = b.get("player")
     _require_player_tablet(table_id, player)
-    return _answer(table_id, commands.sign(b.get("game"), player, b.get("png"), b.get("sheet")),
+    return _answer(table_id,
+                   lambda: commands.sign(_whole("game"), player, b.get("png"), b.get("sheet")),
                    "Signed.", EventKind.SIGNED)
 
 
 @bp.post("/next-game")
 def next_game(table_id: int) -> Any:
-    return _answer(table_id, commands.next_game(g.body.get("dealer")), "Next game started.",
-                   EventKind.GAME_STARTED)
+    return _answer(table_id, lambda: commands.next_game(g.body.get("dealer")),
+                   "Next game started.", EventKind.GAME_STARTED)
 
 
 @bp.post("/reopen")
@@ -172,7 +180,8 @@ def reopen(table_id: int) -> Any:
     if not is_director():
         refuse(403, "only the director can reopen a signed game")
     b = g.body
-    return _answer(table_id, commands.reopen(b.get("game"), b.get("reason")),
+    return _answer(table_id, lambda: commands.reopen(
+        _whole("game"), plain_text(b.get("reason"), "reason", commands.REOPEN_REASON_MAX)),
                    "Game reopened (recorded).", EventKind.REOPENED)
 
 

@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 from webui.store.engine import PLAYERS
 from webui.table import create_app
@@ -92,7 +93,7 @@ def main(argv: list[str]) -> int:
             store.execute(table_id, commands.set_knock_card(hand.game, hand.number, up),
                           Actor("screenshots"))
             store.execute(table_id, commands.propose(hand.game, hand.number,
-                                                     commands.parse_proposal(body)),
+                                                     parse_proposal(body)),
                           Actor("screenshots"))
             if up != "AS":  # the last hand stays open: the page shows "gin only"
                 _confirm_both(store, table_id)

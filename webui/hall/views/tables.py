@@ -19,8 +19,10 @@ from flask import (
 from sqlalchemy import select
 
 from webui.common.errors import refuse, wants_json
+from webui.common.proposal_form import parse_proposal
 from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
+from webui.common.validate import plain_text
 from webui.common.words import local_time
 from webui.hall import audit, awards, clock, roster, stations, tournament
 from webui.hall.actions import (
@@ -112,13 +114,14 @@ def _director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
     if action.kind is ActionKind.CORRECT:
         assert action.hand is not None and action.revision is not None
         command = at_revision(commands.propose(action.game, action.hand,
-                                               commands.parse_proposal(action.proposal),
+                                               parse_proposal(action.proposal),
                                                source="director", director=True),
                               action.game, action.hand, action.revision)
         payload: dict[str, Any] = {"game": action.game, "hand": action.hand,
                                    "revision": action.revision, "proposal": action.proposal}
     else:
-        command = commands.reopen(action.game, action.reason)
+        command = commands.reopen(action.game, plain_text(action.reason, "reason",
+                                                          commands.REOPEN_REASON_MAX))
         payload = {"game": action.game, "reason": action.reason}
     command(store().state(table_id))  # raises Refusal now if it cannot apply
     request_id = f"hall-{uuid.uuid4().hex}"

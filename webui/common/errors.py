@@ -39,9 +39,12 @@ def answer_refusal(exc: Refusal, template: str, home: str | None) -> Any:
     """The one answer to a ``Refusal``: ``{"error": {"code", "message"}}`` with its status to
     a JSON client; to a person the message flashed as an error, See Other back to the page
     it came from (``exc.back``, or for a refused form post the app's ``home`` endpoint when
-    it has one), else ``template`` with the message and the status."""
+    it has one), else (and always for ``exc.page``) ``template`` with the message and the
+    status."""
     if wants_json():
         return jsonify(exc.to_json()), exc.status
+    if exc.page:
+        return render_template(template, code=exc.status, message=exc.message), exc.status
     back = exc.back or g.get("refused_back")
     if back is None and home is not None and request.method == "POST":
         back = url_for(home)
@@ -52,10 +55,11 @@ def answer_refusal(exc: Refusal, template: str, home: str | None) -> Any:
 
 
 def refuse(status: int, message: str) -> NoReturn:
-    """Refuse with an HTTP status and a plain message (``code`` the status's name:
-    ``not_found``, ``forbidden``...), answered as every ``Refusal`` is."""
+    """Refuse a request no page makes with an HTTP status and a plain message (``code`` the
+    status's name: ``not_found``, ``forbidden``...): JSON to a JSON client, else the error
+    page with the status (``Refusal.page``)."""
     raise Refusal(message, code=HTTP_STATUS_CODES[status].lower().replace(" ", "_"),
-                  status=status)
+                  status=status, page=True)
 
 
 def register_error_pages(app: Flask, template: str, home: str | None = None) -> None:

@@ -54,6 +54,8 @@ def refusals(anchor: str = "", *, prefix: str = "", endpoint: str = HOME,
             try:
                 return view(**kwargs)
             except Refusal as exc:
+                if exc.page:  # a request no page makes: its error page, not sent back
+                    raise
                 message = f"{prefix}: {exc.message}." if prefix else exc.message
                 back = back_to(endpoint, anchor, **{a: kwargs[a] for a in args})
                 raise Refusal(message, code=exc.code, status=exc.status, back=back) from exc

@@ -10,9 +10,10 @@ import re
 from functools import wraps
 from typing import Any
 
-from flask import abort, current_app, request, session
+from flask import current_app, request, session
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from webui.common.errors import refuse
 from webui.store import Store
 
 DIRECTOR_KEY = "director_password_hash"
@@ -109,7 +110,7 @@ def director_required(view: Any) -> Any:
     @wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         if not is_director():
-            abort(403, description="director only: log in as the director")
+            refuse(403, "director only: log in as the director")
         return view(*args, **kwargs)
 
     return wrapped

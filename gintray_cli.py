@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
              "teach the detector a deck from photos of its cards (gintray deck learn DIR)"),
     "doctor": ("vision.cli", "doctor_main",
                "check that the card detector reads right on this CPU, and its speed"),
-    "serve": ("webui.cli", "serve_main", "run the table web app"),
+    "serve": ("webui.table.cli", "serve_main", "run the table web app"),
     "hall": ("webui.hall.cli", "hall_main", "run the tournament director's page (all tables)"),
     "sync": ("webui.hall.cli", "sync_main", "upload a table's hands to the event database"),
 }

@@ -43,6 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from webui.common.proposal_form import parse_proposal  # noqa: E402
 from webui.store import Actor, Store, commands  # noqa: E402
 
 A, B = Actor("device:a", 1), Actor("device:b", 2)
@@ -79,7 +80,7 @@ def play_hand(store: Store, table: int, lat: dict[str, list[float]], n: int) -> 
     winner = "AB"[n % 2]
     cards = {winner: KNOCK["A"], ("B" if winner == "A" else "A"): KNOCK["B"]}
     timed(store, table, commands.set_knock_card(g, h, "TC"), A, lat["other"])
-    proposal = commands.parse_proposal({"kind": "score", "knocker": winner, "cards": cards})
+    proposal = parse_proposal({"kind": "score", "knocker": winner, "cards": cards})
     timed(store, table, commands.propose(g, h, proposal), A, lat["other"])
     for player, actor in (("A", A), ("B", B)):
         rev = store.state(table).hand(g, h).revision
@@ -176,7 +177,7 @@ def director_page(tables: int, requests: int = 10) -> int:
     data_dir = tempfile.mkdtemp(prefix="bench-page-")
     try:
         app = create_hall_app({"DATABASE_URL": url, "DATA_DIR": data_dir})
-        store = app.extensions["gintray.store"]
+        store = app.extensions["gintray"].store
         t0 = time.perf_counter()
         first = new_table(store, "Round 1 Table 1", "Player 1", "Player 2")
         for winner in "ABABAB":

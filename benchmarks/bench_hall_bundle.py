@@ -91,7 +91,7 @@ def main() -> int:
         from webui.hall.bundle import build_bundle
 
         app = create_hall_app({"DATABASE_URL": url, "DATA_DIR": data_dir})
-        store = app.extensions["gintray.store"]
+        store = app.extensions["gintray"].store
         t0 = time.perf_counter()
         table = play_signed_games(store, args.games)
         clone_tables(url, table, args.tables - 1)
@@ -100,7 +100,7 @@ def main() -> int:
               f"table, in {time.perf_counter() - t0:.1f} s", flush=True)
         with app.app_context():
             t0 = time.perf_counter()
-            data = build_bundle(store, app.extensions["gintray.identity"], {})
+            data = build_bundle(store, app.extensions["gintray"].identity, {})
             seconds = time.perf_counter() - t0
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             infos = zf.infolist()

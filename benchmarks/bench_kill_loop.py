@@ -55,7 +55,7 @@ def points_of(hand: int) -> int:
 def make_table(data_dir: Path) -> tuple[int, str]:
     """A table (Ann v Ben, a game that does not end) in a fresh data dir: its id and PIN."""
     app = make_app(data_dir)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table_id = store.create_table("Kill loop", {
         "name": "Kill loop", "players": {"A": "Ann", "B": "Ben"},
         "rules": {"preset": "tournament", "game_target": TARGET}, "camera": None},

@@ -56,7 +56,7 @@ def start_time(hands: int) -> None:
     from webui.store import Store, commands
 
     app = make_app(Path(tempfile.mkdtemp(prefix="gintray-bench-")))
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table = store.create_table(
         "Long table", {"name": "Long table", "players": {"A": "Ann", "B": "Ben"},
                        "rules": {"preset": "tournament", "game_target": 100_000},
@@ -96,7 +96,7 @@ def main() -> int:
         start_time(args.start)
         return 0
     app = make_app(Path(tempfile.mkdtemp(prefix="gintray-bench-")))
-    table = app.extensions["gintray.store"].create_table(
+    table = app.extensions["gintray"].store.create_table(
         "Long game", {"name": "Long game", "players": {"A": "Ann", "B": "Ben"},
                       "rules": {"preset": "tournament", "game_target": 100_000}, "camera": None},
         Actor("bench"))
@@ -106,7 +106,7 @@ def main() -> int:
     late = {k: [] for k in early}
     for i in range(args.hands):
         play(tablet, early if i < 10 else late)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     events = store.events(table)
     fold = []
     for _ in range(5):

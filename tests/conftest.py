@@ -97,12 +97,12 @@ def tablet(app):
     return Tablet(app)
 
 
-CAMERA_THREADS = ("camera-", "self-check-")  # webui.camera_feed.TableCamera's thread names
+CAMERA_THREADS = ("camera-", "self-check-")  # webui.table.camera_feed.TableCamera's thread names
 THREAD_GUARD = 300.0  # seconds for each thread: against a hang only
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    camera_feed = sys.modules.get("webui.camera_feed")
+    camera_feed = sys.modules.get("webui.table.camera_feed")
     if camera_feed is None:
         return
     for feed in [o for o in gc.get_objects() if isinstance(o, camera_feed.TableCamera)]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, Store, commands
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,7 +112,7 @@ def hall(pg_url: str, tmp_path: Path) -> tuple[Any, Any, Store]:
     from webui.hall import create_hall_app
 
     app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"]
+    return app, director_client(app), app.extensions["gintray"].store
 
 
 def new_table(store: Store, name: str, a: str = "Ann", b: str = "Bob",
@@ -144,7 +145,7 @@ def play_hand(store: Store, table_id: int, winner: str = "A", gin: bool = False,
         hand = store.state(table_id).current_hand()
     game, number = hand.game, hand.number
     store.execute(table_id, commands.set_knock_card(game, number, up_card), PLAYER_A)
-    proposal = commands.parse_proposal(hand_cards(winner, gin))
+    proposal = parse_proposal(hand_cards(winner, gin))
     store.execute(table_id, commands.propose(game, number, proposal), PLAYER_A)
     for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):
         revision = store.state(table_id).hand(game, number).revision
@@ -158,7 +159,7 @@ def fetch_bundle(app: Any, client: Any) -> Any:
     its progress), this waits for it (no fixed sleep), then the zip."""
     r = client.get("/bundle.zip")
     if r.status_code == 202:
-        status = app.extensions["gintray.bundler"].wait(600)
+        status = app.extensions["gintray"].bundler.wait(600)
         assert status.state.value == "done", status
         r = client.get("/bundle.zip")
     assert r.status_code == 200, r.status_code

@@ -349,7 +349,7 @@ def start_table_app(data_dir: Path) -> tuple[int, str]:
     from webui.store import Actor
 
     app = create_app({"DATA_DIR": str(data_dir), "START_CAMERAS": False})
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table_id = store.create_table("Power cut", {
         "name": "Power cut", "players": {"A": "Ann", "B": "Ben"}, "rules": RULES,
         "camera": None}, Actor("power-cut test"))

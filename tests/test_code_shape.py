@@ -4,6 +4,8 @@ classes stay small enough to read (vision/training, the training scripts, is exe
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 from test_vision_rooms import imported_modules
@@ -39,3 +41,23 @@ def test_no_module_is_over_600_lines_and_no_class_over_150():
                 if lines > MAX_CLASS_LINES:
                     long_classes[f"{path.relative_to(REPO)}:{node.name}"] = lines
     assert long_classes == {}
+
+
+HALL_IMPORT = """
+import sys
+import webui.hall
+print(sorted(m for m in sys.modules
+             if m.startswith(("webui.table", "vision.table.camera", "vision.inference", "cv2"))))
+"""
+
+
+def test_the_table_app_is_a_room_the_hall_does_not_load():
+    """Issue 39 item 3: ``import webui.hall`` loads neither the table app nor the camera, while
+    ``from webui import create_app`` still gives the table app's factory."""
+    out = subprocess.run([sys.executable, "-c", HALL_IMPORT], cwd=REPO, capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip() == "[]", out
+    from webui import create_app
+    from webui.table import create_app as table_factory
+
+    assert create_app is table_factory

@@ -20,8 +20,8 @@ from vision.inference.detector import (
     Namer,
     load_detector,
 )
-from webui.camera_feed import TableCamera
-from webui.cli import serve_main
+from webui.table.camera_feed import TableCamera
+from webui.table.cli import serve_main
 
 SUITS = "CDHS"
 #: views of a card the teaching photos never showed: (scale, degrees)
@@ -184,10 +184,10 @@ def test_a_table_camera_reads_with_the_deck_and_checks_the_shipped_models(german
     for i in range(3):
         write_photo(footage, f"frame_{i:03d}.png", photo)
     app = make_app(tmp_path / "data", DECK=str(german_jacks))
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path / "data",
-                       app.extensions["gintray.notifier"].publish, deck=app.config["DECK"])
-    app.extensions["gintray.cameras"][1] = feed
+                       app.extensions["gintray"].notifier.publish, deck=app.config["DECK"])
+    app.extensions["gintray"].cameras[1] = feed
     feed.start()
     feed.thread.join(timeout=600)
     assert feed.status()["state"] == "finished", feed.status()

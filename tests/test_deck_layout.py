@@ -16,7 +16,7 @@ from vision.deck.sheet import order_sheet_svg
 from vision.inference.deck import load_profile
 from vision.inference.detector import load_detector
 
-STATIC_SHEET = Path(__file__).resolve().parents[1] / "webui" / "static" / "deck-order.svg"
+STATIC_SHEET = Path(__file__).resolve().parents[1] / "webui" / "table" / "static" / "deck-order.svg"
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ from hall_helpers import (
 )
 
 from vision.table.notes import NoteKind, Problem
+from webui.common.proposal_form import parse_proposal
 from webui.common.signing import verify_pdf
 from webui.common.words import problem_sentence
 from webui.hall import create_hall_app
@@ -53,7 +54,7 @@ def hall(pg_url, tmp_path):
                                     "csrf_token": csrf})
     assert r.status_code == 302
     client.csrf = csrf
-    return app, client, app.extensions["gintray.store"]
+    return app, client, app.extensions["gintray"].store
 
 
 def event(client) -> dict:
@@ -86,14 +87,14 @@ def test_every_table_live_with_who_must_confirm_and_reading_problems(hall, tmp_p
     direct = new_table(store, "Direct 1", "Ann", "Bob")
     play_hand(store, direct, "A")
     store.execute(direct, commands.set_knock_card(1, 2, "5H"), PLAYER_A)
-    proposal = commands.parse_proposal(hall_helpers.hand_cards("B"))
+    proposal = parse_proposal(hall_helpers.hand_cards("B"))
     store.execute(direct, commands.propose(1, 2, proposal), PLAYER_A)
     rev = store.state(direct).hand(1, 2).revision
     store.execute(direct, commands.confirm(1, 2, "B", rev), PLAYER_B)
     local = open_store(f"sqlite:///{tmp_path / 'table.sqlite3'}")
     synced = new_table(local, "Synced 2", "Cy", "Di")
     local.execute(synced, commands.set_knock_card(1, 1, "9D"), PLAYER_A)
-    camera = replace(commands.parse_proposal(hall_helpers.hand_cards("A")),
+    camera = replace(parse_proposal(hall_helpers.hand_cards("A")),
                      problems=(DOUBT,), confidence=0.42)
     local.execute(synced, commands.propose(1, 1, camera, source="camera", strict=False),
                   PLAYER_A)
@@ -209,7 +210,7 @@ def test_a_dead_board_scores_nobody_in_the_team_hand(hall):
     client.post("/partnerships", data={"team_A": "Aces", "members_A": "Ann, Bob",
                                        "team_B": "Kings", "members_B": "Cy, Di",
                                        "board_1": b1, "board_2": b2, "csrf_token": client.csrf})
-    store.execute(b1, commands.propose(1, 1, commands.parse_proposal({"kind": "dead"})),
+    store.execute(b1, commands.propose(1, 1, parse_proposal({"kind": "dead"})),
                   PLAYER_A)
     for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):
         revision = store.state(b1).hand(1, 1).revision
@@ -280,7 +281,7 @@ def test_bundle_holds_every_signed_sheet_with_a_valid_signature(hall):
     for f in manifest["files"]:
         assert hashlib.sha256(zf.read(f["name"])).hexdigest() == f["sha256"]
     pdf = zf.read(names[1])
-    assert verify_pdf(pdf, app.extensions["gintray.identity"]).ok
+    assert verify_pdf(pdf, app.extensions["gintray"].identity).ok
     sheet = json.loads(zf.read(names[0]))
     assert sheet["game"]["locked"] and sheet["game"]["winner"] == "A"
     assert manifest["standings"][0]["name"] == "Ann"

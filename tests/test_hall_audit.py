@@ -51,7 +51,7 @@ def hall(pg_url, tmp_path, monkeypatch, capsys):
     assert add_director(monkeypatch, pg_url, "Alice  Smith", "alice-pass-1") == 0
     assert "director 'Alice Smith' made" in capsys.readouterr().out
     assert add_director(monkeypatch, pg_url, "Bob", "bob-pass-12") == 0
-    return app, shared, app.extensions["gintray.store"]
+    return app, shared, app.extensions["gintray"].store
 
 
 def test_accounts_are_made_by_the_cli_and_each_director_logs_in_by_name(

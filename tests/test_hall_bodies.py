@@ -8,8 +8,8 @@ import hall_helpers
 import pytest
 from hall_helpers import confirmed_hands, new_table, play_hand
 
+from webui.common.refusal import Refusal
 from webui.common.validate import whole_number
-from webui.store import CommandError
 
 pg_server, pg_url, hall = hall_helpers.pg_server, hall_helpers.pg_url, hall_helpers.hall
 
@@ -31,7 +31,7 @@ def test_deeply_nested_json_is_a_clear_400(hall):
 
 @pytest.mark.parametrize("value", ["5.0", 5.0, "٥", "²", "5e0", True, None, ""])
 def test_one_strict_whole_number_rule(value):
-    with pytest.raises(CommandError) as refused:
+    with pytest.raises(Refusal) as refused:
         whole_number(value, "game", 1, 1000)
     assert refused.value.status == 400 and refused.value.code == "bad_game"
     assert refused.value.message.startswith("game must be a whole number from 1 to 1000 (got ")

@@ -79,7 +79,7 @@ def served(pg_url, tmp_path):
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed (make test installs it)")
     app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     tables = seed(app, store, tmp_path)
     server = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -37,14 +37,14 @@ def test_each_game_json_holds_only_its_own_events(hall):
         assert sum(e["kind"] == "signed" for e in body["history"]) == 2
         seen |= {e["seq"] for e in body["history"]}
         pdf = zf.read(f"table-{table:03d}-table-1/game-{game}.pdf")
-        assert verify_pdf(pdf, app.extensions["gintray.identity"]).ok
+        assert verify_pdf(pdf, app.extensions["gintray"].identity).ok
     # together the three games' histories are the table's whole history
     assert seen == {e.seq for e in history}
 
 
 def test_the_bundle_builds_in_the_background_incrementally_while_pages_answer(hall):
     app, client, store = hall
-    bundler = app.extensions["gintray.bundler"]
+    bundler = app.extensions["gintray"].bundler
     table = new_table(store, "Table 1", "Ann", "Bob")
     for game in (1, 2):
         for _ in range(3):
@@ -73,4 +73,4 @@ def test_the_bundle_builds_in_the_background_incrementally_while_pages_answer(ha
         f"table-{table:03d}-table-1/game-{g}.pdf" for g in (1, 2, 3)]
     for g in (1, 2, 3):
         pdf = zf.read(f"table-{table:03d}-table-1/game-{g}.pdf")
-        assert verify_pdf(pdf, app.extensions["gintray.identity"]).ok
+        assert verify_pdf(pdf, app.extensions["gintray"].identity).ok

@@ -162,7 +162,7 @@ def _stations(client: Any, central: Store, tmp_path: Path, count: int) -> list[A
 
     apps = [table_app(tmp_path / f"table{n}") for n in range(1, count + 1)]
     for a in apps:
-        sync_once(a.extensions["gintray.store"], central)
+        sync_once(a.extensions["gintray"].store, central)
     return apps
 
 
@@ -206,7 +206,7 @@ def test_an_undone_pairing_reaches_the_tables_and_a_hand_played_is_kept_and_said
                                                                                   tmp_path):
     _app, client, central = hall
     apps = _stations(client, central, tmp_path, 2)
-    one, two = (a.extensions["gintray.store"] for a in apps)
+    one, two = (a.extensions["gintray"].store for a in apps)
     _play_round_one(client, central, [one, two])
     post(client, "/pairing")
     pairing = client.get("/api/event").get_json()["pairing"]
@@ -309,7 +309,7 @@ def test_the_draw_takes_the_registered_entries_and_catches_a_name_not_registered
 def test_a_forfeit_and_the_round_one_bye_are_shown_alike_everywhere(hall, tmp_path):
     _app, client, central = hall
     apps = _stations(client, central, tmp_path, 2)
-    one, two = (a.extensions["gintray.store"] for a in apps)
+    one, two = (a.extensions["gintray"].store for a in apps)
     post(client, "/entries", names="Ann\nBen\nCy\nDi\nEve")
     post(client, "/draw", entrants="")
     drawn = client.get("/api/event").get_json()["draw"]

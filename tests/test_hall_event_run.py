@@ -28,7 +28,7 @@ def table_app(data_dir: Path) -> Flask:
 
 
 def local_of(app: Flask) -> Store:
-    return app.extensions["gintray.store"]
+    return app.extensions["gintray"].store
 
 
 def post(client: Any, path: str, **data: Any) -> Any:

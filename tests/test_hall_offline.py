@@ -38,8 +38,8 @@ def relayed_hall(pg_url: str, tmp_path: Path):
     app = create_hall_app({"DATABASE_URL": relay.url(pg_url), "TIMEZONE": "UTC",
                            "DATA_DIR": str(tmp_path / "hall")})
     clock = Clock(datetime(2026, 11, 25, 14, 2, 7, tzinfo=UTC))
-    app.extensions["gintray.offline"].clock = clock
-    new_table(app.extensions["gintray.store"], "Table 1")
+    app.extensions["gintray"].offline.clock = clock
+    new_table(app.extensions["gintray"].store, "Table 1")
     return app, relay, clock
 
 
@@ -77,7 +77,7 @@ def test_an_open_pages_refresh_gets_a_clear_503_since_the_first_failure(pg_url, 
     clock.at = datetime(2026, 11, 25, 14, 3, 10, tzinfo=UTC)
     r = director.get("/live", headers=LIVE)
     assert r.status_code == 200 and r.headers["X-Hall-Now"] == "14:03:10 UTC"
-    watch = app.extensions["gintray.offline"]
+    watch = app.extensions["gintray"].offline
     assert watch.current is None
     assert watch.last.since == datetime(2026, 11, 25, 14, 2, 7, tzinfo=UTC)
     assert watch.last.back_at == clock.at

@@ -178,7 +178,7 @@ def test_event_database_away_is_a_clear_503_page_and_back_when_it_returns(pg_url
     app = create_hall_app({"DATABASE_URL": relay.url(pg_url),
                            "DATA_DIR": str(tmp_path / "hall")})
     client = director_client(app)
-    new_table(app.extensions["gintray.store"], "Table 1")
+    new_table(app.extensions["gintray"].store, "Table 1")
     assert client.get("/").status_code == 200
     relay.cut()
     for path in ("/", "/live", "/tables/1", "/login"):

@@ -15,6 +15,7 @@ import threading
 import hall_helpers
 from hall_helpers import confirmed_hands, director_client_again, new_table, play_hand
 
+from webui.common.proposal_form import parse_proposal
 from webui.hall import audit
 from webui.hall.sync import open_store, sync_once
 from webui.hall.views import tables as tables_view
@@ -85,7 +86,7 @@ def test_a_refusal_at_the_table_reaches_the_audit_and_the_tables_page(hall, tmp_
     seen = central.state(mirror).hand(1, 1).revision
     assert correct(client, mirror, seen, 7).get_json()["status"] == "sent"
     # meanwhile the hand is corrected at the table itself (a new revision)
-    local.execute(t, commands.propose(1, 1, commands.parse_proposal(
+    local.execute(t, commands.propose(1, 1, parse_proposal(
         hall_helpers.hand_cards("A", gin=True)), source="director", director=True),
         Actor("director"))
     report = sync_once(local, central)

@@ -32,7 +32,7 @@ def hall(pg_url, tmp_path, monkeypatch):
     moved = Moved()
     monkeypatch.setattr(clock, "now", moved)
     app = create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
-    return app, director_client(app), app.extensions["gintray.store"], moved
+    return app, director_client(app), app.extensions["gintray"].store, moved
 
 
 def finish_match(store, table_id: int, sign_last: bool) -> None:

@@ -19,6 +19,7 @@ from hall_helpers import (
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
+from webui.common.proposal_form import parse_proposal
 from webui.hall.schema import DirectorRequest
 from webui.hall.sync import SyncConflict, linked_tables, open_store, sync_once
 from webui.store import Actor, Store, commands
@@ -171,7 +172,7 @@ def test_director_corrects_a_hand_while_the_table_confirms_the_next(pg_url):
     state = table_store.state(table)
     game, number = 1, len(state.game.hands) + 1
     table_store.execute(table, commands.set_knock_card(game, number, "TC"), PLAYER_B)
-    proposal = commands.parse_proposal({"kind": "score", "knocker": "B", "cards": {
+    proposal = parse_proposal({"kind": "score", "knocker": "B", "cards": {
         "B": ["AS", "2S", "3S", "4H", "5H", "6H", "7C", "7D", "7S", "2D"],
         "A": ["KC", "QC", "JC", "9H", "9D", "9S", "2H", "3D", "5C", "6S"]}})
     table_store.execute(table, commands.propose(game, number, proposal), PLAYER_B)
@@ -182,7 +183,7 @@ def test_director_corrects_a_hand_while_the_table_confirms_the_next(pg_url):
         barrier.wait()
         try:
             for h in (1, 2, 3):
-                fix = commands.parse_proposal({"kind": "manual", "winner": "B", "points": 40 + h,
+                fix = parse_proposal({"kind": "manual", "winner": "B", "points": 40 + h,
                                                "note": "miscount"})
                 hall_store.execute(table, commands.propose(1, h, fix, director=True),
                                    Actor("director"), request_id=f"fix-{h}")
@@ -197,7 +198,7 @@ def test_director_corrects_a_hand_while_the_table_confirms_the_next(pg_url):
                 try:
                     table_store.execute(table, commands.confirm(game, number, p, rev), PLAYER_B)
                     return
-                except commands.CommandError as exc:
+                except commands.Refusal as exc:
                     if exc.code not in ("changed",):
                         raise
         except BaseException as exc:  # pragma: no cover

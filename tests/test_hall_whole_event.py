@@ -80,7 +80,7 @@ class Event:
 
     def __init__(self, client: Any, central: Store, apps: list[Flask]) -> None:
         self.client, self.central, self.apps = client, central, apps
-        self.stores: list[Store] = [a.extensions["gintray.store"] for a in apps]
+        self.stores: list[Store] = [a.extensions["gintray"].store for a in apps]
         self.byes: Counter[str] = Counter()  # byes given, by name
         self.forfeits: list[tuple[str, str]] = []  # (winner, absent) of each forfeit
 

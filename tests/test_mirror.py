@@ -20,7 +20,7 @@ from vision.inference.mirror import MIRROR_MARGIN, MirrorSetting, read_oriented
 from vision.table.events import HandDealt, TableRead
 from vision.table.layout import LayoutError, TableLayout, load_layout, save_layout
 from vision.table.reader import read_image
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 PHONE = Path(__file__).resolve().parents[2] / "shared" / "data" / "real-cards-phone"
 
@@ -109,9 +109,9 @@ def test_a_camera_that_mirrors_its_picture_reads_the_demo_hands_once_its_layout_
     layout_path = tmp_path / "layout.json"
     save_layout(replace(load_layout(DEMO_DIR / "layout.json"), mirrored=True), layout_path)
     app = make_app(tmp_path / "data")
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, f"replay:{footage}?fps=0", tmp_path / "data",
-                       app.extensions["gintray.notifier"].publish,
+                       app.extensions["gintray"].notifier.publish,
                        layout=str(layout_path), detector=detector)
     seen: list = []
     recorded = feed.clerk.on_event

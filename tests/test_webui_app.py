@@ -20,7 +20,7 @@ from webui_helpers import (
 
 
 def events_of(app, table_id=1):
-    return app.extensions["gintray.store"].events(table_id)
+    return app.extensions["gintray"].store.events(table_id)
 
 
 # --- joining and trust --------------------------------------------------------------------------
@@ -354,15 +354,15 @@ def test_confirmed_hands_survive_a_restart(tmp_path):
     tablet.propose_knock()
     tablet.confirm("A")
     tablet.confirm("B")
-    app.extensions["gintray.store"].engine.dispose()
+    app.extensions["gintray"].store.engine.dispose()
     again = make_app(tmp_path)
-    state = again.extensions["gintray.store"].state(1).to_json()
+    state = again.extensions["gintray"].store.state(1).to_json()
     assert state["games"][0]["hands"][0]["confirmed"]
     assert state["games"][0]["sheet"]["hands"][0]["totals"] == {"A": 7, "B": 0}
 
 
 def test_sqlite_runs_in_wal_mode(app):
-    with app.extensions["gintray.store"].engine.connect() as conn:
+    with app.extensions["gintray"].store.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
 
 
@@ -382,7 +382,7 @@ def test_hollywood_sheet_shows_three_columns(tmp_path):
     from webui.store import Actor
 
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table = store.create_table("Hollywood", {"name": "Hollywood",
                                              "players": {"A": "Ann", "B": "Ben"},
                                              "rules": {"preset": "tournament", "hollywood": True},
@@ -447,7 +447,7 @@ def test_join_asks_whose_tablet_and_refuses_both(app):
     r = client.post("/t/1/join", data={"csrf_token": token, "pin": pin_of(app)})
     assert r.status_code == 400 and "Choose whose tablet" in r.get_data(as_text=True)
     # a device joined for both before this change confirms for nobody
-    _device, secret = app.extensions["gintray.store"].add_device(1, "old shared", "both")
+    _device, secret = app.extensions["gintray"].store.add_device(1, "old shared", "both")
     with client.session_transaction() as session:
         session["devices"] = {"1": secret}
     token = csrf_token(client, "/t/1")
@@ -455,7 +455,7 @@ def test_join_asks_whose_tablet_and_refuses_both(app):
                 headers={"X-CSRFToken": token})
     client.post("/api/t/1/proposal", json={"game": 1, "hand": 1, "kind": "dead"},
                 headers={"X-CSRFToken": token})
-    revision = app.extensions["gintray.store"].state(1).current_hand().revision
+    revision = app.extensions["gintray"].store.state(1).current_hand().revision
     for player in ("A", "B"):
         r = client.post("/api/t/1/confirm", json={"game": 1, "hand": 1, "player": player,
                                                   "revision": revision},
@@ -521,7 +521,7 @@ def test_folding_a_long_game_computes_its_sheet_once(app, tablet, monkeypatch):
 
     for i in range(12):
         tablet.play_manual_hand("AB"[i % 2], 10)
-    events = app.extensions["gintray.store"].events(1)
+    events = app.extensions["gintray"].store.events(1)
     calls = []
     real = engine.sheet
     monkeypatch.setattr(engine, "sheet", lambda *a, **k: calls.append(1) or real(*a, **k))

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from webui_helpers import frame_level_demo_layout, make_app, pin_of
 
-from webui.camera_feed import TableCamera
 from webui.common.signing import verify_pdf
 from webui.store import Actor
+from webui.table.camera_feed import TableCamera
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "vision" / "demo"
@@ -38,17 +38,17 @@ def served(tmp_path):
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed (make test installs it)")
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     # a short game (to 10) so one demo hand ends it and the players sign
     table_id = store.create_table("Demo", {"name": "Demo", "players": {"A": "Ann", "B": "Ben"},
                                            "rules": {"preset": "tournament", "game_target": 10},
                                            "camera": None}, Actor("test"))
     truth = json.loads((DEMO / "ground_truth.json").read_text())
     feed = TableCamera(store, table_id, f"replay:{DEMO / 'hand'}?fps=16", tmp_path,
-                       app.extensions["gintray.notifier"].publish,
+                       app.extensions["gintray"].notifier.publish,
                        layout=frame_level_demo_layout(tmp_path),
                        detector=verify.TruthDetector(truth["frames"]))
-    app.extensions["gintray.cameras"][table_id] = feed
+    app.extensions["gintray"].cameras[table_id] = feed
     server = waitress.create_server(app, host="127.0.0.1", port=0, threads=16)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -62,7 +62,7 @@ def served(tmp_path):
 
 def stop_server(app, server, thread: threading.Thread) -> None:
     """Stop a waitress test server and its app's streams without leaking a descriptor."""
-    app.extensions["gintray.notifier"].close()
+    app.extensions["gintray"].notifier.close()
     # Let the worker threads finish their responses before anything is closed: a worker that
     # pulls the server's trigger after close() writes into a closed descriptor, which the
     # next test may already have reopened as its SQLite file (seen as "file is not a
@@ -133,7 +133,7 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
         expect(ben.locator(".confirmed")).to_contain_text("Ann confirmed")
         ben.click("button.confirm[data-player=B]")
         expect(page.locator(".game-over")).to_contain_text("Game 1 is over: Ann wins")
-        state = app.extensions["gintray.store"].state(table_id)
+        state = app.extensions["gintray"].store.state(table_id)
         hand = state.games[0].hands[0]
         assert hand.confirmed and hand.proposal.source == "camera"
         # each signs on the pad of their own tablet
@@ -151,9 +151,9 @@ def test_demo_hand_from_deal_to_signed_pdf(served, tmp_path):
         pdf = Path(download.value.path()).read_bytes()
         page.screenshot(path=str(tmp_path / "signed.png"))
         browser.close()
-    identity = app.extensions["gintray.identity"]
+    identity = app.extensions["gintray"].identity
     assert verify_pdf(pdf, identity).ok
-    signatures = app.extensions["gintray.store"].state(table_id).games[0].signatures
+    signatures = app.extensions["gintray"].store.state(table_id).games[0].signatures
     assert set(signatures) == {"A", "B"}
     assert pdf.count(b"/Subtype /Image") >= 2  # both drawn signatures are in the sheet
     points = hand.proposal.result.points
@@ -215,7 +215,7 @@ def test_director_marks_the_layout_on_the_picture(served):
     with director_calibrated(base, table_id) as page:
         expect(page.locator("#toast")).to_contain_text("Layout saved")
         assert page.locator("#calib-overlay polygon").count() == 3
-    state = app.extensions["gintray.store"].state(table_id)
+    state = app.extensions["gintray"].store.state(table_id)
     from vision.table.layout import load_layout
 
     layout = load_layout(state.layout)
@@ -240,17 +240,17 @@ def test_a_mirrored_camera_picture_is_told_and_turned_at_calibration(served, tmp
     footage.mkdir()
     frame = DEMO / "hand" / "frame_065.jpg"  # both spreads and the layoffs on the table
     cv2.imwrite(str(footage / frame.name), cv2.flip(cv2.imread(str(frame)), 1))
-    feed = TableCamera(app.extensions["gintray.store"], table_id, f"replay:{footage}?fps=0",
-                       tmp_path, app.extensions["gintray.notifier"].publish,
+    feed = TableCamera(app.extensions["gintray"].store, table_id, f"replay:{footage}?fps=0",
+                       tmp_path, app.extensions["gintray"].notifier.publish,
                        detector=load_detector())
-    app.extensions["gintray.cameras"][table_id] = feed
+    app.extensions["gintray"].cameras[table_id] = feed
     feed.start()
     feed.thread.join(timeout=60)
     with director_calibrated(base, table_id) as page:
         expect(page.locator("#toast")).to_contain_text("mirror image")
         expect(page.locator("#calib-image")).to_have_attribute("src", re.compile(r"\?t=\d+"))
         page.screenshot(path=str(tmp_path / "calibration-mirrored.png"))
-    layout = load_layout(app.extensions["gintray.store"].state(table_id).layout)
+    layout = load_layout(app.extensions["gintray"].store.state(table_id).layout)
     width, height = layout.image_size
     assert layout.mirrored
     assert layout.region_of((width / 2, height / 2)) == "up_card"
@@ -267,7 +267,7 @@ def test_a_change_after_a_signature_voids_it_on_both_tablets(served):
     from webui.store import commands
 
     app, base, table_id, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     ann_actor, ben_actor = Actor("device:ann"), Actor("device:ben")
     store.execute(table_id, commands.set_knock_card(1, 1, "9H"), ann_actor)
     store.execute(table_id, commands.propose(1, 1, {"kind": "manual", "result": {

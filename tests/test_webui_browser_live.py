@@ -30,7 +30,7 @@ def test_tabs_flipped_a_second_apart_still_get_live_updates(served, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
     app, base, table_id, _feed, _truth = served
-    propose_knock(app.extensions["gintray.store"], table_id)
+    propose_knock(app.extensions["gintray"].store, table_id)
     with sync_playwright() as p:
         browser = open_browser(p)
         ann = join_table(browser, base, app, table_id, "A", SIZES["tablet"])
@@ -60,7 +60,7 @@ def test_a_page_refused_its_stream_says_so_retries_and_catches_up(served, tmp_pa
     from playwright.sync_api import expect, sync_playwright
 
     app, base, _table_id, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     held = []
     for n in range(4):  # four screens on the table's own computer, three pages each
         viewer = app.test_client()
@@ -109,7 +109,7 @@ def test_a_half_filled_outcome_form_survives_live_changes_and_is_sent(served, tm
     from playwright.sync_api import expect, sync_playwright
 
     app, base, _table_id, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     with sync_playwright() as p:
         browser = open_browser(p)
         ann = join_page(browser, base, app, "A", SIZES["tablet"])
@@ -161,7 +161,7 @@ def test_a_newer_page_of_the_tablet_takes_the_stream_and_the_older_says_so(serve
 
     app, base, table_id, feed, _truth = served
     feed.picture.publish(np.full((120, 160, 3), 90, np.uint8), FrameRead(0))
-    propose_knock(app.extensions["gintray.store"], table_id)
+    propose_knock(app.extensions["gintray"].store, table_id)
     with sync_playwright() as p:
         browser = open_browser(p)
         first = join_table(browser, base, app, table_id, "A", SIZES["tablet"])

@@ -19,7 +19,7 @@ def test_a_tablet_with_a_new_cookie_takes_its_seat_back_after_the_screen_allows(
     from playwright.sync_api import expect, sync_playwright
 
     app, base, _table_id, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     with sync_playwright() as p:
         browser = open_browser(p)
         ann = join_page(browser, base, app, "A", SIZES["tablet"])

@@ -51,7 +51,7 @@ def play(served, fix):
     from playwright.sync_api import expect, sync_playwright
 
     app, base, _table_id, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     taps = Taps()
     with sync_playwright() as p:
         browser = open_browser(p)
@@ -69,7 +69,7 @@ def play(served, fix):
 
 
 def test_a_right_hand_costs_two_taps(served):
-    camera_reads(served[0].extensions["gintray.store"], "9H", None, list(KNOCK_A), MELDS_A)
+    camera_reads(served[0].extensions["gintray"].store, "9H", None, list(KNOCK_A), MELDS_A)
     count, hand = play(served, lambda ann, ben, taps: None)
     assert count == 2 and hand.up_card == "9H" and hand.confirmed
 
@@ -79,7 +79,7 @@ def test_a_misread_knock_card_is_fixed_and_confirmed_in_three_taps(served):
     way, but the sheet records the knock card)."""
     from playwright.sync_api import expect
 
-    camera_reads(served[0].extensions["gintray.store"], "9H", "9D", list(KNOCK_A), MELDS_A)
+    camera_reads(served[0].extensions["gintray"].store, "9H", "9D", list(KNOCK_A), MELDS_A)
 
     def fix(ann, ben, taps):
         taps.tap(ann, "#knock-doubt button.swap")
@@ -97,7 +97,7 @@ def test_a_misread_meld_card_is_fixed_and_confirmed_in_three_taps(served):
 
     misread = list(KNOCK_A)  # 7S among them: the camera's reading
     true_a = [c if c != "7S" else "7C" for c in KNOCK_A]
-    camera_reads(served[0].extensions["gintray.store"], "9H", None, misread, MELDS_A,
+    camera_reads(served[0].extensions["gintray"].store, "9H", None, misread, MELDS_A,
                  doubts=(Problem(NoteKind.DOUBTFUL_CARD, player="A", cards=("7S",),
                                  alternative="7C"),))
 
@@ -122,7 +122,7 @@ def test_a_misread_card_the_camera_was_sure_of_is_fixed_in_two_taps_and_confirme
 
     misread = list(KNOCK_A)  # 7S among them; Ann holds 7C
     true_a = [c if c != "7S" else "7C" for c in KNOCK_A]
-    camera_reads(served[0].extensions["gintray.store"], "9H", None, misread, MELDS_A)
+    camera_reads(served[0].extensions["gintray"].store, "9H", None, misread, MELDS_A)
 
     def fix(ann, ben, taps):
         expect(ann.locator(".doubts")).to_have_count(0)  # nothing the camera doubted
@@ -145,7 +145,7 @@ def test_a_knock_card_the_camera_was_sure_of_is_fixed_in_two_taps_and_confirmed(
     knock card field and send it), 2 to confirm."""
     from playwright.sync_api import expect
 
-    camera_reads(served[0].extensions["gintray.store"], "9H", None, list(KNOCK_A), MELDS_A)
+    camera_reads(served[0].extensions["gintray"].store, "9H", None, list(KNOCK_A), MELDS_A)
 
     def fix(ann, ben, taps):
         expect(ann.locator("#knock-doubt")).to_have_count(0)  # nothing the camera doubted

@@ -28,7 +28,7 @@ def test_a_tablet_is_told_only_what_changed_after_it_showed_the_hand(served, tmp
     from playwright.sync_api import expect, sync_playwright
 
     app, base, _table_id, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     hand = store.state(TABLE).current_hand()
     store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H", source="camera"),
                   CAMERA)

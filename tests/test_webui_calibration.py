@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from webui_helpers import Tablet, csrf_token, director_client, make_app
 
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
 
@@ -17,9 +17,9 @@ DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
 def camera_shown(app, tmp_path, footage, **options) -> TableCamera:
     """Table 1's camera has played ``footage`` (a folder) to its end; ``options`` go to
     `TableCamera` (a detector, a layout)."""
-    feed = TableCamera(app.extensions["gintray.store"], 1, f"replay:{footage}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish, **options)
-    app.extensions["gintray.cameras"][1] = feed
+    feed = TableCamera(app.extensions["gintray"].store, 1, f"replay:{footage}?fps=0", tmp_path,
+                       app.extensions["gintray"].notifier.publish, **options)
+    app.extensions["gintray"].cameras[1] = feed
     feed.start()
     feed.thread.join(timeout=60)
     assert feed.latest_frame() is not None
@@ -62,9 +62,9 @@ def test_layout_drawn_on_the_picture_is_saved_and_recorded(app_with_picture, tmp
     assert saved["areas"]["A"][0] == [0.0, 340.0]
     assert saved["mirrored"] is False and r.get_json()["notice"] == ""
     assert saved["markers"]  # the demo table's markers, to find the layout again
-    state = app_with_picture.extensions["gintray.store"].state(1)
+    state = app_with_picture.extensions["gintray"].store.state(1)
     assert state.layout == r.get_json()["path"]
-    events = app_with_picture.extensions["gintray.store"].events(1)
+    events = app_with_picture.extensions["gintray"].store.events(1)
     assert events[-1].kind == "settings_changed" and events[-1].actor == "director"
 
 

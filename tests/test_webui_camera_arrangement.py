@@ -11,7 +11,7 @@ from webui_helpers import Tablet, make_app
 from scorer import score_hand
 from vision.table.grouping import cards_from_detections
 from vision.table.spreads import Knock, read_spreads
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 # B's ten cards, each apart: no meld among them.
 B_CARDS = ["2C", "4C", "6C", "8C", "QD", "6S", "TS", "9D", "JD", "QS"]
@@ -27,9 +27,9 @@ def _read(a_detections, up_card: str = "9H"):
 
 def _camera_proposal(tmp_path, read):
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, "replay:none", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
+                       app.extensions["gintray"].notifier.publish)
     feed.clerk.dealt(read.up_card)
     feed.clerk.propose(read)
     tablet = Tablet(app)

@@ -11,7 +11,7 @@ from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import Tablet, make_app
 
 from vision.table.events import CameraBack, CameraLost, FrameRead
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 served = test_webui_browser.served  # the browser test's server (app, base, table, feed, truth)
 
@@ -19,10 +19,10 @@ served = test_webui_browser.served  # the browser test's server (app, base, tabl
 def camera_of(app, tmp_path, table: int = 1) -> TableCamera:
     """A table's camera with one picture taken (its thread is not started: the test tells it
     what the device does)."""
-    feed = TableCamera(app.extensions["gintray.store"], table, "replay:test", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
+    feed = TableCamera(app.extensions["gintray"].store, table, "replay:test", tmp_path,
+                       app.extensions["gintray"].notifier.publish)
     feed.picture.publish(np.full((120, 160, 3), 90, np.uint8), FrameRead(0))
-    app.extensions["gintray.cameras"][table] = feed
+    app.extensions["gintray"].cameras[table] = feed
     return feed
 
 

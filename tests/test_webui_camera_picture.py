@@ -10,8 +10,8 @@ from pathlib import Path
 
 from webui_helpers import make_app
 
-import webui.camera_feed
-from webui.camera_feed import TableCamera
+import webui.table.camera_feed
+from webui.table.camera_feed import TableCamera
 
 DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
 
@@ -25,16 +25,16 @@ def _replay(tmp_path: Path, names: list[str], detector, monkeypatch) -> tuple[li
         shutil.copy(DEMO / "hand" / name, frames / name)
     shutil.copy(DEMO / "layout.json", tmp_path / "layout.json")
     drawn: list[list] = []
-    real_draw = webui.camera_feed.draw_detections
+    real_draw = webui.table.camera_feed.draw_detections
 
     def recording_draw(image, detections):
         drawn.append(list(detections))
         return real_draw(image, detections)
 
-    monkeypatch.setattr(webui.camera_feed, "draw_detections", recording_draw)
+    monkeypatch.setattr(webui.table.camera_feed, "draw_detections", recording_draw)
     app = make_app(tmp_path / "data")
-    feed = TableCamera(app.extensions["gintray.store"], 1, f"replay:{frames}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish, detector=detector)
+    feed = TableCamera(app.extensions["gintray"].store, 1, f"replay:{frames}?fps=0", tmp_path,
+                       app.extensions["gintray"].notifier.publish, detector=detector)
     feed.start()
     feed.thread.join(timeout=180)
     assert feed.status()["state"] == "finished"
@@ -72,7 +72,7 @@ def test_label_driven_detector_runs_behind_the_readers_tiles(tmp_path, monkeypat
     truth = json.loads((DEMO / "ground_truth.json").read_text())
     names = sorted(p.name for p in (DEMO / "hand").glob("*.jpg"))
     drawn, app = _replay(tmp_path, names, TruthDetector(truth["frames"]), monkeypatch)
-    hand = app.extensions["gintray.store"].state(1).current_hand()
+    hand = app.extensions["gintray"].store.state(1).current_hand()
     first = truth["hands"][0]
     assert hand.up_card == first["up_card"]
     assert hand.proposal and hand.proposal.knocker == first["knocker"]

@@ -14,18 +14,18 @@ def _app(tmp_path: Path, **config: object):
 
 def test_camera_without_demo_creates_the_named_table_once(tmp_path: Path) -> None:
     app = _app(tmp_path, CAMERA="usb:0", TABLE_NAME="Table 12")
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     tables = store.tables()
     assert [t.name for t in tables] == ["Table 12"]
     assert store.state(tables[0].id).camera == "usb:0"
 
     # A restart with another camera keeps the table (and its hands), and updates the camera.
     app = _app(tmp_path, CAMERA="picamera:0", TABLE_NAME="Table 12")
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     assert [t.id for t in store.tables()] == [tables[0].id]
     assert store.state(tables[0].id).camera == "picamera:0"
 
 
 def test_no_camera_and_no_demo_creates_no_table(tmp_path: Path) -> None:
-    store = _app(tmp_path).extensions["gintray.store"]
+    store = _app(tmp_path).extensions["gintray"].store
     assert store.tables() == []

@@ -13,15 +13,15 @@ import pytest
 from webui_helpers import PNG_DATA_URL, Tablet, make_app
 
 from webui import create_app
-from webui.cli import serve_main
-from webui.demo import DEMO_NAME, demo_camera
+from webui.table.cli import serve_main
+from webui.table.demo import DEMO_NAME, demo_camera
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_demo_table_plays_the_bundled_footage(tmp_path):
     app = create_app({"DATA_DIR": str(tmp_path), "DEMO": True, "START_CAMERAS": False})
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     (table,) = store.tables()
     assert table.name == DEMO_NAME
     state = store.state(table.id)
@@ -31,7 +31,7 @@ def test_demo_table_plays_the_bundled_footage(tmp_path):
         assert state.camera.startswith("replay:") and "vision/demo" in state.camera
     # a second start keeps the same table (and its history)
     again = create_app({"DATA_DIR": str(tmp_path), "DEMO": True, "START_CAMERAS": False})
-    assert len(again.extensions["gintray.store"].tables()) == 1
+    assert len(again.extensions["gintray"].store.tables()) == 1
 
 
 def test_table_without_camera_says_so(tmp_path):

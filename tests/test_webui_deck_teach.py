@@ -19,7 +19,7 @@ from webui_helpers import Tablet, csrf_token, director_client, make_app
 from vision.inference.deck import load_profile
 from vision.inference.detector import load_detector
 from vision.training.synth.laid_out import laid_out_picture
-from webui.camera_feed import deck_for, table_deck_file
+from webui.table.camera_feed import deck_for, table_deck_file
 
 LOOK = "/director/tables/1/calibrate/deck/look"
 SAVE = "/director/tables/1/calibrate/deck"

@@ -7,7 +7,7 @@ from webui_helpers import csrf_token, director_client
 
 
 def device_ids(app, table_id=1):
-    return {d.label: d.id for d in app.extensions["gintray.store"].devices(table_id)}
+    return {d.label: d.id for d in app.extensions["gintray"].store.devices(table_id)}
 
 
 def can_play(tablet, seat):
@@ -62,10 +62,10 @@ def test_a_new_pin_signs_the_joined_tablets_out(app, tablet):
 def test_a_new_pin_can_keep_the_joined_tablets(app, tablet):
     director = director_client(app)
     token = csrf_token(director, "/t/1/screen")
-    old = app.extensions["gintray.store"].table(1).pin
+    old = app.extensions["gintray"].store.table(1).pin
     r = director.post("/director/tables/1/pin", data={"csrf_token": token, "keep_devices": "1"})
     assert r.status_code == 302
-    assert app.extensions["gintray.store"].table(1).pin != old or len(old) == 6
+    assert app.extensions["gintray"].store.table(1).pin != old or len(old) == 6
     assert can_play(tablet, "A") and can_play(tablet, "B")
 
 

@@ -94,7 +94,7 @@ def clients(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tablet = Tablet(app)
     director = director_client(app)
     return {"tablet": (tablet.client, tablet.token),
-            "director": (director, _token(director)), "store": app.extensions["gintray.store"]}
+            "director": (director, _token(director)), "store": app.extensions["gintray"].store}
 
 
 def _aimed(raw: str, store: Any) -> str:

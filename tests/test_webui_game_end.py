@@ -61,13 +61,13 @@ def test_signed_game_is_locked_and_edits_are_refused(app, finished):
     assert state["games"][0]["locked"]
     r = finished.post("sign", {"game": 1, "player": "A", "png": PNG_DATA_URL})
     assert r.status_code == 409 and r.get_json()["error"]["code"] == "already_signed"
-    last = app.extensions["gintray.store"].last_seq(1)
+    last = app.extensions["gintray"].store.last_seq(1)
     for name, body in [("knock-card", {"game": 1, "hand": 4, "card": "7D"}),
                        ("proposal", {"game": 1, "hand": 3, "kind": "dead", "director": True}),
                        ("undo", {"target_seq": last - 2})]:
         r = finished.post(name, body)
         assert r.status_code in (409, 423), (name, r.get_json())
-    assert app.extensions["gintray.store"].last_seq(1) == last
+    assert app.extensions["gintray"].store.last_seq(1) == last
     sign_page = finished.client.get("/t/1/games/1/sign").get_data(as_text=True)
     assert "locked" in sign_page and "Download the signed PDF" in sign_page
 
@@ -84,7 +84,7 @@ def test_only_the_director_reopens_and_the_reopening_is_recorded(app, finished):
     r = director.post("/api/t/1/reopen", json={"game": 1, "reason": "wrong points in hand 2"},
                       headers={"X-CSRFToken": token})
     assert r.status_code == 200
-    events = app.extensions["gintray.store"].events(1)
+    events = app.extensions["gintray"].store.events(1)
     reopened = [e for e in events if e.kind == "reopened"]
     assert reopened[0].actor == "director" and "hand 2" in reopened[0].payload["reason"]
     assert sum(1 for e in events if e.kind == "signed") == 2  # the old signatures stay in history
@@ -103,7 +103,7 @@ def test_signed_pdf_validates_and_any_change_breaks_it(app, finished):
     r = finished.client.get("/t/1/games/1/export.pdf")
     assert r.status_code == 200 and r.mimetype == "application/pdf"
     pdf = r.data
-    identity = app.extensions["gintray.identity"]
+    identity = app.extensions["gintray"].identity
     assert verify_pdf(pdf, identity).ok
     # the sheet is readable in the file: Ann's final score 410, then flip one digit of it
     at = pdf.index(b"(410)")
@@ -161,7 +161,7 @@ def test_director_creates_a_table_and_changes_settings(app):
         "csrf_token": token, "name": "Table 2", "player_A": "Cy", "player_B": "Di",
         "rules": "oklahoma", "camera": ""})
     assert r.status_code == 302
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     assert [t.name for t in store.tables()] == ["Table 1", "Table 2"]
     assert store.state(2).players == {"A": "Cy", "B": "Di"} and store.state(2).rules == "oklahoma"
     r = director.post("/director/tables/2/settings", data={
@@ -188,7 +188,7 @@ def test_director_corrects_an_earlier_hand_from_the_sheet(app, finished):
     assert r.status_code == 303 and r.headers["Location"].endswith("/t/1/sheet")
     sheet = finished.state()["games"][0]["sheet"]["hands"]
     assert [h["points"] for h in sheet] == [130, 40, 130]
-    events = app.extensions["gintray.store"].events(1)
+    events = app.extensions["gintray"].store.events(1)
     assert events[-1].actor == "director" and events[-1].payload["director"] is True
     # players cannot do that: a tablet's correction of a closed hand is refused
     r = finished.post("proposal", {"game": 1, "hand": 2, "kind": "manual", "winner": "A",
@@ -221,7 +221,7 @@ def test_a_signature_is_void_once_the_game_changes_after_it(app):
     assert r.get_json()["events"][0]["payload"]["sheet_hash"] == seen
     state = tablet.state()["games"][0]
     assert state["signatures"]["A"]["sheet_hash"] == seen and not state["void_signatures"]
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     # each player undoes their own confirmation, then the result goes
     for player in ("B", "A"):
         seq = max(e.seq for e in store.events(1) if e.kind == "confirmed"
@@ -348,11 +348,11 @@ def test_verify_fails_when_a_signature_does_not_cover_the_final_sheet(app, finis
     assert verify_main([str(good), "--data-dir", str(tmp_path), "--both-signed"]) == 0
     # a sheet whose record shows Ann's signature given on another sheet (what the old app
     # exported after an undo), signed by this installation all the same
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     state = store.state(1)
     view = sheetview.game_view(state, state.games[0])
     view["signed_over"]["A"]["sheet_hash"] = "ab" * 32
-    identity = app.extensions["gintray.identity"]
+    identity = app.extensions["gintray"].identity
     forged = tmp_path / "forged.pdf"
     forged.write_bytes(sign_pdf(render_sheet_pdf(state, view, {}, 1), identity, "test"))
     assert verify_pdf(forged.read_bytes(), identity).ok  # the file itself is intact

@@ -14,19 +14,19 @@ import pytest
 from webui_helpers import PNG_DATA_URL, Tablet, director_client, make_app
 
 from webui import create_app
-from webui.cli import serve_main
 from webui.common.security import DIRECTOR_KEY
 from webui.store import Actor
+from webui.table.cli import serve_main
 
 
 def events_of(app, table_id=1):
-    return app.extensions["gintray.store"].events(table_id)
+    return app.extensions["gintray"].store.events(table_id)
 
 
 def add_table(app, name="Table 2", players=None):
     """A second table (players Cat v Dan unless given); returns its id."""
     players = players or {"A": "Cat", "B": "Dan"}
-    return app.extensions["gintray.store"].create_table(
+    return app.extensions["gintray"].store.create_table(
         name, {"name": name, "players": players, "rules": "tournament", "camera": None},
         Actor("test"))
 
@@ -217,7 +217,7 @@ class _FakeCamera:
                                    "max=2.5"])
 @pytest.mark.parametrize("stream", ["events", "camera.mjpg"])
 def test_stream_lengths_must_be_whole_seconds(app, tablet, stream, query):
-    app.extensions["gintray.cameras"][1] = _FakeCamera()
+    app.extensions["gintray"].cameras[1] = _FakeCamera()
     r = tablet.client.get(f"/api/t/1/{stream}?{query}", buffered=False)
     try:
         assert_json_error(r)
@@ -303,7 +303,7 @@ def _session_of(app, client):
 
 def test_session_cookie_carries_no_part_of_the_password_hash(app):
     client = director_client(app)
-    stored = app.extensions["gintray.store"].get_setting(DIRECTOR_KEY)
+    stored = app.extensions["gintray"].store.get_setting(DIRECTOR_KEY)
     raw = json.dumps(_session_of(app, client))
     parts = {stored[i:i + 8] for i in range(len(stored) - 7)}
     assert not [p for p in parts if p in raw]

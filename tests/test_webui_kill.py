@@ -134,7 +134,7 @@ class Client:
 def test_no_confirmed_hand_is_lost_or_doubled_when_the_server_is_killed(tmp_path):
     app = make_app(tmp_path)  # creates the table (and signing key) in the data dir
     pin = pin_of(app)
-    app.extensions["gintray.store"].engine.dispose()
+    app.extensions["gintray"].store.engine.dispose()
     port = free_port()
     server = Server(tmp_path, port)
     server.start()

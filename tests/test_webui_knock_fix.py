@@ -11,7 +11,7 @@ from __future__ import annotations
 from webui_helpers import Tablet, make_app
 
 from vision.table.events import HandDealt, SpreadRead, TableRead
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 # Ann knocks with 1 (AD) over Ben's 23 (KD QD 3D); Ben lays 8H off onto Ann's 5H 6H 7H:
 # Ann scores 23 - 1 = 22 (no 4 anywhere in the hands: the knock card is a 4)
@@ -32,8 +32,8 @@ def spreads_read(up_card: str) -> TableRead:
 
 def camera_of(app, tmp_path, table_id: int = 1) -> TableCamera:
     """A table's camera, its thread not started: the test hands it the reader's events."""
-    return TableCamera(app.extensions["gintray.store"], table_id, "replay:none", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
+    return TableCamera(app.extensions["gintray"].store, table_id, "replay:none", tmp_path,
+                       app.extensions["gintray"].notifier.publish)
 
 
 def test_the_camera_proposes_after_the_players_fix_its_misread_knock_card(tmp_path):

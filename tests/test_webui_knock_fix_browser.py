@@ -61,7 +61,7 @@ def test_a_fixed_knock_card_keeps_the_cameras_proposal_coming(served, tmp_path):
             shows(page, "#count-sum", "Ben's count 23 - Ann's count 1 = 22 for Ann", exact=True)
             page.screenshot(path=str(tmp_path / f"knock_fixed_{name}.png"), full_page=True)
         browser.close()
-    hand = app.extensions["gintray.store"].state(TABLE).current_hand()
+    hand = app.extensions["gintray"].store.state(TABLE).current_hand()
     assert hand.up_card == "4S" and hand.proposal is not None
     assert hand.proposal.source == "camera" and hand.proposal.result.points == 22
     assert (tmp_path / "knock_fixed_tablet.png").stat().st_size > 0

@@ -16,8 +16,8 @@ import pytest
 import segno
 from webui_helpers import make_app, pin_of
 
-from webui.addresses import join_base, lan_url, public_url
-from webui.cli import serve_main
+from webui.table.addresses import join_base, lan_url, public_url
+from webui.table.cli import serve_main
 
 ROOT = Path(__file__).resolve().parents[1]
 

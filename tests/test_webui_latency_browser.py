@@ -18,8 +18,8 @@ import pytest
 from test_webui_browser import CHROMIUM, CHROMIUM_ARGS, DEMO, stop_server
 from webui_helpers import make_app, pin_of
 
-import webui.camera_feed as camera_feed
-from webui.camera_feed import TableCamera
+import webui.table.camera_feed as camera_feed
+from webui.table.camera_feed import TableCamera
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 KNOCK_CARD_BOUND = 20.0  # seconds after the deal frame (2 s on this project's machine)
@@ -64,12 +64,12 @@ def test_a_tablet_sees_the_knock_card_and_the_proposal_soon_after_the_frames(
 
     monkeypatch.setattr(camera_feed, "read_frame", timed_read)
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table_id = store.tables()[0].id
     feed = TableCamera(store, table_id, f"replay:{DEMO / 'hand'}?fps=2", tmp_path,
-                       app.extensions["gintray.notifier"].publish,
+                       app.extensions["gintray"].notifier.publish,
                        layout=str(DEMO / "layout.json"))
-    app.extensions["gintray.cameras"][table_id] = feed
+    app.extensions["gintray"].cameras[table_id] = feed
     server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -10,7 +10,7 @@ from webui_helpers import Tablet, frame_level_demo_layout, make_app
 
 from vision.demo import verify
 from vision.inference.detection import Detections
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 DEMO = Path(__file__).resolve().parents[1] / "vision" / "demo"
 # Waits below are for a condition (a status told, a frame sent). This is only a guard against a
@@ -22,15 +22,15 @@ def told_feed(app, source, **options):
     """A table 1 camera on ``source`` (not started) whose status changes are published as the
     app does and also set the returned event (see ``wait_for_status``)."""
     told = threading.Event()
-    publish = app.extensions["gintray.notifier"].publish
+    publish = app.extensions["gintray"].notifier.publish
 
     def notify(table_id, seq):
         publish(table_id, seq)
         told.set()
 
-    feed = TableCamera(app.extensions["gintray.store"], 1, source,
+    feed = TableCamera(app.extensions["gintray"].store, 1, source,
                        Path(app.config["DATA_DIR"]), notify, **options)
-    app.extensions["gintray.cameras"][1] = feed
+    app.extensions["gintray"].cameras[1] = feed
     return feed, told
 
 
@@ -90,12 +90,12 @@ def test_camera_feed_proposes_and_never_confirms(tmp_path):
 
     truth = json.loads((DEMO / "ground_truth.json").read_text())
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish,
+                       app.extensions["gintray"].notifier.publish,
                        layout=frame_level_demo_layout(tmp_path),
                        detector=verify.TruthDetector(truth["frames"]))
-    app.extensions["gintray.cameras"][1] = feed
+    app.extensions["gintray"].cameras[1] = feed
     feed.start()
     feed.thread.join(timeout=60)
     assert feed.status()["state"] == "finished"
@@ -132,7 +132,7 @@ def first_mjpeg_part(app):
 def instant_self_check(monkeypatch):
     """The detector's self-check answers at once: its real run (many reads at the lowest CPU
     priority) is tested by the slow tests below, and its independence by the blocked one."""
-    import webui.camera_feed as camera_feed
+    import webui.table.camera_feed as camera_feed
 
     monkeypatch.setattr(camera_feed, "self_check",
                         lambda detector, backend: {"passed": True, "line": "checked"})
@@ -178,7 +178,7 @@ def test_a_self_check_that_never_ends_holds_neither_the_picture_nor_a_missing_ca
     the stream, a missing camera is still reported, and the table screen has no verdict yet."""
     import json
 
-    import webui.camera_feed as camera_feed
+    import webui.table.camera_feed as camera_feed
 
     release = threading.Event()
     started = threading.Event()
@@ -217,9 +217,9 @@ def _demo_replay(tmp_path, detector):
     """The demo hand replayed through a table's camera feed with ``detector`` (labels-driven,
     so the frame-level layout); returns the app and its store once the footage has ended."""
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, f"replay:{DEMO / 'hand'}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish,
+                       app.extensions["gintray"].notifier.publish,
                        layout=frame_level_demo_layout(tmp_path), detector=detector)
     feed.start()
     feed.thread.join(timeout=60)
@@ -336,10 +336,10 @@ def _camera_page_after_replay(tmp_path, monkeypatch, detector_factory=None) -> s
     if detector_factory is not None:
         monkeypatch.setattr(vision.inference.detector, "load_detector", detector_factory)
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, f"replay:{frames}?fps=0", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
-    app.extensions["gintray.cameras"][1] = feed
+                       app.extensions["gintray"].notifier.publish)
+    app.extensions["gintray"].cameras[1] = feed
     feed.start()
     feed.thread.join(timeout=600)
     assert feed.status()["state"] == "finished"
@@ -394,9 +394,9 @@ def test_an_unchanged_camera_reread_keeps_confirmations_and_a_change_is_told(tmp
     from webui_helpers import KNOCK_B
 
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, "replay:none", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
+                       app.extensions["gintray"].notifier.publish)
     melds = [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
     cards_a = [c for g in melds for c in g] + ["5S"]
     feed.clerk.dealt("9H")
@@ -433,9 +433,9 @@ def test_a_change_is_told_only_to_a_tablet_that_showed_the_earlier_version(tmp_p
     from webui_helpers import KNOCK_B
 
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, "replay:none", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
+                       app.extensions["gintray"].notifier.publish)
     melds = [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
     cards_a = [c for g in melds for c in g] + ["5S"]
     tablet = Tablet(app)
@@ -468,7 +468,7 @@ def test_open_streams_are_capped_per_device_and_overall(tmp_path):
     holds at most 3: its fourth takes the place of its oldest (issue 35 item 2: a new page of
     the tablet, the page it left still counted open), which ends saying so."""
     app = make_app(tmp_path, MAX_STREAMS=5)
-    slots = app.extensions["gintray.streams"]
+    slots = app.extensions["gintray"].streams
     tablet = Tablet(app)
     opened = [tablet.client.get("/api/t/1/events?max=30", buffered=False) for _ in range(3)]
     assert all(r.status_code == 200 for r in opened)
@@ -512,13 +512,13 @@ def test_pages_keep_answering_while_one_tablet_opens_66_streams(tmp_path):
             statuses.append(sock.recv(64).split(b" ")[1])
         # each new stream took the place of the tablet's oldest, which ended: 3 stay open
         assert statuses.count(b"200") == 66
-        assert app.extensions["gintray.streams"].open_count() == 3
+        assert app.extensions["gintray"].streams.open_count() == 3
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/t/1/sheet", timeout=10) as page:
             assert page.status == 200
     finally:
         for sock in socks:
             sock.close()
-        app.extensions["gintray.notifier"].close()
+        app.extensions["gintray"].notifier.close()
         server.task_dispatcher.shutdown(timeout=15)
         from waitress import wasyncore
 

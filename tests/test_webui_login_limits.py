@@ -64,7 +64,7 @@ def test_parallel_wrong_director_passwords_get_five_checked(app):
 
 
 def test_the_next_table_gives_no_fresh_tries(app):
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     other = store.create_table("Table 2", {"name": "Table 2", "players": {"A": "Cy", "B": "Di"},
                                            "rules": "tournament", "camera": None}, Actor("test"))
     guesser = from_address(app, "192.168.1.66")
@@ -98,7 +98,7 @@ def test_many_addresses_together_guess_slowly_and_the_players_still_join(app, mo
         seconds=attempts.PIN_GLOBAL_WAIT_S + 1))
     assert join(ben, app, seat="B").status_code == 302  # checked openly again: joined
     # a right PIN gives its attempt back: the count of everyone is where the guessers left it
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     from webui.store.db import AttemptFailure
 
     with store.Session() as s:

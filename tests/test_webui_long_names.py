@@ -46,7 +46,7 @@ def test_the_sheet_with_a_35_letter_surname_fits_the_phone_and_the_table_screen(
 
     assert len(SURNAME) == 35
     app, base, _table, _feed, _truth = served
-    table_id = seated_table_with_hands(app.extensions["gintray.store"], 3)
+    table_id = seated_table_with_hands(app.extensions["gintray"].store, 3)
     with sync_playwright() as p:
         browser = open_browser(p)
         phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()

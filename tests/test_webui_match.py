@@ -13,7 +13,7 @@ def test_partnership_match_winner_is_the_engines_on_the_table_page(tmp_path):
     """000 partnership rule 1: a team that loses 2 games stops, so A wins the series 2-0; the
     table app used best-of-five arithmetic (3 wins needed) and showed no winner."""
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table = store.create_table("Board 1", {"name": "Board 1", "players": {"A": "Ann", "B": "Ben"},
                                            "rules": "partnership", "camera": None}, Actor("test"))
     tablet = Tablet(app, table_id=table)
@@ -34,11 +34,11 @@ def test_partnership_match_winner_is_the_engines_on_the_table_page(tmp_path):
 def test_restarting_with_another_camera_keeps_the_tables_calibration(tmp_path):
     """Issue 16: `gintray serve --camera X` after a calibration, then `--camera Y`: the table's
     layout stays (ensure_table re-sent the settings without it)."""
-    from webui.demo import ensure_table
     from webui.store.commands import change_settings
+    from webui.table.demo import ensure_table
 
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table = ensure_table(store, "Table 9", {"A": "Ann", "B": "Ben"}, "usb:0")
     layout = tmp_path / "layout.json"
     from vision.table.layout import TableLayout, save_layout
@@ -60,11 +60,11 @@ def test_a_table_cannot_be_made_with_rules_the_engine_refuses(app):
     the engine refused); a table's rules are checked when it is made, as when they change."""
     import pytest
 
-    from webui.store import CommandError
+    from webui.common.refusal import Refusal
 
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     before = len(store.tables())
-    with pytest.raises(CommandError) as refused:
+    with pytest.raises(Refusal) as refused:
         store.create_table("Board 2", {"name": "Board 2", "players": {"A": "Ann", "B": "Ben"},
                                        "rules": "bogus", "camera": None}, Actor("test"))
     assert refused.value.status == 400 and "unknown rule preset 'bogus'" in refused.value.message

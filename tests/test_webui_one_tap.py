@@ -16,15 +16,15 @@ from vision.table.grouping import SeenCard, cards_from_detections
 from vision.table.layout import UP_CARD
 from vision.table.spreads import Knock, read_spreads
 from vision.table.voting import VoteResult
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 
 B_CARDS = ["2C", "4C", "6C", "8C", "QD", "6S", "TS", "9D", "JD", "QS"]
 
 
 def _feed(tmp_path):
     app = make_app(tmp_path)
-    feed = TableCamera(app.extensions["gintray.store"], 1, "replay:none", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
+    feed = TableCamera(app.extensions["gintray"].store, 1, "replay:none", tmp_path,
+                       app.extensions["gintray"].notifier.publish)
     return app, feed
 
 

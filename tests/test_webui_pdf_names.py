@@ -48,7 +48,7 @@ def right_to_left(name: str) -> bool:
 
 def export(app, names: tuple[str, str], table_name: str) -> bytes:
     """A finished game between ``names``, signed by both, exported as the tablets do."""
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table_id = store.create_table(table_name, {
         "name": table_name, "players": {"A": names[0], "B": names[1]},
         "rules": "tournament", "camera": None}, Actor("test"))
@@ -160,7 +160,7 @@ def test_the_sheet_says_when_in_which_round_and_who_scored(tmp_path):
     """Issue 35 item 6: the PDF lacked the date, the event and its round, and who scored the
     points of each hand."""
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table_id = open_seated_table(store, Seating("tok-1", 3, 7, "Łukasz Żółć", "Ben"),
                                  "tournament", None, Actor("hall"))
     # the hall's sync records which event the table database belongs to

@@ -13,6 +13,7 @@ import test_webui_browser
 from test_webui_browser import CHROMIUM, CHROMIUM_ARGS
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, pin_of
 
+from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -77,7 +78,7 @@ def propose_knock(store, table_id=TABLE):
     hand = store.state(table_id).current_hand()
     actor = Actor("device:tablet A")
     store.execute(table_id, commands.set_knock_card(hand.game, hand.number, "9H"), actor)
-    proposal = commands.parse_proposal({"kind": "score", "knocker": "A",
+    proposal = parse_proposal({"kind": "score", "knocker": "A",
                                         "cards": {"A": "5S", "B": " ".join(KNOCK_B)},
                                         "melds": {"A": KNOCK_MELDS_A}})
     store.execute(table_id, commands.propose(hand.game, hand.number, proposal), actor)
@@ -91,7 +92,7 @@ def test_pages_fit_the_screen_and_confirm_is_on_the_first_one(served, size):
 
     app, base, _table_id, _feed, _truth = served
     app.config["TIMEZONE"] = "Europe/Berlin"  # this machine's own zone may be UTC
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     record_hands(app, store, 3)
     propose_knock(store)
     with sync_playwright() as p:
@@ -135,7 +136,7 @@ def test_cards_are_corrected_with_the_picker_and_typing_still_works(served, size
     from playwright.sync_api import expect, sync_playwright
 
     app, base, _table_id, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     hand = store.state(TABLE).current_hand()
     store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H"),
                   Actor("device:tablet A"))
@@ -183,7 +184,7 @@ def ann_and_ben(served):
     from playwright.sync_api import sync_playwright
 
     app, base, _table_id, _feed, _truth = served
-    propose_knock(app.extensions["gintray.store"])
+    propose_knock(app.extensions["gintray"].store)
     with sync_playwright() as p:
         browser = open_browser(p)
         ann = join_page(browser, base, app, "A", SIZES["tablet"])
@@ -212,7 +213,7 @@ def test_both_tablets_say_what_was_recorded_and_what_undo_undoes(served):
             expect(page.locator("section.hand h1")).to_contain_text("Hand 1")
         expect(ann.locator(".confirms")).to_contain_text("waiting for Ben to confirm")
         expect(ben.locator("button.confirm[data-player=B]")).to_be_visible()
-    store = served[0].extensions["gintray.store"]
+    store = served[0].extensions["gintray"].store
     assert store.state(TABLE).current_hand().confirmed_by == ["A"]
 
 

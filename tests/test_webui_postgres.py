@@ -59,7 +59,7 @@ def postgres_url():
 
 def test_hands_confirmed_concurrently_on_postgres(tmp_path, postgres_url):
     app = make_app(tmp_path / "data", DATABASE_URL=postgres_url)
-    assert app.extensions["gintray.store"].engine.dialect.name == "postgresql"
+    assert app.extensions["gintray"].store.engine.dialect.name == "postgresql"
     ann, ben = Tablet(app, seat="A"), Tablet(app, seat="B")
     for _ in range(3):
         ann.knock_card("9H")
@@ -82,4 +82,4 @@ def test_hands_confirmed_concurrently_on_postgres(tmp_path, postgres_url):
     assert [r["totals"]["A"] for r in state["games"][0]["sheet"]["hands"]] == [55, 110, 165]
     # a second app on the same database sees the same history
     again = make_app(tmp_path / "other", DATABASE_URL=postgres_url)
-    assert again.extensions["gintray.store"].state(1).to_json()["games"] == state["games"]
+    assert again.extensions["gintray"].store.state(1).to_json()["games"] == state["games"]

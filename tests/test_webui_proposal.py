@@ -7,7 +7,7 @@ import pytest
 
 from scorer import Outcome
 from vision.table.notes import NoteKind, Problem
-from webui.store import commands
+from webui.common.proposal_form import parse_proposal
 from webui.store.proposal import (
     Doubt,
     Kind,
@@ -42,16 +42,16 @@ def test_a_stored_proposal_reads_and_writes_the_same_json(stored):
 def test_a_request_becomes_the_proposal_it_always_was():
     body = {"kind": "score", "knocker": "A", "cards": {"A": "5s 10d", "B": ["8D"]},
             "melds": {"A": "2c 3c 4c"}, "improper_accepted": "1"}
-    proposal = commands.parse_proposal(body)
+    proposal = parse_proposal(body)
     assert proposal.kind is Kind.SCORE
     assert proposal.to_json() == {"kind": "score", "knocker": "A",
                                   "cards": {"A": ["2C", "3C", "4C", "5S", "TD"], "B": ["8D"]},
                                   "improper_accepted": True,
                                   "melds": {"A": [["2C", "3C", "4C"]]}}
-    manual = commands.parse_proposal({"kind": "manual", "winner": "B", "points": "7"})
+    manual = parse_proposal({"kind": "manual", "winner": "B", "points": "7"})
     assert manual.to_json() == {"kind": "manual", "result": {
         "winner": "B", "points": 7, "outcome": "manual", "note": ""}}
-    assert commands.parse_proposal({"kind": "dead"}).to_json() == {"kind": "dead"}
+    assert parse_proposal({"kind": "dead"}).to_json() == {"kind": "dead"}
 
 
 def test_the_one_tap_swap_is_computed_not_spliced_in_a_template():

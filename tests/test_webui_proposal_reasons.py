@@ -62,7 +62,7 @@ def test_the_demo_hands_laid_off_8h_is_a_layoff_and_the_count_is_spelt_out(tmp_p
 def test_the_correction_forms_fields_keep_the_layoff_when_posted_as_a_form(tmp_path):
     """The page's own form post (fields laid_off_B, melds_A...) reaches the engine whole."""
     app, tablet = demo_hand_read(tmp_path)
-    state = app.extensions["gintray.store"].state(1)
+    state = app.extensions["gintray"].store.state(1)
     hand = state.current_hand()
     fields = hand.proposal.proposal.form_fields()
     assert fields["laid_off_B"] == "8H"

@@ -12,7 +12,7 @@ import pytest
 from webui_helpers import PNG_DATA_URL, Tablet, csrf_token, director_client, join
 
 from vision.table.events import CameraLost
-from webui.camera_feed import TableCamera
+from webui.table.camera_feed import TableCamera
 from webui.verify import main as verify_main
 
 
@@ -81,7 +81,7 @@ def test_a_reopening_reason_is_one_plain_line_or_refused_with_a_message(app, tab
     assert tablet.state()["games"][0]["locked"]  # nothing was recorded
     fine = "hand 1: Ben's 8H was laid off on Ann's run (see the footage)"
     assert reopen(director, fine).status_code == 200
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     assert [e.payload["reason"] for e in store.events(1) if e.kind == "reopened"] == [fine]
 
 
@@ -90,19 +90,19 @@ def test_a_tablet_label_with_a_right_to_left_override_is_refused(app):
     r = join(client, app, seat="A", label="\u202eAnn's tablet")
     assert r.status_code == 400
     assert "must not contain direction controls (U+202E)" in r.get_data(as_text=True)
-    assert app.extensions["gintray.store"].seat_holders(1) == {}
+    assert app.extensions["gintray"].store.seat_holders(1) == {}
     # right-to-left names themselves are fine (the marks that only place neutrals too)
     assert join(client, app, seat="A", label="טאבלט של דנה\u200f").status_code == 302
 
 
 def test_a_lost_camera_is_told_in_a_players_words_and_the_detail_goes_to_the_log(
         app, tmp_path, caplog):
-    feed = TableCamera(app.extensions["gintray.store"], 1, "replay:test", tmp_path,
-                       app.extensions["gintray.notifier"].publish)
-    app.extensions["gintray.cameras"][1] = feed
+    feed = TableCamera(app.extensions["gintray"].store, 1, "replay:test", tmp_path,
+                       app.extensions["gintray"].notifier.publish)
+    app.extensions["gintray"].cameras[1] = feed
     Tablet(app)
     detail = f"replay frame {tmp_path}/frame_013.jpg disappeared"
-    with caplog.at_level(logging.WARNING, logger="webui.camera_feed"):
+    with caplog.at_level(logging.WARNING, logger="webui.table.camera_feed"):
         feed.handle(CameraLost(detail))
     screen = app.test_client().get("/t/1/screen").get_data(as_text=True)
     assert "The camera stopped sending pictures; check its cable. Scoring by hand still " \

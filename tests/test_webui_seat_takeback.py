@@ -55,7 +55,7 @@ def test_a_tablet_that_lost_its_cookie_takes_its_seat_back_once_the_screen_allow
     wait = phone.get("/t/1/join/wait").get_data(as_text=True)
     assert "Waiting for the table's screen" in wait
     # nothing moved yet: the old tablet still holds Ben's seat, the phone acts for nobody
-    assert app.extensions["gintray.store"].seat_holders(1)["B"].label == "tablet B"
+    assert app.extensions["gintray"].store.seat_holders(1)["B"].label == "tablet B"
     assert phone.get("/t/1").status_code == 302
     # the asking tablet cannot allow its own request
     ids = request_ids(lan_client(app, "127.0.0.1").get("/t/1/screen").get_data(as_text=True))
@@ -71,7 +71,7 @@ def test_a_tablet_that_lost_its_cookie_takes_its_seat_back_once_the_screen_allow
     # the phone's waiting page lets it in; it acts for Ben; the old tablet is signed out
     done = phone.get("/t/1/join/wait")
     assert done.status_code == 302 and done.headers["Location"].endswith("/t/1")
-    assert app.extensions["gintray.store"].seat_holders(1)["B"].label == "Ben's phone"
+    assert app.extensions["gintray"].store.seat_holders(1)["B"].label == "Ben's phone"
     assert old_ben.client.get("/t/1").status_code == 302
     assert tablets.knock_card("9H").status_code == 200
     assert tablets.propose(kind="manual", winner="A", points=300).status_code == 200
@@ -101,7 +101,7 @@ def test_the_other_players_tablet_can_refuse_and_nothing_moves(app):
     told = stranger.get("/t/1/join/wait").get_data(as_text=True)
     assert "The request was refused" in told
     assert stranger.get("/t/1").status_code == 302
-    assert app.extensions["gintray.store"].seat_holders(1)["B"].label == "tablet B"
+    assert app.extensions["gintray"].store.seat_holders(1)["B"].label == "tablet B"
     assert tablets.tablets["B"].client.get("/t/1").status_code == 200  # Ben's tablet plays on
 
 
@@ -118,7 +118,7 @@ def test_a_request_expires_unanswered(app, monkeypatch):
     assert "asks to take" not in screen.get("/t/1/screen").get_data(as_text=True)
     told = phone.get("/t/1/join/wait").get_data(as_text=True)
     assert "Nobody answered the request within 2 minutes" in told
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     assert store.seat_asks.pending(1) == []
     [row] = [r for r in request_ids(screen.get("/t/1/screen").get_data(as_text=True))] or [0]
     assert row == 0
@@ -179,7 +179,7 @@ def test_a_trickle_of_wrong_pins_from_rotating_addresses_never_locks_a_player_ou
     assert "A tablet named “Ben again” asks to take Ben's seat" in page
     assert answer(screen, "/t/1/screen", "allow", label="Ben again").status_code == 302
     assert ben.get("/t/1/join/wait").status_code == 302
-    assert app.extensions["gintray.store"].seat_holders(1)["B"].label == "Ben again"
+    assert app.extensions["gintray"].store.seat_holders(1)["B"].label == "Ben again"
     assert tablets.tablets["A"].client.get("/t/1").status_code == 200  # Ann plays on
 
 
@@ -196,9 +196,9 @@ def test_a_seated_tablet_cannot_allow_its_own_request_for_the_other_seat(app):
     r = ann.client.post(f"/t/1/seat-requests/{own}", data={"csrf_token": token,
                                                           "answer": "allow"})
     assert r.status_code == 403
-    assert app.extensions["gintray.store"].seat_holders(1)["B"].label == "tablet B"
+    assert app.extensions["gintray"].store.seat_holders(1)["B"].label == "tablet B"
     # allowed on the screen, the browser moves to Ben's seat and leaves Ann's (one seat each)
     assert answer(app.test_client(), "/t/1/screen", "allow").status_code == 302
     assert ann.client.get("/t/1/join/wait").status_code == 302
-    holders = app.extensions["gintray.store"].seat_holders(1)
+    holders = app.extensions["gintray"].store.seat_holders(1)
     assert holders["B"].label == "Ann's" and "A" not in holders

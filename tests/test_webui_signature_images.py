@@ -85,7 +85,7 @@ def test_a_large_drawing_is_stored_as_a_smaller_normalised_png(app, tablet):
     ended_game(tablet)
     big = drawn(3000, 900)  # a wide pad on a screen of pixel ratio 3
     assert sign(tablet, "B", data_url(big)).status_code == 200
-    signed = [e for e in app.extensions["gintray.store"].events(1) if e.kind == "signed"]
+    signed = [e for e in app.extensions["gintray"].store.events(1) if e.kind == "signed"]
     stored = base64.b64decode(signed[-1].payload["png"])
     picture = cv2.imdecode(np.frombuffer(stored, np.uint8), cv2.IMREAD_UNCHANGED)
     assert picture.shape[1] <= 1200 and picture.shape[0] <= 400
@@ -96,7 +96,7 @@ def test_a_large_drawing_is_stored_as_a_smaller_normalised_png(app, tablet):
 def test_a_game_whose_stored_signature_is_damaged_still_exports(app, tablet):
     """Signatures stored before they were checked: a garbage PNG, a huge one."""
     ended_game(tablet)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     from webui.store.state import sheet_hash
 
     state = store.state(1)

@@ -11,6 +11,7 @@ from test_webui_browser import draw_signature
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import PNG_DATA_URL, Tablet, make_app
 
+from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 from webui.verify import main as verify_main
 
@@ -54,11 +55,11 @@ def test_the_signing_page_shows_the_other_signature_live_and_keeps_ones_own(serv
     from playwright.sync_api import expect, sync_playwright
 
     app, base, _table, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     hand = store.state(TABLE).current_hand()
     player = Actor("test")
     store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H"), player)
-    proposal = commands.parse_proposal({"kind": "manual", "winner": "A", "points": "300"})
+    proposal = parse_proposal({"kind": "manual", "winner": "A", "points": "300"})
     store.execute(TABLE, commands.propose(hand.game, hand.number, proposal), player)
     revision = store.state(TABLE).current_hand().revision
     for seat in ("A", "B"):

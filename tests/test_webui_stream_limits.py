@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from webui_helpers import Tablet, make_app
 
-from webui.live import EndReason, StreamKey, StreamLimit, StreamSlots
 from webui.store import Actor
+from webui.table.live import EndReason, StreamKey, StreamLimit, StreamSlots
 
 
 def viewer(app, address):
@@ -18,7 +18,7 @@ def viewer(app, address):
 
 def test_one_table_cannot_take_every_stream_of_the_server(tmp_path):
     app = make_app(tmp_path, MAX_STREAMS=48, MAX_STREAMS_PER_TABLE=12)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     other = store.create_table("Table 2", {"name": "Table 2", "players": {"A": "Cy", "B": "Di"},
                                            "rules": "tournament", "camera": None}, Actor("test"))
     opened, refused = [], []
@@ -39,7 +39,7 @@ def test_one_table_cannot_take_every_stream_of_the_server(tmp_path):
     assert [r.status_code for r in theirs] == [200, 200, 200]
     screen = viewer(app, "127.0.0.1").get(f"/api/t/{other}/events?max=30", buffered=False)
     assert screen.status_code == 200
-    slots = app.extensions["gintray.streams"]
+    slots = app.extensions["gintray"].streams
     assert slots.open_count(table_id=1) == 12 and slots.open_count(table_id=other) == 4
     for response in [*opened, *theirs, screen]:
         response.close()

@@ -13,7 +13,7 @@ from test_webui_live import told_feed
 from webui_helpers import Tablet, csrf_token, join, make_app
 
 from vision.table.events import FrameRead
-from webui.live import EndReason, StreamKey, StreamKind, StreamLimit, StreamSlots
+from webui.table.live import EndReason, StreamKey, StreamKind, StreamLimit, StreamSlots
 
 EVENTS = "/api/t/1/events?max=60"  # the max is only a guard: each stream below ends sooner
 CAMERA = "/api/t/1/camera.mjpg?max=60"
@@ -62,7 +62,7 @@ def test_a_pin_holder_joining_and_leaving_again_and_again_holds_no_slot(tmp_path
     the table were all held for up to 600 s and both real tablets got 429."""
     app = make_app(tmp_path)
     feed = camera_with_a_picture(app)
-    slots = app.extensions["gintray.streams"]
+    slots = app.extensions["gintray"].streams
     ann = Tablet(app, seat="A", remote="192.168.1.20")
     page = [ann.client.get(EVENTS, buffered=False), ann.client.get(CAMERA, buffered=False)]
     assert [r.status_code for r in page] == [200, 200]
@@ -91,10 +91,10 @@ def test_a_device_signed_out_by_the_director_loses_its_streams_at_once(tmp_path)
     from webui_helpers import director_client
 
     app = make_app(tmp_path)
-    slots = app.extensions["gintray.streams"]
+    slots = app.extensions["gintray"].streams
     ann = Tablet(app, seat="A", remote="192.168.1.20")
     held = [ann.client.get(EVENTS, buffered=False) for _ in range(2)]
-    device = app.extensions["gintray.store"].seat_holders(1)["A"]
+    device = app.extensions["gintray"].store.seat_holders(1)["A"]
     director = director_client(app)
     token = csrf_token(director, "/director/tables/1/devices")
     r = director.post(f"/director/tables/1/devices/{device.id}/revoke",
@@ -109,8 +109,8 @@ def test_a_device_signed_out_elsewhere_ends_its_streams_and_frees_its_slots(tmp_
     new PIN): each stream checks on its next tick that its device is still joined, and the
     slots of departed devices are taken back before anyone is refused."""
     app = make_app(tmp_path, MAX_STREAMS_PER_TABLE=6)
-    store = app.extensions["gintray.store"]
-    slots = app.extensions["gintray.streams"]
+    store = app.extensions["gintray"].store
+    slots = app.extensions["gintray"].streams
     gone = []
     for n in range(3):
         client = visitor(app, f"visitor {n}")
@@ -138,7 +138,7 @@ def test_a_new_page_takes_over_the_oldest_stream_of_its_own_device(tmp_path):
     of the oldest camera picture: never a page's live updates)."""
     app = make_app(tmp_path)
     feed = camera_with_a_picture(app)
-    slots = app.extensions["gintray.streams"]
+    slots = app.extensions["gintray"].streams
     ann = Tablet(app, seat="A", remote="192.168.1.20")
     first = [ann.client.get(EVENTS, buffered=False), ann.client.get(CAMERA, buffered=False)]
     second = [ann.client.get(EVENTS, buffered=False), ann.client.get(CAMERA, buffered=False)]

@@ -45,7 +45,7 @@ def test_names_with_control_characters_or_too_long_are_refused(app, bad):
     assert r.status_code == 400
     page = r.get_data(as_text=True)
     assert "player_A" in page and ("control characters" in page or "at most 40" in page)
-    assert app.extensions["gintray.store"].state(1).players["A"] == "Ann"  # kept as it was
+    assert app.extensions["gintray"].store.state(1).players["A"] == "Ann"  # kept as it was
 
 
 def test_a_new_table_with_a_long_name_is_refused_not_cut(app):
@@ -55,7 +55,7 @@ def test_a_new_table_with_a_long_name_is_refused_not_cut(app):
                                                 "player_A": "Cy", "player_B": "Di",
                                                 "rules": "tournament"})
     assert r.status_code == 400 and "at most 60" in r.get_data(as_text=True)
-    assert len(app.extensions["gintray.store"].tables()) == 1
+    assert len(app.extensions["gintray"].store.tables()) == 1
 
 
 def test_a_tablet_label_with_a_control_character_is_refused(app):

@@ -12,6 +12,7 @@ import test_webui_browser
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import PNG_DATA_URL, Tablet, make_app
 
+from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 
 
@@ -23,7 +24,7 @@ def undo_buttons(tablet: Tablet, seat: str) -> list[tuple[str, str]]:
 
 
 def camera_deals(app, card: str, table: int = 1) -> None:
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     hand = store.state(table).current_hand()
     store.execute(table, commands.set_knock_card(hand.game, hand.number, card, source="camera"),
                   Actor("camera"))
@@ -81,11 +82,11 @@ def test_a_tablet_undoes_its_confirmation_after_the_next_deal_was_read(served, t
     from playwright.sync_api import expect, sync_playwright
 
     app, base, _table, _feed, _truth = served
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     player = Actor("test")
     hand = store.state(TABLE).current_hand()
     store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H"), player)
-    store.execute(TABLE, commands.propose(hand.game, hand.number, commands.parse_proposal(
+    store.execute(TABLE, commands.propose(hand.game, hand.number, parse_proposal(
         {"kind": "manual", "winner": "A", "points": "20"})), player)
     revision = store.state(TABLE).current_hand().revision
     for seat in ("A", "B"):

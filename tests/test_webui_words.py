@@ -10,6 +10,7 @@ from webui_helpers import KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
 
 from vision.table.notes import NoteKind, Problem
 from webui.common import words
+from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 
 RAW = re.compile(r'\{["\']|_card[:_]|wrong_card_count|doubtful_card|\(player [AB]\)')
@@ -34,10 +35,10 @@ OLD_CAMERA_NOTES = [
 
 
 def camera_proposal(app, problems, cards_b=KNOCK_B):
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     hand = store.state(1).current_hand()
     store.execute(1, commands.set_knock_card(hand.game, hand.number, "9H"), Actor("camera"))
-    proposal = commands.parse_proposal({"kind": "score", "knocker": "A",
+    proposal = parse_proposal({"kind": "score", "knocker": "A",
                                         "cards": {"A": "5S", "B": " ".join(cards_b)},
                                         "melds": {"A": KNOCK_MELDS_A}})
     proposal = replace(proposal, problems=tuple(problems))
@@ -88,7 +89,7 @@ def test_a_short_hand_from_the_camera_is_said_in_words(app, tablet):
 
 def test_history_is_sentences_in_local_time(app, tablet, monkeypatch):
     tablet.play_manual_hand("A", 22)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     created = store.events(1)[-1].created_at
     page = tablet.client.get("/t/1/history").get_data(as_text=True)
     assert "UTC)" not in page and "{&#34;" not in page and '{"' not in page
@@ -116,7 +117,7 @@ def test_the_history_page_uses_the_tables_time_zone(tmp_path):
 
 def test_rules_are_named_not_dumped(tmp_path):
     app = make_app(tmp_path)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     table = store.create_table("Hollywood", {"name": "Hollywood",
                                              "players": {"A": "Ann", "B": "Ben"},
                                              "rules": {"preset": "tournament", "hollywood": True},

@@ -48,7 +48,7 @@ def make_app(data_dir: Path, **config: Any) -> Flask:
     _shared_identity(data_dir)
     cfg = {"DATA_DIR": str(data_dir), "START_CAMERAS": False, "TESTING": True, **config}
     app = create_app(cfg)
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     if not store.tables():
         store.create_table("Table 1", {"name": "Table 1", "players": {"A": "Ann", "B": "Ben"},
                                        "rules": "tournament", "camera": None}, Actor("test"))
@@ -64,7 +64,7 @@ def csrf_token(client: FlaskClient, path: str = "/") -> str:
 
 
 def pin_of(app: Flask, table_id: int = 1) -> str:
-    return app.extensions["gintray.store"].table(table_id).pin
+    return app.extensions["gintray"].store.table(table_id).pin
 
 
 def join(client: FlaskClient, app: Flask, table_id: int = 1, seat: str = "A",
@@ -107,7 +107,7 @@ class Tablet:
     def _tablet_for(self, name: str, body: dict[str, Any]) -> _Joined:
         player = body.get("player") if isinstance(body, dict) else None
         if name == "undo" and isinstance(body, dict):
-            store = self.app.extensions["gintray.store"]
+            store = self.app.extensions["gintray"].store
             target = next((e for e in store.events(self.table_id)
                            if e.seq == body.get("target_seq")), None)
             if target is not None and target.kind == "confirmed":
@@ -155,7 +155,7 @@ class Tablet:
 def director_client(app: Flask, password: str = "director-pass") -> FlaskClient:
     """A client logged in as the director (sets the password on first use, from localhost)."""
     client = app.test_client()
-    store = app.extensions["gintray.store"]
+    store = app.extensions["gintray"].store
     from webui.common.security import DIRECTOR_KEY
 
     if store.get_setting(DIRECTOR_KEY) is None:

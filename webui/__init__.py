@@ -1,97 +1,22 @@
-"""gintray's table web app: score sheet, confirmations on the tablet, signatures, signed export.
+"""gintray's web apps, in rooms: ``webui.table`` (the table app: score sheet, confirmations on
+the tablet, signatures, signed export, the camera), ``webui.hall`` (the tournament hall), the
+kit both build on (``webui.common``) and the store (``webui.store``).
 
-``create_app(config)`` builds the Flask application; ``webui.cli.serve_main`` runs it.
+``from webui import create_app`` still gives the table app's factory; it is loaded on first use,
+so ``import webui.hall`` loads neither the table app nor its camera.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-from flask import Flask, request
-from sqlalchemy.exc import DBAPIError
-
-from webui.common.app import kit_app
-from webui.live import Notifier, StreamSlots
-from webui.store import Store, database_problem
-
-STATIC = Path(__file__).resolve().parent / "static"  # the table app's scripts
+__all__ = ["create_app"]
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """The table web app.
+def __getattr__(name: str) -> Any:
+    """``create_app``: the table app's factory (``webui.table.create_app``), loaded on use."""
+    if name == "create_app":
+        from webui.table import create_app
 
-    Config keys: ``DATA_DIR`` (default ./instance), ``DATABASE_URL`` (default SQLite in the data
-    dir), ``DEMO`` (create the demo table), ``CAMERA`` (camera source of the demo table, or
-    without ``DEMO`` of the table named ``TABLE_NAME``, created on first start),
-    ``START_CAMERAS`` (read each table's camera in a background thread; default True),
-    ``DECK`` (a deck profile file the cameras' detector reads with, `gintray deck learn`),
-    ``PUBLIC_URL`` (base address put in join links and QR codes, for a proxy), ``LAN_URL``
-    (the LAN base address when listening on the LAN: join links use it on a loopback screen),
-    ``MAX_STREAMS_PER_DEVICE``, ``MAX_STREAMS_PER_TABLE`` and ``MAX_STREAMS`` (open live
-    streams allowed per device, per table and overall; more get 429),
-    ``TIMEZONE`` (IANA name the pages show times in; default the machine's), plus any Flask
-    setting.
-    """
-    from webui.api import bp as api_bp
-    from webui.calibration import bp as calibration_bp
-    from webui.director import bp as director_bp
-    from webui.exports import bp as exports_bp
-    from webui.seat_asks import bp as seat_asks_bp
-    from webui.views import bp as views_bp
-
-    app = kit_app(
-        __name__, config, data_dir="instance",
-        settings={"DEMO": False, "CAMERA": None, "TABLE_NAME": "Table 1", "DECK": None,
-                  "START_CAMERAS": True, "PUBLIC_URL": None, "LAN_URL": None,
-                  "PERMANENT_SESSION_LIFETIME": timedelta(days=30),
-                  "MAX_CONTENT_LENGTH": 2 * 1024 * 1024, "JSON_SORT_KEYS": False,
-                  "MAX_STREAMS_PER_DEVICE": 3, "MAX_STREAMS_PER_TABLE": 12, "MAX_STREAMS": 48},
-        open_store=_open_store, secret_setting="secret_key", error_template="error.html",
-        blueprints=[views_bp, seat_asks_bp, api_bp, director_bp, exports_bp, calibration_bp],
-        static_folder=STATIC)
-    store = app.extensions["gintray.store"]
-    notifier = Notifier()
-    store.listeners.append(notifier.publish)
-    app.extensions["gintray.notifier"] = notifier
-    app.extensions["gintray.cameras"] = {}
-    app.extensions["gintray.streams"] = StreamSlots(app.config["MAX_STREAMS_PER_DEVICE"],
-                                                    app.config["MAX_STREAMS"],
-                                                    app.config["MAX_STREAMS_PER_TABLE"],
-                                                    joined=store.device_joined)
-    from webui.common import words
-
-    words.register(app)
-    _register_database_errors(app)
-
-    if app.config["DEMO"]:
-        from webui.demo import ensure_demo_table
-
-        ensure_demo_table(store, app.config["CAMERA"])
-    elif app.config["CAMERA"]:
-        from webui.demo import ensure_table
-
-        ensure_table(store, app.config["TABLE_NAME"], {"A": "Player A", "B": "Player B"},
-                     app.config["CAMERA"])
-    if app.config["START_CAMERAS"]:
-        from webui.camera_feed import start_cameras
-
-        start_cameras(app)
-    return app
-
-
-def _open_store(app: Flask) -> Store:
-    """The table app's database: ``DATABASE_URL``, by default SQLite in the data folder."""
-    app.config.setdefault("DATABASE_URL",
-                          f"sqlite:///{Path(app.config['DATA_DIR']) / 'gintray.sqlite3'}")
-    return Store(app.config["DATABASE_URL"])
-
-
-def _register_database_errors(app: Flask) -> None:
-    from webui.common.errors import error_answer
-
-    @app.errorhandler(DBAPIError)
-    def database_error(exc: DBAPIError) -> Any:
-        app.logger.error("database error on %s %s: %s", request.method, request.path, exc)
-        return error_answer(503, "database", database_problem(exc), "error.html")
+        return create_app
+    raise AttributeError(f"module 'webui' has no attribute {name!r}")

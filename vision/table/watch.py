@@ -1,6 +1,6 @@
 """Watching a camera through the live reader: what it holds, each time that changes.
 
-`Watch` drives the live path as the table app does (`webui/camera_feed.py`): frames from a
+`Watch` drives the live path as the table app does (`webui/table/camera_feed.py`): frames from a
 camera source (`vision.table.camera`) go to the table reader (`TableReader` with a layout,
 else the `Onlooker`: the whole frame is one region behind the change gate), a mirrored
 camera's frames flipped back first. After each frame, `live_read` says what the reader holds

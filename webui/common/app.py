@@ -3,9 +3,11 @@ and the hall (``webui.hall.create_hall_app``) each call ``kit_app`` and add only
 
 What it does: a data folder; the shared settings (session cookie, CSRF, whatever the app adds,
 then the caller's config); ``<int:...>`` bounded to database integers; ``/static/`` from the
-app's own folder and the kit's (``static/``: the style sheet both apps' pages use); the
-store; a secret key kept in the store; the signing identity; the ``card`` filter; CSRF
-protection; the app's blueprints; the error pages (``webui.common.errors``); the security
+app's own folder and the kit's (``static/``: the style sheet and the alert box script both
+apps' pages use); the store; a secret key kept in the store; the signing identity (the store
+and the identity are the app's parts: ``AppParts``, ``app_parts()``); the ``card`` filter;
+CSRF protection; the kit's templates (``templates/kit/``: the page and the print page every
+app's pages extend); the app's blueprints; the error pages (``webui.common.errors``); the security
 headers on every answer (``webui.common.security``).
 """
 
@@ -13,10 +15,11 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint, Flask, send_from_directory
+from flask import Blueprint, Flask, current_app, send_from_directory
 from flask_wtf.csrf import CSRFProtect
 from markupsafe import Markup
 from werkzeug.exceptions import NotFound
@@ -27,13 +30,33 @@ from webui.common.security import security_headers
 from webui.common.validate import MAX_WHOLE
 from webui.store import Store
 
+if TYPE_CHECKING:
+    from webui.common.signing import SigningIdentity
+
 csrf = CSRFProtect()
+PARTS = "gintray"  # app.extensions[PARTS]: the app's parts, one typed object
 KIT_STATIC = Path(__file__).resolve().parent / "static"
 SHARED_SETTINGS: dict[str, Any] = {
     "SESSION_COOKIE_HTTPONLY": True,
     "SESSION_COOKIE_SAMESITE": "Lax",
     "WTF_CSRF_TIME_LIMIT": None,
 }
+
+
+@dataclass
+class AppParts:
+    """What every gintray app holds beside Flask's own: its store and its signing identity.
+    Each app's parts extend these (``webui.table.parts.TableParts``,
+    ``webui.hall.parts.HallParts``)."""
+
+    store: Store
+    identity: SigningIdentity
+
+
+def app_parts(app: Flask | None = None) -> AppParts:
+    """The parts of ``app``, by default of the app answering the current request."""
+    parts: AppParts = (current_app if app is None else app).extensions[PARTS]
+    return parts
 
 
 class BoundedInt(IntegerConverter):
@@ -48,7 +71,7 @@ class BoundedInt(IntegerConverter):
 def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
             settings: dict[str, Any], open_store: Callable[[Flask], Store],
             secret_setting: str, error_template: str, blueprints: Iterable[Blueprint],
-            static_folder: Path | None = None) -> Flask:
+            static_folder: Path | None = None, refused_home: str | None = None) -> Flask:
     """A Flask app set up as every gintray app is.
 
     ``config``: the caller's settings (``DATA_DIR``, default ``data_dir``, is made and
@@ -56,7 +79,8 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
     opens the app's store from the finished config; a missing ``SECRET_KEY`` is made once and
     kept in it (setting ``secret_setting``). ``error_template`` shows errors to people;
     ``static_folder`` holds the app's own static files, served at ``/static/`` before the
-    kit's.
+    kit's; ``refused_home`` the endpoint a refused form post goes back to when the refusal
+    names no page (``webui.common.errors.answer_refusal``).
     """
     app = Flask(import_name, static_folder=None)
     app.url_map.converters["int"] = BoundedInt
@@ -69,7 +93,6 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
     app.config.update(cfg)
 
     store = open_store(app)
-    app.extensions["gintray.store"] = store
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = store.set_setting(secret_setting, secrets.token_hex(32),
                                                      only_if_missing=True)
@@ -78,14 +101,15 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
     from webui.store.engine import Outcome, card_html
     from webui.store.proposal import Kind
 
-    app.extensions["gintray.identity"] = signing.ensure_identity(folder)
+    app.extensions[PARTS] = AppParts(store, signing.ensure_identity(folder))
     app.jinja_env.filters["card"] = lambda card: Markup(card_html(card))
     app.jinja_env.filters["outcome_words"] = outcome_words  # both apps say outcomes alike
     app.jinja_env.globals.update(Outcome=Outcome, Kind=Kind)  # templates compare types
     csrf.init_app(app)
+    app.register_blueprint(Blueprint("kit", __name__, template_folder="templates"))
     for blueprint in blueprints:
         app.register_blueprint(blueprint)
-    register_error_pages(app, error_template)
+    register_error_pages(app, error_template, refused_home)
     app.after_request(security_headers)
     return app
 

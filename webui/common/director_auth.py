@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask import current_app, flash, redirect, render_template, request, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from webui.common import attempts
+from webui.common.errors import refuse
 from webui.common.security import (
     DIRECTOR_KEY,
     check_director_password,
@@ -138,7 +139,7 @@ def setup_page(*, template: str, login_endpoint: str, home_endpoint: str, place:
     if director_password_set():
         return redirect(url_for(login_endpoint))
     if not is_local():
-        abort(403, description=f"set the director password on the {place}'s own computer")
+        refuse(403, f"set the director password on the {place}'s own computer")
     error = None
     if request.method == "POST":
         password = request.form.get("password", "")

@@ -1,27 +1,30 @@
 """Error answers shared by the table app and the hall: JSON for API calls, a page for people.
 
-Both apps register the same handlers (`register_error_pages`): a stale security token, a refused
-command and any HTTP error; each adds its own database handler, which answers through
+Both apps register the same handlers (`register_error_pages`): a stale security token, a
+``Refusal`` (``webui.common.refusal``: the one way to refuse, in both apps and the store) and
+any HTTP error; each adds its own database handler, which answers through
 `error_answer` too.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, flash, g, jsonify, redirect, render_template, request, url_for
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
+from werkzeug.http import HTTP_STATUS_CODES
 
-from webui.store import CommandError
+from webui.common.refusal import Refusal
 
 
 def wants_json() -> bool:
-    """True for API calls and clients that ask for JSON."""
+    """True for clients that ask for JSON (a JSON body, or JSON first in ``Accept``) and for
+    API calls other than a page's plain form posts (those go back to their page)."""
     return (
-        request.path.startswith("/api/")
-        or request.is_json
+        request.is_json
         or request.accept_mimetypes.best == "application/json"
+        or (request.path.startswith("/api/") and not request.form)
     )
 
 
@@ -32,8 +35,36 @@ def error_answer(status: int, code: str, message: str, template: str) -> tuple[A
     return render_template(template, code=status, message=message), status
 
 
-def register_error_pages(app: Flask, template: str) -> None:
-    """Answer stale security tokens, refused commands and HTTP errors in words or JSON."""
+def answer_refusal(exc: Refusal, template: str, home: str | None) -> Any:
+    """The one answer to a ``Refusal``: ``{"error": {"code", "message"}}`` with its status to
+    a JSON client; to a person the message flashed as an error, See Other back to the page
+    it came from (``exc.back``, or for a refused form post the app's ``home`` endpoint when
+    it has one), else (and always for ``exc.page``) ``template`` with the message and the
+    status."""
+    if wants_json():
+        return jsonify(exc.to_json()), exc.status
+    if exc.page:
+        return render_template(template, code=exc.status, message=exc.message), exc.status
+    back = exc.back or g.get("refused_back")
+    if back is None and home is not None and request.method == "POST":
+        back = url_for(home)
+    if back is not None:
+        flash(exc.message, "error")
+        return redirect(back, 303)
+    return render_template(template, code=exc.status, message=exc.message), exc.status
+
+
+def refuse(status: int, message: str) -> NoReturn:
+    """Refuse a request no page makes with an HTTP status and a plain message (``code`` the
+    status's name: ``not_found``, ``forbidden``...): JSON to a JSON client, else the error
+    page with the status (``Refusal.page``)."""
+    raise Refusal(message, code=HTTP_STATUS_CODES[status].lower().replace(" ", "_"),
+                  status=status, page=True)
+
+
+def register_error_pages(app: Flask, template: str, home: str | None = None) -> None:
+    """Answer stale security tokens, refusals and HTTP errors in words or JSON; ``home``:
+    the endpoint a refused form post without a page of its own goes back to."""
 
     @app.errorhandler(CSRFError)
     def csrf_error(exc: CSRFError) -> Any:
@@ -44,9 +75,9 @@ def register_error_pages(app: Flask, template: str) -> None:
             template,
         )
 
-    @app.errorhandler(CommandError)
-    def command_error(exc: CommandError) -> Any:
-        return error_answer(exc.status, exc.code, exc.message, template)
+    @app.errorhandler(Refusal)
+    def refused(exc: Refusal) -> Any:
+        return answer_refusal(exc, template, home)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:

@@ -10,16 +10,20 @@ import re
 from functools import wraps
 from typing import Any
 
-from flask import abort, current_app, request, session
+from flask import current_app, request, session
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from webui.common.errors import refuse
 from webui.store import Store
 
 DIRECTOR_KEY = "director_password_hash"
 
 
 def store() -> Store:
-    return current_app.extensions["gintray.store"]
+    """The store of the app answering the current request."""
+    from webui.common.app import app_parts  # the app module imports this one
+
+    return app_parts().store
 
 
 def is_local() -> bool:
@@ -106,7 +110,7 @@ def director_required(view: Any) -> Any:
     @wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         if not is_director():
-            abort(403, description="director only: log in as the director")
+            refuse(403, "director only: log in as the director")
         return view(*args, **kwargs)
 
     return wrapped

@@ -2,7 +2,7 @@
 
 Every integer a request carries, in the table app and the hall alike (game, hand, points,
 revision, target_seq, a stream's ``max``, a round's minutes, a player's id) goes through
-``whole_number``; every JSON body through ``json_body``. Both raise ``CommandError`` (status
+``whole_number``; every JSON body through ``json_body``. Both raise ``Refusal`` (status
 400), which the apps answer as ``{"error": {"code", "message"}}`` (the hall's forms: flashed).
 """
 
@@ -14,7 +14,7 @@ import re
 import unicodedata
 from typing import Any
 
-from webui.store import CommandError
+from webui.common.refusal import Refusal
 
 # Larger than any game, hand, revision or event number a table reaches; small enough for
 # every database integer column.
@@ -40,8 +40,8 @@ def whole_number(value: Any, field: str, low: int = 0, high: int = MAX_WHOLE, *,
         number = None
     if number is None or not low <= number <= high:
         got = _shown(value) if number is None else str(number)
-        raise CommandError(f"bad_{field}", f"{label or field} must be a whole number from "
-                           f"{low} to {high} (got {got})", 400)
+        raise Refusal(f"{label or field} must be a whole number from "
+                      f"{low} to {high} (got {got})", code=f"bad_{field}", status=400)
     return number
 
 
@@ -59,20 +59,21 @@ def plain_text(value: Any, field: str, max_len: int, default: str = "") -> str:
     if value is None:
         return default
     if not isinstance(value, str):
-        raise CommandError(f"bad_{field}", f"{field} must be text (got {_shown(value)})", 400)
+        raise Refusal(f"{field} must be text (got {_shown(value)})",
+                      code=f"bad_{field}", status=400)
     text = value.strip()
     if any(unicodedata.category(c) in ("Cc", "Cs") for c in text) or "\u2028" in text \
             or "\u2029" in text:
-        raise CommandError(f"bad_{field}", f"{field} must be one line of text, without control "
-                           "characters", 400)
+        raise Refusal(f"{field} must be one line of text, without control "
+                      "characters", code=f"bad_{field}", status=400)
     bidi = sorted({f"U+{ord(c):04X}" for c in text if c in BIDI_CONTROLS})
     if bidi:
-        raise CommandError(f"bad_{field}", f"{field} must not contain direction controls "
-                           f"({', '.join(bidi)}): they turn the text around on the screen "
-                           "and the score sheet", 400)
+        raise Refusal(f"{field} must not contain direction controls "
+                      f"({', '.join(bidi)}): they turn the text around on the screen "
+                      "and the score sheet", code=f"bad_{field}", status=400)
     if len(text) > max_len:
-        raise CommandError(f"bad_{field}", f"{field} is {len(text)} characters long; at most "
-                           f"{max_len}", 400)
+        raise Refusal(f"{field} is {len(text)} characters long; at most "
+                      f"{max_len}", code=f"bad_{field}", status=400)
     return text or default
 
 
@@ -101,6 +102,6 @@ def json_body(data: bytes) -> Any:
     try:
         return json.loads(data, parse_float=_finite, parse_constant=_no_constant)
     except RecursionError:
-        raise CommandError("bad_json", "the JSON body is nested too deeply", 400) from None
+        raise Refusal("the JSON body is nested too deeply", code="bad_json", status=400) from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise CommandError("bad_json", f"the body is not valid JSON: {exc}", 400) from None
+        raise Refusal(f"the body is not valid JSON: {exc}", code="bad_json", status=400) from None

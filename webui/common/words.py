@@ -177,7 +177,14 @@ def penalty_sentence(name: str, penalty: dict[str, Any], camera: bool) -> str:
 
 
 def rules_words(rules: Any) -> str:
-    """A table's rule set by name, e.g. "Tournament (Hollywood)", never its JSON."""
+    """A table's rule set by name, e.g. "tournament (Hollywood)", never its JSON; a preset
+    with rules changed beyond Hollywood scoring says so: "custom (tournament changed)". The
+    one wording of rules, for the table app's pages and the hall's."""
+    if isinstance(rules, dict):
+        preset = rules.get("preset", "tournament")
+        plain = {k: v for k, v in rules.items() if k != "hollywood"}
+        if set(plain) - {"preset"} and not engine.same_rules(plain, preset):
+            return f"custom ({preset} changed)"
     try:
         name = str(engine.rules_json(rules).get("name") or "")
     except engine.ScorerError:

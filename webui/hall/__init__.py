@@ -27,12 +27,12 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
     (an IANA zone for times on the pages; default this machine's), ``STALL_MINUTES`` (a synced
     table is stalled after this long without a sync; default 3), plus any Flask setting.
     """
-    from webui.common.app import kit_app
+    from webui.common.app import PARTS, app_parts, kit_app
     from webui.hall.bundler import Bundler
-    from webui.hall.refusal import HallRefusal
+    from webui.hall.offline import OfflineWatch
+    from webui.hall.parts import HallParts
     from webui.hall.sync import open_store, prepare_event_database
     from webui.hall.views import blueprints
-    from webui.hall.views.base import answer_refusal
 
     url = (config or {}).get("DATABASE_URL")
     if not url:
@@ -48,14 +48,16 @@ def create_hall_app(config: dict[str, Any] | None = None) -> Flask:
                   settings={"SESSION_COOKIE_NAME": SESSION_COOKIE,
                             "MAX_CONTENT_LENGTH": 1024 * 1024},
                   open_store=event_store, secret_setting="hall_secret_key",
-                  error_template="hall/error.html", blueprints=blueprints())
-    store = app.extensions["gintray.store"]
-    app.extensions["gintray.bundler"] = Bundler(
-        store.engine.url.render_as_string(hide_password=False), Path(app.config["DATA_DIR"]))
+                  error_template="hall/error.html", blueprints=blueprints(),
+                  refused_home="hall.index")
+    kit = app_parts(app)
+    app.extensions[PARTS] = HallParts(
+        kit.store, kit.identity, offline=OfflineWatch(),
+        bundler=Bundler(kit.store.engine.url.render_as_string(hide_password=False),
+                        Path(app.config["DATA_DIR"])))
     zone = app.config.get("TIMEZONE")
     app.jinja_env.filters["local_time"] = lambda value, fmt="%H:%M:%S": local_time(
         value, fmt, zone)
-    app.register_error_handler(HallRefusal, answer_refusal)
     _register_database_errors(app)
     return app
 
@@ -70,9 +72,10 @@ def _register_database_errors(app: Flask) -> None:
     (``X-Hall-Now``) so the page can say when the hall is back."""
     from flask import jsonify, render_template, request
 
-    from webui.hall.offline import OfflineWatch
+    from webui.common.errors import wants_json
+    from webui.hall.parts import hall_parts
 
-    watch = app.extensions["gintray.offline"] = OfflineWatch()
+    watch = hall_parts(app).offline
 
     def shown(at: Any) -> str:
         return local_time(at, "%H:%M:%S", app.config.get("TIMEZONE"))
@@ -87,8 +90,7 @@ def _register_database_errors(app: Flask) -> None:
                    "or the network is down). The tables keep scoring on their own databases "
                    "and their syncs catch up when it is back.")
         headers = {"Retry-After": "5", "Cache-Control": "no-store"}
-        if request.headers.get(LIVE_HEADER) or request.path.startswith("/api/") \
-                or request.is_json or request.accept_mimetypes.best == "application/json":
+        if request.headers.get(LIVE_HEADER) or wants_json():
             body = {"error": {"code": "database_unavailable", "message": message,
                               "since": outage.since.isoformat(), "since_local": since}}
             return jsonify(body), 503, headers

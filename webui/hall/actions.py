@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from webui.common.refusal import Refusal
 from webui.common.validate import MAX_WHOLE, whole_number
-from webui.store import Command, CommandError
+from webui.store import Command
 from webui.store.state import TableState
 
 MAX_GAME = 1000
@@ -63,23 +64,25 @@ def parse_action(kind: str, body: Any) -> DirectorAction:
     try:
         action = ActionKind(kind)
     except ValueError:
-        raise CommandError("bad_request", "the director can correct or reopen", 400) from None
+        raise Refusal("the director can correct or reopen",
+                      code="bad_request", status=400) from None
     if not isinstance(body, dict):
-        raise CommandError("bad_body", "the request body must be a JSON object (or a form) "
-                           "with game, hand and the result", 400)
+        raise Refusal("the request body must be a JSON object (or a form) "
+                      "with game, hand and the result", code="bad_body", status=400)
     if too_deep(body, MAX_DEPTH):
-        raise CommandError("bad_body", f"the request body is nested more than {MAX_DEPTH} "
-                           "levels deep", 400)
+        raise Refusal(f"the request body is nested more than {MAX_DEPTH} "
+                      "levels deep", code="bad_body", status=400)
     game = whole_number(body.get("game"), "game", 1, MAX_GAME)
     if action is ActionKind.REOPEN:
         reason = body.get("reason")
         if reason is not None and not isinstance(reason, str):
-            raise CommandError("bad_reason", "reason must be text", 400)
+            raise Refusal("reason must be text", code="bad_reason", status=400)
         return DirectorAction(action, game, reason=(reason or "")[:300])
     hand = whole_number(body.get("hand"), "hand", 1, MAX_HAND)
     if body.get("revision") in (None, ""):
-        raise CommandError("revision_needed", "say which revision of the hand you correct "
-                           "(revision, from the table's page or state)", 400)
+        raise Refusal("say which revision of the hand you correct "
+                      "(revision, from the table's page or state)",
+                      code="revision_needed", status=400)
     revision = whole_number(body["revision"], "revision", 0, MAX_SEQ)
     proposal = {k: v for k, v in body.items() if k not in ("game", "hand", "revision",
                                                            "csrf_token")}
@@ -97,9 +100,9 @@ def at_revision(command: Command, game: int, hand: int, revision: int) -> Comman
         current = state.hand(game, hand)
         now = current.revision if current is not None else 0
         if now != revision:
-            raise CommandError("changed", f"game {game}, hand {hand} was corrected since you "
-                               f"looked at it (event {now}, you saw {revision}); reload the "
-                               "table and check it again", 409)
+            raise Refusal(f"game {game}, hand {hand} was corrected since you "
+                          f"looked at it (event {now}, you saw {revision}); reload the "
+                          "table and check it again", code="changed", status=409)
         return command(state)
 
     return run

@@ -9,8 +9,8 @@ from datetime import datetime
 
 from sqlalchemy import select
 
+from webui.common.refusal import Refusal
 from webui.hall.health import as_utc
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import Adjustment
 from webui.store import Store
 
@@ -24,7 +24,7 @@ class AdjustmentKind(enum.Enum):
     PENALTY = "penalty"
 
 
-class AdjustmentError(HallRefusal):
+class AdjustmentError(Refusal):
     """An adjustment that cannot be given (no points, no reason, too many points)."""
 
 

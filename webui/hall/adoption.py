@@ -22,9 +22,9 @@ from sqlalchemy import func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from webui.common.membership import current_tables
+from webui.common.refusal import Refusal
 from webui.hall.health import as_utc
 from webui.hall.identity import HOME_KEY, adopt_location, home_of, origin_of
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallAdoption, HallStation, OriginSeen, TableLink, TableSync
 from webui.store import Store
 from webui.store.db import utcnow
@@ -36,7 +36,7 @@ class AdoptionStatus(enum.Enum):
     REFUSED = "refused"
 
 
-class AdoptionRefused(HallRefusal):
+class AdoptionRefused(Refusal):
     """An adoption the hall will not approve, with why."""
 
 

@@ -53,7 +53,7 @@ def game_events(events: list[EventRow], game_no: int) -> list[EventRow]:
 
 def game_json(state: Any, game: Any, events: list[EventRow]) -> dict[str, Any]:
     """One signed game as JSON, with the fields of the table app's export
-    (``webui.exports.export_json``) but only this game's events as its history."""
+    (``webui.table.exports.export_json``) but only this game's events as its history."""
     return {"table": state.name, "players": state.players, "rules": state.rules,
             "game": game.to_json(),
             "signatures": {p: {"name": s.get("name"), "png_base64": s["png"]}

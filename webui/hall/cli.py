@@ -66,13 +66,14 @@ def hall_main(argv: list[str]) -> int:
 
     from webui.common.security import DIRECTOR_KEY
     from webui.hall import create_hall_app
+    from webui.hall.parts import hall_parts
 
     try:
         app = create_hall_app({"DATABASE_URL": args.database_url, "DATA_DIR": args.data_dir})
     except Exception as exc:  # unreachable database, bad URL: say so plainly
         print(f"gintray hall: cannot start: {exc}", file=sys.stderr)
         return 1
-    store = app.extensions["gintray.store"]
+    store = hall_parts(app).store
     print(f"gintray hall on http://{args.host}:{args.port}/ "
           f"({len(store.tables())} table(s) in the event database)", flush=True)
     if store.get_setting(DIRECTOR_KEY) is None:

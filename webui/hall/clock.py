@@ -11,8 +11,8 @@ from typing import Any
 
 from sqlalchemy import select
 
+from webui.common.refusal import Refusal
 from webui.hall.health import as_utc
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallRound
 from webui.store import Store
 from webui.store.db import commit_first, utcnow
@@ -21,7 +21,7 @@ from webui.store.state import TableState
 MIN_MINUTES, MAX_MINUTES = 1, 600
 
 
-class RoundError(HallRefusal):
+class RoundError(Refusal):
     """A round that cannot start (already started, a wrong number, a bad length)."""
 
 

@@ -7,11 +7,11 @@ import random
 import secrets
 from typing import Any
 
+from webui.common.refusal import Refusal
 from webui.hall.players import player_key
-from webui.hall.refusal import HallRefusal
 
 
-class DrawError(HallRefusal):
+class DrawError(Refusal):
     """Entrants that cannot be drawn (too few, blank or repeated names)."""
 
 

@@ -10,16 +10,16 @@ from dataclasses import dataclass
 
 from sqlalchemy import select, update
 
+from webui.common.refusal import Refusal
 from webui.hall import roster
 from webui.hall.draw import DrawError, clean_names
 from webui.hall.players import player_key
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallEntry
 from webui.store import Store
 from webui.store.db import commit_first
 
 
-class EntryError(HallRefusal):
+class EntryError(Refusal):
     """An entry or withdrawal that cannot be made, with why."""
 
 

@@ -64,7 +64,8 @@ class Generation:
         if not text or ":" not in text:
             return None
         number, token = text.split(":", 1)
-        return Generation(int(number), token) if number.isdigit() else None
+        # ASCII digits only: str.isdigit() also takes "²", which int() then refuses
+        return Generation(int(number), token) if number.isascii() and number.isdigit() else None
 
     def following(self) -> Generation:
         return Generation(self.number + 1, secrets.token_hex(8))

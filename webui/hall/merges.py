@@ -11,14 +11,14 @@ from datetime import datetime
 
 from sqlalchemy import delete, select
 
+from webui.common.refusal import Refusal
 from webui.hall.health import as_utc
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallPlayer, PlayerMerge
 from webui.store import Store
 from webui.store.db import commit_first
 
 
-class MergeError(HallRefusal):
+class MergeError(Refusal):
     """A merge that cannot be made (one player, unknown ids, players who met, no reason)."""
 
 

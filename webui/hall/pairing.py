@@ -17,11 +17,10 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from webui.hall import awards, knockout, merges, stations
-from webui.hall.event import csv_cell, match_status
 from webui.hall.knockout import KnockoutRound, Slot
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import HallBracket, HallPairing, HallRound, HallTableSeating
-from webui.hall.swiss import Entrant, Pair, SwissRound, swiss_round
+from webui.hall.swiss import Entrant, Pair, PairingError, SwissRound, swiss_round
+from webui.hall.tournament import csv_cell, match_status
 from webui.store import Store
 from webui.store.db import utcnow
 from webui.store.engine import PLAYERS
@@ -32,10 +31,6 @@ class PairingSystem(enum.Enum):
 
     SWISS = "swiss"
     KNOCKOUT = "knockout"
-
-
-class PairingRefused(HallRefusal):
-    """A pairing that cannot be proposed or approved, with why."""
 
 
 @dataclass(frozen=True)
@@ -243,7 +238,7 @@ def approve(store: Store, pairing_id: int, by: str, rules: Any) -> Planned:
         if claimed.rowcount != 1:
             row = s.get(HallPairing, pairing_id)
             status = row.status if row else "missing"
-            raise PairingRefused(f"this pairing is {status}, not waiting for approval"
+            raise PairingError(f"this pairing is {status}, not waiting for approval"
                                  + (f" (approved by {row.approved_by})"
                                     if row and row.approved_by else ""))
         row = s.get(HallPairing, pairing_id)
@@ -288,20 +283,20 @@ def undo(store: Store, pairing_id: int, now: datetime | None = None) -> Planned:
     next sync), its bye is taken back, and the round can be paired again."""
     planned = get(store, pairing_id)
     if planned is None or planned.status != "approved":
-        raise PairingRefused("only an approved pairing can be undone")
+        raise PairingError("only an approved pairing can be undone")
     with store.Session() as s:
         clocked = s.scalar(select(HallRound.number).where(HallRound.number == planned.round))
     if clocked is not None:
-        raise PairingRefused(f"round {planned.round} is on the clock already: play started")
+        raise PairingError(f"round {planned.round} is on the clock already: play started")
     seats = stations.seats(store, [pairing_id])
     tables = set(planned.table_ids) | {x.table_id for x in seats if x.table_id is not None}
     played = sorted(t for t in tables if any(g.hands for g in store.state(t).games))
     if played:
-        raise PairingRefused(f"hands are recorded at table(s) "
+        raise PairingError(f"hands are recorded at table(s) "
                              f"{', '.join(str(t) for t in played)}: play started")
     unseen = _maybe_played(store, seats, now or utcnow())
     if unseen:
-        raise PairingRefused(f"{'; '.join(unseen)}: a hand may have been played there that "
+        raise PairingError(f"{'; '.join(unseen)}: a hand may have been played there that "
                              "the hall has not seen, so the pairing is kept. Undo it once "
                              "those table apps have synced again")
     with store.Session() as s:
@@ -310,7 +305,7 @@ def undo(store: Store, pairing_id: int, now: datetime | None = None) -> Planned:
             .values(status="undone")).rowcount == 1
         s.commit()
     if not done:
-        raise PairingRefused("this pairing was just undone by another director")
+        raise PairingError("this pairing was just undone by another director")
     stations.withdraw_pairing(store, pairing_id)
     awards.take_back(store, planned.round, [b.player_id for b in planned.byes])
     found = get(store, pairing_id)
@@ -325,15 +320,15 @@ def swap(store: Store, pairing_id: int, first: int, second: int,
     with store.Session() as s:
         row = s.get(HallPairing, pairing_id)
         if row is None or row.status != "proposed":
-            raise PairingRefused("only a proposed pairing can be changed")
+            raise PairingError("only a proposed pairing can be changed")
         if s.scalar(select(HallBracket.id).where(HallBracket.pairing_id == pairing_id)):
-            raise PairingRefused("a knockout bracket is seeded: swap players in a Swiss round")
+            raise PairingError("a knockout bracket is seeded: swap players in a Swiss round")
         slots = [(i, seat) for i in range(len(row.pairs)) for seat in PLAYERS]
         where = {row.pairs[i][seat]["id"]: (i, seat) for i, seat in slots}
         if row.bye:
             where[row.bye["id"]] = (-1, "bye")
         if first == second or first not in where or second not in where:
-            raise PairingRefused("choose two different players of this pairing")
+            raise PairingError("choose two different players of this pairing")
         pairs = [dict(p) for p in row.pairs]
         bye = dict(row.bye) if row.bye else None
 

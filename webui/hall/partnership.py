@@ -13,17 +13,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webui.hall.event import rules_label, same_rules
+from webui.common.refusal import Refusal
+from webui.common.words import rules_words
 from webui.hall.players import player_key
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import Partnership
+from webui.hall.tournament import same_rules
 from webui.store import Store, engine
 from webui.store.engine import PLAYERS
 
 PARTNERSHIP_RULES = "partnership"
 
 
-class PartnershipError(HallRefusal):
+class PartnershipError(Refusal):
     """A partnership that cannot be set up as asked."""
 
 
@@ -43,7 +44,7 @@ def check_teams(team_a: str, team_b: str, boards: list[int], tables: Mapping[int
     for board in boards:
         if not same_rules(tables[board], PARTNERSHIP_RULES):
             raise PartnershipError(
-                f"table {board} plays {rules_label(tables[board])} rules: a board of a "
+                f"table {board} plays {rules_words(tables[board])} rules: a board of a "
                 f"partnership match must be a table with the {PARTNERSHIP_RULES} rules (open "
                 f"it with the {PARTNERSHIP_RULES} preset, or pick another table)")
 

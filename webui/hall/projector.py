@@ -8,10 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from webui.hall import awards, roster, stations
-from webui.hall import clock as clock_mod
-from webui.hall import pairing as pairing_mod
-from webui.hall.event import Standings, match_status
+from webui.hall import awards, clock, pairing, roster, stations
+from webui.hall.tournament import Standings, match_status
 from webui.store import Store
 
 
@@ -75,20 +73,20 @@ def _standing(row: dict[str, Any]) -> ShownStanding:
 
 def build(store: Store, ranked: Standings, at: datetime) -> ProjectorView:
     """The projector's view of the event now (``ranked``: the event's standings)."""
-    current = clock_mod.current_round(store)
-    approved = pairing_mod.approved(store)
+    current = clock.current_round(store)
+    approved = pairing.approved(store)
     every = [t.id for t in store.tables()]
     tables = []
     scope = None if current is None else stations.round_scope(
-        store, current, pairing_mod.other_rounds_tables(approved, current.number))
-    ids = every if scope is None else clock_mod.round_tables(scope.clock, every, scope.others)
+        store, current, pairing.other_rounds_tables(approved, current.number))
+    ids = every if scope is None else clock.round_tables(scope.clock, every, scope.others)
     settled = stations.settled_tables(store)  # a forfeit, an undone pairing: not playing
     for table_id in ids:
         state = store.state(table_id)
         won = match_status(state).games_won
         tables.append(ShownTable(state.name, state.players["A"], state.players["B"],
                                  won["A"], won["B"],
-                                 clock_mod.table_playing(state) and table_id not in settled))
+                                 clock.table_playing(state) and table_id not in settled))
     for seat in scope.waiting if scope else ():  # not at its table app yet: about to start
         tables.append(ShownTable(seat.seating.table_name, seat.a.name, seat.b.name, 0, 0,
                                  True))
@@ -97,17 +95,17 @@ def build(store: Store, ranked: Standings, at: datetime) -> ProjectorView:
     if current is not None:
         left = current.seconds_left(at)
         shown_clock = ShownClock(current.number, current.ends_at.isoformat(),
-                                 clock_mod.clock_text(left), left < 0)
+                                 clock.clock_text(left), left < 0)
     return ProjectorView(
         tuple(_standing(r) for r in ranked.rows), ranked.ranked_by, shown_clock,
         this_round.bracket.name if this_round and this_round.bracket else None,
         tuple(tables), _byes(store, current.number, this_round) if current else ())
 
 
-def _byes(store: Store, number: int, pairing: pairing_mod.Planned | None) -> tuple[str, ...]:
+def _byes(store: Store, number: int, planned: pairing.Planned | None) -> tuple[str, ...]:
     """The byes of round ``number``: as given (the draw's in round 1, a Swiss pairing's
     later) and a knockout pairing's (which only advance in its bracket)."""
     names = roster.player_names(store)
     given = {names.get(a.player_id, f"player {a.player_id}") for a in awards.awards(store)
              if a.kind is awards.AwardKind.BYE and a.round == number}
-    return tuple(sorted(given | {b.name for b in (pairing.byes if pairing else ())}))
+    return tuple(sorted(given | {b.name for b in (planned.byes if planned else ())}))

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from webui.hall import awards, merges, roster, stations
-from webui.hall.event import csv_cell, engine_sheet, same_rules
+from webui.hall.tournament import csv_cell, engine_sheet, same_rules
 from webui.store import Store
-from webui.store.engine import PLAYERS
+from webui.store.engine import PLAYERS, other_player
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def round_results(store: Store, table_ids: list[int], rules: Any) -> list[Result
         won = forfeits.get(table_id)
         if won is not None:
             seat_won = "A" if won.player_id == pids[0] else "B"
-            absent = names[1] if seat_won == "A" else names[0]
+            absent = state.players[other_player(seat_won)]
             rows.append(ResultRow(**where, result="forfeit",
                                   winner=state.players[seat_won],
                                   note=f"{absent} did not show"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from webui.hall.refusal import HallRefusal
+from webui.common.refusal import Refusal
 
 SEARCH_LIMIT = 200_000  # nodes per attempt; past it the next attempt allows one more rematch
 
@@ -50,8 +50,9 @@ class SwissRound:
         return sum(p.rematch for p in self.pairs)
 
 
-class PairingError(HallRefusal):
-    """Entrants that cannot be paired (fewer than two, a player listed twice)."""
+class PairingError(Refusal):
+    """A round that cannot be paired, proposed or approved, with why (fewer than two
+    entrants, a player listed twice, a round still playing...)."""
 
 
 def met(a: int, b: int) -> frozenset[int]:

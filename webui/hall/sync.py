@@ -29,6 +29,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 
 from webui.common.membership import current_tables
+from webui.common.proposal_form import parse_proposal
+from webui.common.refusal import Refusal
 from webui.common.seating import (
     ORIGIN_KEY,
     mark_forfeit,
@@ -36,6 +38,7 @@ from webui.common.seating import (
     open_seated_table,
     seated_tables,
 )
+from webui.common.validate import plain_text, whole_number
 from webui.hall import adoption, awards, joining, stations
 from webui.hall.actions import at_revision, request_words
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
@@ -57,7 +60,7 @@ from webui.hall.schema import (
     TableLink,
     ensure_schema,
 )
-from webui.store import Actor, CommandError, Store, commands
+from webui.store import Actor, Store, commands
 from webui.store.db import EventRow, TableRow, commit_first, database_url
 
 BATCH = 500
@@ -199,15 +202,16 @@ def request_command(req: DirectorRequest) -> commands.Command:
     """The table-app command a director request stands for."""
     p = req.payload
     if req.kind == "correct":
-        proposal = commands.parse_proposal(p["proposal"])
-        command = commands.propose(p["game"], p["hand"], proposal, source="director",
-                                   director=True)
+        game, hand = whole_number(p.get("game"), "game"), whole_number(p.get("hand"), "hand")
+        command = commands.propose(game, hand, parse_proposal(p["proposal"]),
+                                   source="director", director=True)
         if p.get("revision") is None:  # a request stored before revisions were sent
             return command
-        return at_revision(command, p["game"], p["hand"], p["revision"])
+        return at_revision(command, game, hand, whole_number(p["revision"], "revision"))
     if req.kind == "reopen":
-        return commands.reopen(p["game"], p.get("reason"))
-    raise CommandError("bad_request", f"unknown director request {req.kind!r}", 400)
+        return commands.reopen(whole_number(p.get("game"), "game"),
+                               plain_text(p.get("reason"), "reason", commands.REOPEN_REASON_MAX))
+    raise Refusal(f"unknown director request {req.kind!r}", code="bad_request", status=400)
 
 
 def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
@@ -218,7 +222,7 @@ def apply_requests(local: Store, local_id: int, central: Store, central_id: int,
         try:
             outcome = local.execute(local_id, request_command(req), actor,
                                     request_id=req.request_id)
-        except CommandError as exc:
+        except Refusal as exc:
             status, message = "refused", exc.message
             report.refused.append(req.request_id)
         else:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Protocol, TypeVar
 
-from webui.hall.refusal import HallRefusal
+from webui.common.refusal import Refusal
 from webui.store import Store
 
 SETTING_KEY = "hall_tiebreaks"
@@ -42,7 +42,7 @@ DEFAULT_ORDER: tuple[TieBreak, ...] = (TieBreak.GAMES_WON, TieBreak.GAMES_LOST,
                                        TieBreak.DIFFERENCE)
 
 
-class TieBreakError(HallRefusal):
+class TieBreakError(Refusal):
     """An order of tie-breaks that cannot be used (an unknown one, one named twice)."""
 
 

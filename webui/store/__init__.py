@@ -18,14 +18,13 @@ The names most callers need are importable from here (``from webui.store import 
 
 from webui.store.devices import hash_token
 from webui.store.facade import Store
-from webui.store.log import Actor, Command, CommandError, CommandResult, NewEvent
+from webui.store.log import Actor, Command, CommandResult, NewEvent
 from webui.store.settings import DatabaseUnwritable, database_problem
 from webui.store.tables import new_pin
 
 __all__ = [
     "Actor",
     "Command",
-    "CommandError",
     "CommandResult",
     "DatabaseUnwritable",
     "NewEvent",

@@ -1,7 +1,7 @@
 """Commands: check a request against a table's state and return the events that record it.
 
 Each builder returns a function ``state -> [(kind, payload), ...]`` for ``Store.execute``; it
-raises ``CommandError`` (nothing is written) when the request does not fit the table as it is.
+raises ``Refusal`` (nothing is written) when the request does not fit the table as it is.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import binascii
 from typing import Any
 
 from webui.common import signature_image
-from webui.common.validate import plain_text, whole_number
-from webui.store import Command, CommandError, engine
+from webui.common.refusal import Refusal
+from webui.store import Command, engine
 from webui.store.event_kind import UNDOABLE, EventKind
 from webui.store.proposal import Kind, ManualResult, Phase, Proposal
 from webui.store.record import CARD_COUNT, EngineError, RecordedProposal
@@ -23,25 +23,26 @@ MAX_SIGNATURE_BYTES = signature_image.MAX_BYTES
 
 def _player(player: Any) -> str:
     if player not in PLAYERS:
-        raise CommandError("bad_player", f"player must be one of {', '.join(PLAYERS)}", 400)
+        raise Refusal(f"player must be one of {', '.join(PLAYERS)}", code="bad_player", status=400)
     return player
 
 
-def _open_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:
+def _open_hand(state: TableState, game_no: int, hand_no: int) -> HandState:
     """The current hand if (game_no, hand_no) names it, else a clear conflict."""
-    game_no, hand_no = whole_number(game_no, "game"), whole_number(hand_no, "hand")
     game = state.game
     if game is None:
-        raise CommandError("no_game", "this table has no game yet", 409)
+        raise Refusal("this table has no game yet", code="no_game", status=409)
     if game.locked:
-        raise CommandError("game_locked", f"game {game.number} is signed and locked; "
-                           "a director must reopen it", 423)
+        raise Refusal(f"game {game.number} is signed and locked; "
+                      "a director must reopen it", code="game_locked", status=423)
     hand = state.current_hand()
     if hand is None:
-        raise CommandError("game_over", f"game {game.number} is over; start the next game", 409)
+        raise Refusal(f"game {game.number} is over; start the next game",
+                      code="game_over", status=409)
     if (game_no, hand_no) != (hand.game, hand.number):
-        raise CommandError("stale_hand", f"that is not the hand being played (now game "
-                           f"{hand.game}, hand {hand.number}); reload", 409)
+        raise Refusal(f"that is not the hand being played (now game "
+                      f"{hand.game}, hand {hand.number}); reload",
+                      code="stale_hand", status=409)
     return hand
 
 
@@ -49,7 +50,7 @@ def _card(code: Any) -> str:
     try:
         return engine.normalise_cards([str(code)])[0]
     except engine.ScorerError as exc:
-        raise CommandError(exc.code, exc.message, 400) from None
+        raise Refusal(exc.message, code=exc.code, status=400) from None
 
 
 def _scored(state: TableState, up_card: str | None, proposal: Proposal, source: str,
@@ -78,7 +79,7 @@ def _rescored(state: TableState, up_card: str, record: RecordedProposal) -> Reco
     return _scored(state, up_card, record.proposal, record.source, record.question)
 
 
-def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual",
+def set_knock_card(game: int, hand: int, card: Any, source: str = "manual",
                    alternative: str | None = None) -> Command:
     """Record (or correct) the hand's knock card; the camera records it only once per hand,
     with the card its runner-up reading says it may be (``alternative``: a one-tap swap)."""
@@ -105,82 +106,7 @@ def set_knock_card(game: Any, hand: Any, card: Any, source: str = "manual",
     return run
 
 
-def _card_list(value: Any, what: str) -> list[str]:
-    if isinstance(value, str):
-        value = value.replace(",", " ").split()
-    if not isinstance(value, list):
-        raise CommandError("bad_cards", f"{what}: expected a list of cards", 400)
-    return [str(v) for v in value]
-
-
-def _groups(value: Any, what: str) -> list[list[str]]:
-    if isinstance(value, str):
-        value = [g for g in value.split("|") if g.strip()]
-    if not isinstance(value, list):
-        raise CommandError("bad_melds", f"{what}: expected groups of cards", 400)
-    return [_card_list(g, what) for g in value]
-
-
-def parse_proposal(body: dict[str, Any]) -> Proposal:
-    """A proposal from a request body: kind score (knocker, cards, melds), dead, or manual."""
-    kind = body.get("kind", "score")
-    if kind == "dead":
-        return Proposal(Kind.DEAD)
-    if kind == "manual":
-        if body.get("winner") in (None, ""):
-            raise CommandError("no_winner", "say who won the hand", 400)
-        winner = _player(body.get("winner"))
-        points = whole_number(body.get("points"), "points", 0, 1000)
-        note = plain_text(body.get("note"), "note", 200)
-        return Proposal(Kind.MANUAL, result=ManualResult(winner, points, note))
-    if kind != "score":
-        raise CommandError("bad_kind", "kind must be score, dead or manual", 400)
-    if body.get("knocker") in (None, ""):
-        raise CommandError("no_knocker", "say who knocked: the score depends on it", 400)
-    knocker = _player(body.get("knocker"))
-    cards: dict[str, list[str]] = {}
-    melds: dict[str, list[list[str]]] = {}
-    layout: dict[str, list[list[str]]] = {}
-    laid_off: dict[str, list[str]] = {}
-    raw_cards = body.get("cards") or {}
-    raw_melds = body.get("melds") or {}
-    raw_layout = body.get("layout") or {}
-    raw_laid_off = body.get("laid_off") or {}
-    if not all(isinstance(raw, dict) for raw in (raw_cards, raw_melds, raw_layout,
-                                                  raw_laid_off)):
-        raise CommandError("bad_cards", "cards, melds, layout and laid_off map each player "
-                           "(A, B) to cards", 400)
-    for p in PLAYERS:
-        groups = _groups(raw_melds.get(p, []), f"melds of {p}")
-        loose = _card_list(raw_cards.get(p, []), f"cards of {p}")
-        flat = [c for g in groups for c in g] + loose
-        try:
-            cards[p] = engine.normalise_cards(flat)
-            melds[p] = [engine.normalise_cards(g) for g in groups]
-            laid = [engine.normalise_cards(g)
-                    for g in _groups(raw_layout.get(p, []), f"layout of {p}")]
-            off = engine.normalise_cards(_card_list(raw_laid_off.get(p, []),
-                                                    f"cards laid off by {p}"))
-        except engine.ScorerError as exc:
-            raise CommandError(exc.code, f"player {p}: {exc.message}", 400) from None
-        # cards corrected since the camera saw them lie: no layout, no layoffs for them
-        if off and set(off) <= set(cards[p]):
-            laid_off[p] = off
-        if laid and not {c for g in laid for c in g} <= set(cards[p]):
-            continue
-        layout[p] = laid
-    overlap = set(cards["A"]) & set(cards["B"])
-    if overlap:
-        raise CommandError("duplicate_card", f"{', '.join(sorted(overlap))} appears in both "
-                           "hands", 400)
-    improper = body.get("improper_accepted") not in (None, "", False, "0", "false")
-    return Proposal(Kind.SCORE, knocker=knocker, cards=cards, improper_accepted=improper,
-                    melds={knocker: melds[knocker]} if melds.get(knocker) else None,
-                    layout={p: g for p, g in layout.items() if g} or None,
-                    laid_off=laid_off or None)
-
-
-def propose(game: Any, hand: Any, proposal: Proposal | dict[str, Any], source: str = "manual",
+def propose(game: int, hand: int, proposal: Proposal | dict[str, Any], source: str = "manual",
             director: bool = False, strict: bool = True, question: str | None = None
             ) -> Command:
     """Set the hand's proposed result (engine-scored). Players then confirm it.
@@ -199,7 +125,7 @@ def propose(game: Any, hand: Any, proposal: Proposal | dict[str, Any], source: s
         current = pick(state, game, hand)
         scored = _scored(state, current.up_card, proposal, source, question)
         if strict and scored.error is not None:
-            raise CommandError(scored.error.code, scored.error.message, 422)
+            raise Refusal(scored.error.message, code=scored.error.code, status=422)
         if current.proposal is not None and _same(current.proposal, scored) and not director:
             return []  # an unchanged re-read (cards in another order): nothing to confirm again
         if current.proposal is not None:
@@ -275,41 +201,42 @@ def describe_changes(players: dict[str, str], old: RecordedProposal,
     return out
 
 
-def _director_hand(state: TableState, game_no: Any, hand_no: Any) -> HandState:
-    game_no, hand_no = whole_number(game_no, "game"), whole_number(hand_no, "hand")
+def _director_hand(state: TableState, game_no: int, hand_no: int) -> HandState:
     game = state.game_by_number(game_no)
     found = state.hand(game_no, hand_no) if game else None
     if game is None or found is None:
         return _open_hand(state, game_no, hand_no)
     if game.locked:
-        raise CommandError("game_locked", "reopen the game before correcting it", 423)
+        raise Refusal("reopen the game before correcting it", code="game_locked", status=423)
     return found
 
 
-def confirm(game: Any, hand: Any, player: Any, revision: Any) -> Command:
+def confirm(game: int, hand: int, player: Any, revision: int) -> Command:
     """One player's confirmation of the hand exactly as they saw it (``revision``)."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         p = _player(player)
         current = _open_hand(state, game, hand)
         if current.phase in (Phase.DEALING, Phase.PLAYING):
-            raise CommandError("nothing_to_confirm", "there is no result to confirm yet", 409)
+            raise Refusal("there is no result to confirm yet",
+                          code="nothing_to_confirm", status=409)
         if current.phase is Phase.UNPLAYABLE:
-            raise CommandError("unplayable", "the proposal has an error; correct it first", 409)
-        rev = whole_number(revision, "revision")
+            raise Refusal("the proposal has an error; correct it first",
+                          code="unplayable", status=409)
+        rev = revision
         if rev != current.revision:
-            raise CommandError("changed", "the hand was corrected since you looked at it; "
-                               "check it again", 409)
+            raise Refusal("the hand was corrected since you looked at it; "
+                          "check it again", code="changed", status=409)
         if p in current.confirmed_by:
-            raise CommandError("already_confirmed", f"{state.players[p]} already confirmed "
-                               "this hand", 409)
+            raise Refusal(f"{state.players[p]} already confirmed "
+                          "this hand", code="already_confirmed", status=409)
         return [(EventKind.CONFIRMED, {"game": current.game, "hand": current.number, "player": p,
                                          "revision": rev})]
 
     return run
 
 
-def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -> Command:
+def undo(target_seq: int, events: list[Any], seats: tuple[str, ...] = PLAYERS) -> Command:
     """Undo one event of the latest hand (the undo itself is an event; history stays).
 
     A player's confirmation of the hand before stays undoable while the next hand has only
@@ -320,18 +247,19 @@ def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -
     """
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
-        target = whole_number(target_seq, "target_seq")
+        target = target_seq
         ev = next((e for e in events if e.seq == target), None)
         if ev is None or ev.kind not in UNDOABLE:
-            raise CommandError("not_undoable", "only a knock card, a proposal or a "
-                               "confirmation can be undone", 400)
+            raise Refusal("only a knock card, a proposal or a "
+                          "confirmation can be undone", code="not_undoable", status=400)
         if ev.kind == EventKind.CONFIRMED and ev.payload.get("player") not in seats:
             name = state.players.get(ev.payload.get("player"), "the other player")
-            raise CommandError("not_your_confirmation", f"only {name}'s own tablet (or the "
-                               f"director) can undo {name}'s confirmation", 403)
+            raise Refusal(f"only {name}'s own tablet (or the "
+                          f"director) can undo {name}'s confirmation",
+                          code="not_your_confirmation", status=403)
         game = state.game_by_number(int(ev.payload["game"]))
         if game is None or game is not state.game or game.locked:
-            raise CommandError("game_locked", "that game is closed", 423)
+            raise Refusal("that game is closed", code="game_locked", status=423)
         undone = [(EventKind.UNDO, {"target_seq": target, "kind": ev.kind, "game": game.number})]
         latest = game.hands[-1] if game.hands else None
         if latest is not None and target in latest.seqs:
@@ -342,9 +270,10 @@ def undo(target_seq: Any, events: list[Any], seats: tuple[str, ...] = PLAYERS) -
                                             "game": game.number})
                           for seq in reversed(latest.seqs)]
             return taken_back + undone
-        raise CommandError("not_latest", "only the latest hand's changes can be undone (or a "
-                           "confirmation of the hand before, until the next hand has a "
-                           "result); the director can correct an earlier hand", 409)
+        raise Refusal("only the latest hand's changes can be undone (or a "
+                      "confirmation of the hand before, until the next hand has a "
+                      "result); the director can correct an earlier hand",
+                      code="not_latest", status=409)
 
     return run
 
@@ -358,7 +287,7 @@ def reopens_previous(hands: list[HandState], target: int, kind: str) -> bool:
     return target in previous.seqs and latest.proposal is None
 
 
-def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> Command:
+def sign(game: int, player: Any, png_data_url: Any, seen_sheet: Any = None) -> Command:
     """A player's drawn signature under a finished game, bound to the sheet as it stands
     (its ``sheet_hash``); both signatures on the same sheet lock the game.
 
@@ -370,20 +299,21 @@ def sign(game: Any, player: Any, png_data_url: Any, seen_sheet: Any = None) -> C
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         p = _player(player)
-        g = state.game_by_number(whole_number(game, "game"))
+        g = state.game_by_number(game)
         if g is None:
-            raise CommandError("no_game", "no such game", 404)
+            raise Refusal("no such game", code="no_game", status=404)
         if not g.ended:
-            raise CommandError("not_over", "a game can be signed only when it is over", 409)
+            raise Refusal("a game can be signed only when it is over", code="not_over", status=409)
         if p in g.signatures:
-            raise CommandError("already_signed", f"{state.players[p]} already signed", 409)
+            raise Refusal(f"{state.players[p]} already signed", code="already_signed", status=409)
         now = sheet_hash(state, g)
         if g.reopened and seen_sheet in (None, ""):
-            raise CommandError("sheet_needed", "this game was reopened: sign from its signing "
-                               "page, which names the sheet your signature covers", 409)
+            raise Refusal("this game was reopened: sign from its signing "
+                          "page, which names the sheet your signature covers",
+                          code="sheet_needed", status=409)
         if seen_sheet not in (None, "") and seen_sheet != now:
-            raise CommandError("changed", "the score sheet changed since you looked at it; "
-                               "check it again before signing", 409)
+            raise Refusal("the score sheet changed since you looked at it; "
+                          "check it again before signing", code="changed", status=409)
         png = decode_png(png_data_url)
         return [(EventKind.SIGNED, {"game": g.number, "player": p, "name": state.players[p],
                             "sheet_hash": now, "png": base64.b64encode(png).decode()})]
@@ -396,38 +326,40 @@ def decode_png(data_url: Any) -> bytes:
     ``webui.common.signature_image`` (bounded bytes and pixels, a real picture), re-encoded."""
     prefix = "data:image/png;base64,"
     if not isinstance(data_url, str) or not data_url.startswith(prefix):
-        raise CommandError("bad_signature", "the signature must be a PNG data URL", 400)
+        raise Refusal("the signature must be a PNG data URL", code="bad_signature", status=400)
     if len(data_url) > 2 * MAX_SIGNATURE_BYTES:
-        raise CommandError("bad_signature", "the signature is too large", 400)
+        raise Refusal("the signature is too large", code="bad_signature", status=400)
     try:
         png = base64.b64decode(data_url[len(prefix):], validate=True)
     except (binascii.Error, ValueError):
-        raise CommandError("bad_signature", "the signature is not valid base64", 400) from None
+        raise Refusal("the signature is not valid base64",
+                      code="bad_signature", status=400) from None
     try:
         return signature_image.normalise(png).png
     except signature_image.BadSignature as exc:
-        raise CommandError("bad_signature", str(exc), 400) from None
+        raise Refusal(str(exc), code="bad_signature", status=400) from None
 
 
 REOPEN_REASON_MAX = 300
 
 
-def reopen(game: Any, reason: Any) -> Command:
-    """A director reopens a signed game (recorded with the reason, one line of at most
-    ``REOPEN_REASON_MAX`` characters: longer, control characters or direction overrides are
-    refused with a message, never cut or cleaned); signatures are void, and the sheet a
+def reopen(game: int, reason: str) -> Command:
+    """A director reopens a signed game (recorded with the ``reason``: one line of at most
+    ``REOPEN_REASON_MAX`` characters, checked where the request comes in with
+    ``webui.common.validate.plain_text``: longer, control characters or direction overrides
+    are refused with a message, never cut or cleaned); signatures are void, and the sheet a
     signature covers from then on counts the reopening (``state.sheet_record``), so a
     signature request made before it is refused."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
-        g = state.game_by_number(whole_number(game, "game"))
+        g = state.game_by_number(game)
         if g is None:
-            raise CommandError("no_game", "no such game", 404)
+            raise Refusal("no such game", code="no_game", status=404)
         if not g.locked:
-            raise CommandError("not_locked", "the game is not signed", 409)
-        text = plain_text(reason, "reason", REOPEN_REASON_MAX)
+            raise Refusal("the game is not signed", code="not_locked", status=409)
+        text = reason
         if not text:
-            raise CommandError("reason_needed", "say why the game is reopened", 400)
+            raise Refusal("say why the game is reopened", code="reason_needed", status=400)
         return [(EventKind.REOPENED, {"game": g.number, "reason": text})]
 
     return run
@@ -440,13 +372,14 @@ def next_game(dealer: Any = None) -> Command:
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         g = state.game
         if g is None or not g.ended:
-            raise CommandError("not_over", "the current game is not over", 409)
+            raise Refusal("the current game is not over", code="not_over", status=409)
         if not g.locked:
             missing = [state.players[p] for p in PLAYERS if p not in g.signatures]
-            raise CommandError("not_signed", f"game {g.number} must be signed by both players "
-                               f"first (still to sign: {', '.join(missing)})", 409)
+            raise Refusal(f"game {g.number} must be signed by both players "
+                          f"first (still to sign: {', '.join(missing)})",
+                          code="not_signed", status=409)
         if state.match().decided:
-            raise CommandError("match_over", "the match is decided", 409)
+            raise Refusal("the match is decided", code="match_over", status=409)
         if dealer in PLAYERS:
             first = dealer
         else:
@@ -465,7 +398,7 @@ def change_settings(name: str, players: dict[str, str], rules: Any, camera: str 
         try:
             engine.rules_json(rules)
         except engine.ScorerError as exc:
-            raise CommandError(exc.code, exc.message, 400) from None
+            raise Refusal(exc.message, code=exc.code, status=400) from None
         if layout:
             try:
                 from vision.table.layout import load_layout
@@ -474,7 +407,7 @@ def change_settings(name: str, players: dict[str, str], rules: Any, camera: str 
             except ImportError:
                 pass
             except Exception as exc:
-                raise CommandError("bad_layout", f"layout file: {exc}", 400) from None
+                raise Refusal(f"layout file: {exc}", code="bad_layout", status=400) from None
         return [(EventKind.SETTINGS_CHANGED, {"name": name, "players": players, "rules": rules,
                                       "camera": camera, "layout": layout})]
 

@@ -17,20 +17,9 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import sessionmaker
 
+from webui.common.refusal import Refusal
 from webui.store import state as state_mod
 from webui.store.db import EventRow, TableRow, commit_first
-
-
-class CommandError(Exception):
-    """A request the table's state does not allow; ``status`` is the HTTP status to answer."""
-
-    def __init__(self, code: str, message: str, status: int = 409) -> None:
-        super().__init__(message)
-        self.code, self.message, self.status = code, message, status
-
-    def to_json(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message}}
-
 
 MAX_EVENTS_PER_COMMAND = 100
 NewEvent = tuple[str, dict[str, Any]]
@@ -148,7 +137,7 @@ class EventLog:
                         continue
             self.notify(table_id, rows[-1].seq)
             return CommandResult(rows)
-        raise CommandError("busy", "the table is busy, try again", 503)
+        raise Refusal("the table is busy, try again", code="busy", status=503)
 
     def _by_request(self, table_id: int, key: RequestKey, actor: Actor,
                     kind: str | None) -> list[EventRow]:
@@ -169,17 +158,19 @@ class EventLog:
                 if first is None:
                     return []
                 if first.table_id == table_id:
-                    raise CommandError("request_id_reused", "this request_id was used for "
-                                       "another request; nothing was done: send it with a "
-                                       "new one", 409)
+                    raise Refusal("this request_id was used for "
+                                  "another request; nothing was done: send it with a "
+                                  "new one", code="request_id_reused", status=409)
             if first.table_id != table_id:
-                raise CommandError("request_id_taken", "this request_id was used for another "
-                                   "table; send the request with a new one", 409)
+                raise Refusal("this request_id was used for another "
+                              "table; send the request with a new one",
+                              code="request_id_taken", status=409)
             if (first.device_id != actor.device_id or first.actor != actor.name
                     or (kind is not None and first.kind != kind)):
-                raise CommandError("request_id_reused", "this request_id was used for another "
-                                   "request (another device, or another kind of change); "
-                                   "nothing was done: send the request with a new one", 409)
+                raise Refusal("this request_id was used for another "
+                              "request (another device, or another kind of change); "
+                              "nothing was done: send the request with a new one",
+                              code="request_id_reused", status=409)
             q = (select(EventRow)
                  .where(EventRow.table_id == table_id, EventRow.seq >= first.seq)
                  .order_by(EventRow.seq).limit(MAX_EVENTS_PER_COMMAND))

@@ -3,7 +3,7 @@ camera's notes on it (``Problem``), the cards it doubts (``Doubt``) and where a 
 (``Phase``); how it ended is the rules engine's ``Outcome``.
 
 A proposal is built once, from a tablet's form (``Proposal.from_request``), from the camera's
-reading (``webui.camera_clerk``) or from a stored event (``Proposal.from_json``), and written as
+reading (``webui.table.camera_clerk``) or a stored event (``Proposal.from_json``), and written as
 the same JSON the events have always held (``to_json``), so old databases still read. The
 reader's notes are the reader's own type (``vision.table.notes.Problem``), stored as JSON; the
 cards it doubts are read from them (``Proposal.doubts``), never kept twice.

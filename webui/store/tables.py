@@ -9,10 +9,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import sessionmaker
 
+from webui.common.refusal import Refusal
 from webui.store import engine
 from webui.store.db import EventRow, TableRow
 from webui.store.event_kind import EventKind
-from webui.store.log import Actor, CommandError
+from webui.store.log import Actor
 
 
 class Tables:
@@ -22,12 +23,12 @@ class Tables:
         self.Session, self.notify = session, notify
 
     def create(self, name: str, settings: dict[str, Any], actor: Actor) -> int:
-        """Create a table with a fresh PIN, its settings event and game 1 (raises CommandError
+        """Create a table with a fresh PIN, its settings event and game 1 (raises Refusal
         400 on rules the engine refuses: a table's rules are always ones the engine plays)."""
         try:
             engine.rules_json(settings.get("rules"))
         except engine.ScorerError as exc:
-            raise CommandError(exc.code, exc.message, 400) from None
+            raise Refusal(exc.message, code=exc.code, status=400) from None
         with self.Session() as s:
             row = TableRow(name=name, pin=new_pin())
             s.add(row)

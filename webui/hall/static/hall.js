@@ -12,17 +12,7 @@ const hallOffline = (() => {
   let since = null;
   let banner = null;
   let hide = null;
-  const show = (text, kind) => {
-    if (!banner) {
-      banner = document.createElement("div");
-      banner.id = "hall-offline";
-      banner.setAttribute("role", "alert");
-      document.body.prepend(banner);
-    }
-    banner.className = kind;
-    banner.textContent = text;
-    banner.hidden = false;
-  };
+  const show = (text, kind) => { banner = window.gintrayAlert("hall-offline", text, kind, true); };
   const browserTime = () => new Date().toLocaleTimeString([], {hour12: false});
   return {
     down(sinceText, why) {

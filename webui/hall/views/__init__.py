@@ -9,8 +9,9 @@ seating it, partnership matches), ``rounds`` (the round clock and the pairings),
 ``projector`` (the public view) and ``alive`` (the heartbeat open pages ask: is the event
 database there).
 
-A refused director action is one error, ``webui.hall.refusal.HallRefusal``, answered in one
-place (``base.answer_refusal``): flashed on the page the action came from, or JSON.
+A refused director action is the kit's one error, ``webui.common.refusal.Refusal``, answered
+in one place (``webui.common.errors.answer_refusal``): flashed on the page the action came
+from (``base.refusals`` names it), or JSON.
 """
 
 from __future__ import annotations

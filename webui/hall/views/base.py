@@ -1,5 +1,5 @@
 """What the hall's blueprints share: the director's name, the answer to a director action
-done (``done``) or refused (``refusals`` and the one handler, ``answer_refusal``), and the
+done (``done``) or refused (``refusals``; the one handler is ``webui.common.errors``'), and the
 event's standings and partnerships as the pages read them."""
 
 from __future__ import annotations
@@ -8,16 +8,14 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from flask import flash, jsonify, redirect, request, session, url_for
+from flask import flash, redirect, session, url_for
 from sqlalchemy import select
 
+from webui.common.refusal import Refusal
 from webui.common.security import store
-from webui.hall import audit
-from webui.hall import event as event_mod
+from webui.hall import audit, tournament
 from webui.hall.audit import AuditAction
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import Partnership
-from webui.store import CommandError
 
 HOME = "hall.index"  # the director's page
 
@@ -46,7 +44,7 @@ def done(action: AuditAction, record: str, message: str, anchor: str = "",
 def refusals(anchor: str = "", *, prefix: str = "", endpoint: str = HOME,
              args: tuple[str, ...] = ()) -> Callable[[Any], Any]:
     """A director action's refusals, said one way: whatever the view refuses (a
-    ``HallRefusal``, or a ``CommandError``: a bad number, a command the table refuses) goes
+    ``Refusal``, or a ``Refusal``: a bad number, a command the table refuses) goes
     back to ``endpoint`` (with the view's arguments named in ``args``) at ``anchor``, worded
     "``prefix``: why." when there is a prefix."""
 
@@ -55,23 +53,16 @@ def refusals(anchor: str = "", *, prefix: str = "", endpoint: str = HOME,
         def run(**kwargs: Any) -> Any:
             try:
                 return view(**kwargs)
-            except (HallRefusal, CommandError) as exc:
+            except Refusal as exc:
+                if exc.page:  # a request no page makes: its error page, not sent back
+                    raise
                 message = f"{prefix}: {exc.message}." if prefix else exc.message
                 back = back_to(endpoint, anchor, **{a: kwargs[a] for a in args})
-                raise HallRefusal(message, exc.status, exc.code, back) from exc
+                raise Refusal(message, code=exc.code, status=exc.status, back=back) from exc
 
         return run
 
     return wrap
-
-
-def answer_refusal(exc: HallRefusal) -> Any:
-    """The one answer to a refusal: JSON ``{"error": {"code", "message"}}`` with its status
-    to a JSON client; else the message flashed as an error, See Other back to its page."""
-    if request.is_json:
-        return jsonify({"error": {"code": exc.code, "message": exc.message}}), exc.status
-    flash(exc.message, "error")
-    return redirect(exc.back or back_to(), 303)
 
 
 def partnerships() -> list[Partnership]:
@@ -85,6 +76,6 @@ def singles_tables() -> list[int]:
     return [t.id for t in store().tables() if t.id not in boards]
 
 
-def event_standings() -> event_mod.Standings:
+def event_standings() -> tournament.Standings:
     """The standings of the event's singles tables on the event's rules."""
-    return event_mod.event_standings(store(), singles_tables(), event_mod.event_rules(store()))
+    return tournament.event_standings(store(), singles_tables(), tournament.event_rules(store()))

@@ -7,18 +7,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request
+from flask import Blueprint, flash, redirect, render_template, request
 from sqlalchemy import select
 
+from webui.common.errors import refuse
+from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
 from webui.common.validate import whole_number
-from webui.hall import audit, awards, entries, roster, stations
-from webui.hall import event as event_mod
+from webui.hall import audit, awards, entries, roster, stations, tournament
 from webui.hall.audit import AuditAction
 from webui.hall.draw import blind_draw
 from webui.hall.partnership import check_teams
 from webui.hall.players import alphabetical
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import Draw, DrawSeating, Partnership
 from webui.hall.views.base import back_to, director_name, done, refusals
 from webui.store import Actor
@@ -38,7 +38,7 @@ def latest_draw() -> Draw | None:
 def draw() -> Any:
     kind = request.form.get("kind", "singles")
     if kind not in ("singles", "partnership"):
-        abort(400, description="kind must be singles or partnership")
+        refuse(400, "kind must be singles or partnership")
     names = request.form.get("entrants", "").splitlines()
     if kind == "singles":  # the registered players (a typed list is checked against them)
         names = entries.draw_entrants(store(), names)
@@ -46,7 +46,7 @@ def draw() -> Any:
     latest = latest_draw()
     refusal = _redraw_refusal(latest, request.form.get("replace", ""))
     if refusal:
-        raise HallRefusal(refusal)
+        raise Refusal(refusal)
     with store().Session() as s:
         s.add(Draw(kind=kind, seed=seed, entrants=[n.strip() for n in names if n.strip()],
                    pairs=pairs))
@@ -90,7 +90,7 @@ def draw_print() -> Any:
     order with table, seat and opponent (for the wall)."""
     latest = latest_draw()
     if latest is None:
-        abort(404, description="no draw yet")
+        refuse(404, "no draw yet")
     pairs = [(int(p["table"]), str(p["A"]), str(p["B"])) for p in latest.pairs
              if not p.get("bye")]
     byes = [str(p["A"]) for p in latest.pairs if p.get("bye")]
@@ -107,7 +107,7 @@ def seat_draw() -> Any:
     run on the event database; tables that score locally take the names from the draw)."""
     latest = latest_draw()
     if latest is None:
-        abort(409, description="make a draw first")
+        refuse(409, "make a draw first")
     rules = "partnership" if latest.kind == "partnership" else "tournament"
     with store().Session() as s:  # claim the draw first: only one director seats it
         claim = DrawSeating(draw_id=latest.id, table_ids=[])
@@ -115,8 +115,8 @@ def seat_draw() -> Any:
         if not commit_first(s):
             seated = _seating(latest.id)
             tables = ", ".join(str(t) for t in (seated.table_ids if seated else []))
-            raise HallRefusal(f"The tables of the draw of {latest.created_at:%H:%M:%S} are "
-                              f"already open{f' (tables {tables})' if tables else ''}.")
+            raise Refusal(f"The tables of the draw of {latest.created_at:%H:%M:%S} are "
+                          f"already open{f' (tables {tables})' if tables else ''}.")
         made: list[int] = []
         pushed: list[int] = []
         if latest.kind == "partnership":
@@ -124,7 +124,7 @@ def seat_draw() -> Any:
         else:  # round 1: pushed to the table apps that sync, the rest opened here
             seated = stations.seat_round(store(), 1, [
                 (int(p["table"]), _seated(p["A"]), _seated(p["B"]))
-                for p in latest.pairs if not p.get("bye")], event_mod.event_rules(store()))
+                for p in latest.pairs if not p.get("bye")], tournament.event_rules(store()))
             made = [x.table_id for x in seated if x.table_id is not None]
             pushed = [x.table for x in seated if x.station is not None]
             drawn = [n for p in latest.pairs for n in (p["A"], p.get("B")) if n]

@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify, render_template, send_file
+from flask import Blueprint, jsonify, render_template, send_file
 
 from webui.common.errors import wants_json
 from webui.common.security import director_required, store
 from webui.hall.bundler import Bundler, signed_set
+from webui.hall.parts import hall_parts
 from webui.hall.views.overview import event_json
 
 bp = Blueprint("exports", __name__)
@@ -21,7 +22,7 @@ def bundle() -> Any:
     """Every signed score sheet of the event in one zip (signed PDFs, JSON, manifest): the
     last built zip when no game was signed (or reopened) since; else a build starts in the
     background and this answers 202 with its progress (the page reloads until it is done)."""
-    bundler: Bundler = current_app.extensions["gintray.bundler"]
+    bundler: Bundler = hall_parts().bundler
     built = bundler.current(signed_set(store()))
     if built is not None:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
@@ -40,4 +41,4 @@ def bundle() -> Any:
 @director_required
 def bundle_status() -> Any:
     """The background bundle build's progress (JSON)."""
-    return jsonify(current_app.extensions["gintray.bundler"].status().to_json())
+    return jsonify(hall_parts().bundler.status().to_json())

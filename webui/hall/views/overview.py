@@ -13,10 +13,7 @@ from typing import Any
 from flask import Blueprint, jsonify, render_template, request
 
 from webui.common.security import director_required, store
-from webui.hall import audit, awards, entries, stations, tiebreaks
-from webui.hall import clock as clock_mod
-from webui.hall import event as event_mod
-from webui.hall import pairing as pairing_mod
+from webui.hall import audit, awards, clock, entries, pairing, stations, tiebreaks, tournament
 from webui.hall.health import SyncState, table_health
 from webui.hall.partnership import partnership_view
 from webui.hall.sync import linked_tables
@@ -36,7 +33,7 @@ def tables_json() -> dict[str, Any]:
     next event, ``event.table_summaries``) with its sync health, forfeit and undone pairing,
     the sync problems and the round clock. The live refresh and the board need no more."""
     links = linked_tables(store())
-    tables = event_mod.table_summaries(store(), [t.id for t in store().tables()], set(links))
+    tables = tournament.table_summaries(store(), [t.id for t in store().tables()], set(links))
     forfeited = awards.forfeit_words(store())
     undone = stations.undone(store())
     rounds = {x.table_id: x.round for x in stations.seats(store())
@@ -71,8 +68,8 @@ def event_json() -> dict[str, Any]:
     boards = {b for p in teams for b in p.boards}
     singles = [t["id"] for t in tables if t["id"] not in boards]
     draw = latest_draw()
-    rules = event_mod.event_rules(store())
-    ranked = event_mod.event_standings(store(), singles, rules)
+    rules = tournament.event_rules(store())
+    ranked = tournament.event_standings(store(), singles, rules)
     return {
         **part,
         "event_rules": rules,
@@ -92,8 +89,8 @@ def event_json() -> dict[str, Any]:
         "requests": requests_json(),
         "sync_refusals": sync_refusals(),
         "adoptions": adoptions_json(stall_after()),
-        "pairing": pairing_json(pairing_mod.latest(store())),
-        "next_round": pairing_mod.next_round(store()),
+        "pairing": pairing_json(pairing.latest(store())),
+        "next_round": pairing.next_round(store()),
         "clock_next": _clock_next(),
     }
 
@@ -101,22 +98,22 @@ def event_json() -> dict[str, Any]:
 def _clock_next() -> int:
     """The round the director's clock form starts: the latest approved pairing's round when
     it is not on the clock yet, else the round after the clock's."""
-    clock = clock_mod.current_round(store())
-    after = clock.number + 1 if clock else 1
-    return max([after, *(p.round for p in pairing_mod.approved(store()))])
+    current = clock.current_round(store())
+    after = current.number + 1 if current else 1
+    return max([after, *(p.round for p in pairing.approved(store()))])
 
 
 def _round_json(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The current round's clock and its tables still playing (None before round 1), from the
     event's table summaries."""
-    clock = clock_mod.current_round(store())
-    if clock is None:
+    current = clock.current_round(store())
+    if current is None:
         return None
-    scope = stations.round_scope(store(), clock, pairing_mod.other_rounds_tables(
-        pairing_mod.approved(store()), clock.number))
-    plays = [clock_mod.TablePlay(t["id"], t["name"], t["playing"]) for t in tables]
-    return clock_mod.round_status(scope.clock, plays, scope.others,
-                                  scope.waiting_words).to_json(clock_mod.now())
+    scope = stations.round_scope(store(), current, pairing.other_rounds_tables(
+        pairing.approved(store()), current.number))
+    plays = [clock.TablePlay(t["id"], t["name"], t["playing"]) for t in tables]
+    return clock.round_status(scope.clock, plays, scope.others,
+                              scope.waiting_words).to_json(clock.now())
 
 
 def shown_tables(ev: dict[str, Any], every: bool) -> dict[str, Any]:

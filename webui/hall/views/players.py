@@ -9,8 +9,7 @@ from flask import Blueprint, render_template, request
 
 from webui.common.security import director_required, store
 from webui.common.validate import whole_number
-from webui.hall import clock as clock_mod
-from webui.hall import entries, merges, roster
+from webui.hall import clock, entries, merges, roster
 from webui.hall.audit import AuditAction
 from webui.hall.views.base import director_name, done, event_standings, refusals
 
@@ -23,7 +22,7 @@ PAGE = "players.players_page"
 @refusals("entries", prefix="Not entered")
 def enter_players() -> Any:
     """Enter players (one a line): before the draw, or late (paired from the next round)."""
-    after = clock_mod.current_round(store())
+    after = clock.current_round(store())
     from_round = after.number + 1 if after else 1
     made = entries.enter(store(), request.form.get("names", "").splitlines(), from_round,
                          director_name())
@@ -37,7 +36,7 @@ def enter_players() -> Any:
 @refusals("entries", prefix="Not withdrawn")
 def withdraw_player(player_id: int) -> Any:
     """Withdraw a player: their results stand, they are paired no more."""
-    after = clock_mod.current_round(store())
+    after = clock.current_round(store())
     gone = entries.withdraw(store(), player_id, after.number if after else 0)
     return done(AuditAction.WITHDRAW, f"{gone.name} (player {gone.player_id}) withdrew "
                 f"after round {gone.withdrawn_after}",

@@ -7,15 +7,14 @@ from typing import Any
 from flask import Blueprint, render_template
 
 from webui.common.security import store
-from webui.hall import clock as clock_mod
-from webui.hall import projector
+from webui.hall import clock, projector
 from webui.hall.views.base import event_standings
 
 bp = Blueprint("projector", __name__)
 
 
 def _view() -> projector.ProjectorView:
-    return projector.build(store(), event_standings(), clock_mod.now())
+    return projector.build(store(), event_standings(), clock.now())
 
 
 @bp.get("/projector")

@@ -8,14 +8,12 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Response, abort, flash, redirect, render_template, request
+from flask import Blueprint, Response, flash, redirect, render_template, request
 
+from webui.common.errors import refuse
 from webui.common.security import director_required, store
 from webui.common.validate import whole_number
-from webui.hall import audit, stations
-from webui.hall import clock as clock_mod
-from webui.hall import event as event_mod
-from webui.hall import pairing as pairing_mod
+from webui.hall import audit, clock, pairing, stations, tournament
 from webui.hall.audit import AuditAction
 from webui.hall.players import alphabetical
 from webui.hall.views.base import back_to, director_name, done, event_standings, refusals
@@ -23,7 +21,7 @@ from webui.hall.views.base import back_to, director_name, done, event_standings,
 bp = Blueprint("rounds", __name__)
 
 
-def pairing_json(planned: pairing_mod.Planned | None) -> dict[str, Any] | None:
+def pairing_json(planned: pairing.Planned | None) -> dict[str, Any] | None:
     """A pairing for the pages and the API."""
     if planned is None:
         return None
@@ -43,11 +41,11 @@ def pairing_json(planned: pairing_mod.Planned | None) -> dict[str, Any] | None:
 def start_round() -> Any:
     """Start the next round on the clock (the form names the round it starts)."""
     number = whole_number(request.form.get("number"), "number", 1, 1000, label="round")
-    minutes = whole_number(request.form.get("minutes"), "minutes", clock_mod.MIN_MINUTES,
-                           clock_mod.MAX_MINUTES)
-    tables = [t for p in pairing_mod.approved(store()) if p.round == number
+    minutes = whole_number(request.form.get("minutes"), "minutes", clock.MIN_MINUTES,
+                           clock.MAX_MINUTES)
+    tables = [t for p in pairing.approved(store()) if p.round == number
               for t in p.table_ids]
-    started = clock_mod.start_round(store(), number, minutes, director_name(), tables)
+    started = clock.start_round(store(), number, minutes, director_name(), tables)
     return done(
         AuditAction.ROUND,
         f"round {started.number} started for {started.minutes} minutes",
@@ -63,16 +61,16 @@ def propose_pairing() -> Any:
     """Pair the next round (Swiss, or knockout: the next knockout round, or the first one
     of the best ``top`` players) from the standings, for a director to approve."""
     try:
-        system = pairing_mod.PairingSystem(request.form.get("system", "swiss"))
+        system = pairing.PairingSystem(request.form.get("system", "swiss"))
     except ValueError:
-        abort(400, description="system must be swiss or knockout")
+        refuse(400, "system must be swiss or knockout")
     ranked = event_standings()
-    if system is pairing_mod.PairingSystem.KNOCKOUT:
+    if system is pairing.PairingSystem.KNOCKOUT:
         top_text = request.form.get("top", "").strip()
         top = whole_number(top_text, "top", 2) if top_text else None
-        planned = pairing_mod.propose_knockout(store(), ranked.rows, director_name(), top)
+        planned = pairing.propose_knockout(store(), ranked.rows, director_name(), top)
     else:
-        planned = pairing_mod.propose(store(), ranked.rows, ranked.meetings, director_name())
+        planned = pairing.propose(store(), ranked.rows, ranked.meetings, director_name())
     audit.record(store(), director_name(), AuditAction.PAIRING,
                  f"round {planned.round} {_system_words(planned)} pairing proposed: "
                  f"{_pairs_words(planned)}")
@@ -87,7 +85,7 @@ def propose_pairing() -> Any:
     return redirect(back_to(anchor="pairing"), 303)
 
 
-def _system_words(planned: pairing_mod.Planned) -> str:
+def _system_words(planned: pairing.Planned) -> str:
     """``Swiss`` or ``knockout (semi-finals)``."""
     return f"knockout ({planned.bracket.name})" if planned.bracket else "Swiss"
 
@@ -97,8 +95,8 @@ def _system_words(planned: pairing_mod.Planned) -> str:
 @refusals("pairing", prefix="Not approved")
 def approve_pairing(pairing_id: int) -> Any:
     """Approve a proposed pairing: its tables open with the players in the seats."""
-    planned = pairing_mod.approve(store(), pairing_id, director_name(),
-                                  event_mod.event_rules(store()))
+    planned = pairing.approve(store(), pairing_id, director_name(),
+                                  tournament.event_rules(store()))
     seats = stations.seats(store(), [planned.id])
     opened = ", ".join(str(x.table_id) for x in seats if x.station is None)
     pushed = ", ".join(str(x.table) for x in seats if x.station is not None)
@@ -117,7 +115,7 @@ def approve_pairing(pairing_id: int) -> Any:
 @refusals("pairing", prefix="Not undone")
 def undo_pairing(pairing_id: int) -> Any:
     """Undo an approved pairing before play (its tables withdrawn, its bye taken back)."""
-    planned = pairing_mod.undo(store(), pairing_id)
+    planned = pairing.undo(store(), pairing_id)
     return done(AuditAction.UNDO, f"round {planned.round} pairing undone: "
                 f"{_pairs_words(planned)}",
                 f"Round {planned.round} pairing undone: pair the round again.", "pairing")
@@ -130,21 +128,21 @@ def swap_players(pairing_id: int) -> Any:
     """Swap two players of a proposed pairing (seats, or a seat and the bye)."""
     first = whole_number(request.form.get("first"), "first", 1, label="first player")
     second = whole_number(request.form.get("second"), "second", 1, label="second player")
-    planned = pairing_mod.swap(store(), pairing_id, first, second, event_standings().meetings)
+    planned = pairing.swap(store(), pairing_id, first, second, event_standings().meetings)
     return done(AuditAction.SWAP, f"round {planned.round} pairing changed by hand: "
                 f"{_pairs_words(planned)}",
                 f"Players swapped: {_pairs_words(planned)}.", "pairing")
 
 
-def _pairs_words(planned: pairing_mod.Planned) -> str:
+def _pairs_words(planned: pairing.Planned) -> str:
     words = [f"{p.a.name} v {p.b.name}" for p in planned.pairs]
     return "; ".join(words + [f"bye {b.name}" for b in planned.byes])
 
 
-def _pairing_or_404(pairing_id: int) -> pairing_mod.Planned:
-    planned = pairing_mod.get(store(), pairing_id)
+def _pairing_or_404(pairing_id: int) -> pairing.Planned:
+    planned = pairing.get(store(), pairing_id)
     if planned is None:
-        abort(404, description="no such pairing")
+        refuse(404, "no such pairing")
     return planned
 
 
@@ -167,5 +165,5 @@ def pairing_print(pairing_id: int) -> Any:
 def pairing_csv(pairing_id: int) -> Response:
     """A pairing as CSV (one row per table, then the bye)."""
     planned = _pairing_or_404(pairing_id)
-    return Response(pairing_mod.pairing_csv(planned), mimetype="text/csv", headers={
+    return Response(pairing.pairing_csv(planned), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="gintray-round-{planned.round}.csv"'})

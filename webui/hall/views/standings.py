@@ -6,15 +6,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, render_template, request
 
+from webui.common.errors import refuse
+from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
 from webui.common.validate import whole_number
-from webui.hall import adjustments, awards, results, roster, tiebreaks
-from webui.hall import event as event_mod
+from webui.hall import adjustments, awards, results, roster, tiebreaks, tournament
 from webui.hall.adjustments import AdjustmentKind
 from webui.hall.audit import AuditAction
-from webui.hall.refusal import HallRefusal
 from webui.hall.views.base import (
     director_name,
     done,
@@ -33,8 +33,8 @@ def set_event_rules() -> Any:
     """The rules the event plays: only tables on these rules count in the standings."""
     rules = request.form.get("rules", "")
     if rules not in engine.preset_names():
-        abort(400, description=f"rules must be one of {', '.join(engine.preset_names())}")
-    store().set_setting(event_mod.EVENT_RULES_KEY, rules)
+        refuse(400, f"rules must be one of {', '.join(engine.preset_names())}")
+    store().set_setting(tournament.EVENT_RULES_KEY, rules)
     return done(
         AuditAction.RULES,
         f"the event plays {rules} rules",
@@ -51,7 +51,7 @@ def set_bye_rule() -> Any:
     try:
         rule = awards.ByeRule(request.form.get("rule", ""))
     except ValueError:
-        raise HallRefusal("Say how a bye counts.") from None
+        raise Refusal("Say how a bye counts.") from None
     awards.set_bye_rule(store(), rule)
     return done(AuditAction.RULES, f"a bye counts as {rule.label}",
                 f"A bye counts as {rule.label}.", "standings")
@@ -80,7 +80,7 @@ def give_adjustment() -> Any:
     """A points adjustment or penalty for a player (by player id), with the reason."""
     f = request.form
     if f.get("kind") not in {k.value for k in AdjustmentKind}:
-        raise HallRefusal("Say whether it is an adjustment or a penalty.")
+        raise Refusal("Say whether it is an adjustment or a penalty.")
     kind = AdjustmentKind(f["kind"])
     player = whole_number(f.get("player_id"), "player_id", 1, label="player")
     points = whole_number(f.get("points"), "points", -adjustments.MAX_POINTS,
@@ -103,7 +103,7 @@ def give_adjustment() -> Any:
 def standings_csv() -> Response:
     """The standings as CSV (one row per player; names as typed, first spelling first)."""
     ranked = event_standings()
-    body = event_mod.standings_csv(ranked.rows, ranked.ranked_by)
+    body = tournament.standings_csv(ranked.rows, ranked.ranked_by)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
     return Response(body, mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="gintray-standings-{stamp}.csv"'})
@@ -114,7 +114,7 @@ def standings_csv() -> Response:
 def results_csv() -> Response:
     """Every round's results, a row a table (games, points, won, playing or forfeit), then
     the round's byes (``webui.hall.results``)."""
-    rows = results.round_results(store(), singles_tables(), event_mod.event_rules(store()))
+    rows = results.round_results(store(), singles_tables(), tournament.event_rules(store()))
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
     return Response(results.results_csv(rows), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="gintray-results-{stamp}.csv"'})
@@ -125,12 +125,12 @@ def results_csv() -> Response:
 def results_print() -> Any:
     """Every round's results on a page to print or show: round by round, table by table,
     then the round's byes (the rows of ``/results.csv``)."""
-    rows = results.round_results(store(), singles_tables(), event_mod.event_rules(store()))
+    rows = results.round_results(store(), singles_tables(), tournament.event_rules(store()))
     rounds: dict[int | None, list[results.ResultRow]] = {}
     for row in rows:
         rounds.setdefault(row.round, []).append(row)
     return render_template("hall/results_print.html", rounds=rounds,
-                           rules=event_mod.event_rules(store()),
+                           rules=tournament.event_rules(store()),
                            at=datetime.now(UTC).isoformat())
 
 
@@ -141,5 +141,5 @@ def standings_print() -> Any:
     ranked = event_standings()
     return render_template("hall/standings_print.html", standings=ranked.rows,
                            left_out=[t.to_json() for t in ranked.left_out],
-                           rules=event_mod.event_rules(store()),
+                           rules=tournament.event_rules(store()),
                            ranked_by=ranked.ranked_by, at=datetime.now(UTC).isoformat())

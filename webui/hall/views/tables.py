@@ -8,7 +8,6 @@ from typing import Any
 
 from flask import (
     Blueprint,
-    abort,
     current_app,
     flash,
     jsonify,
@@ -19,11 +18,13 @@ from flask import (
 )
 from sqlalchemy import select
 
+from webui.common.errors import refuse, wants_json
+from webui.common.proposal_form import parse_proposal
+from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
+from webui.common.validate import plain_text
 from webui.common.words import local_time
-from webui.hall import audit, awards, roster, stations
-from webui.hall import clock as clock_mod
-from webui.hall import event as event_mod
+from webui.hall import audit, awards, clock, roster, stations, tournament
 from webui.hall.actions import (
     ActionKind,
     DirectorAction,
@@ -34,14 +35,13 @@ from webui.hall.actions import (
 )
 from webui.hall.audit import AuditAction
 from webui.hall.health import table_health
-from webui.hall.refusal import HallRefusal
 from webui.hall.schema import DirectorReply, DirectorRequest, RequestSlot
 from webui.hall.sync import linked_tables, pending_requests
 from webui.hall.views.base import director_name, done, refusals
 from webui.hall.views.sync import stall_after
-from webui.store import Actor, CommandError, commands
+from webui.store import Actor, commands
 from webui.store.db import commit_first
-from webui.store.engine import PLAYERS
+from webui.store.engine import PLAYERS, other_player
 
 bp = Blueprint("tables", __name__)
 
@@ -77,7 +77,7 @@ def refused_requests(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _table_or_404(table_id: int) -> None:
     if store().table(table_id) is None:
-        abort(404, description="no such table in this event")
+        refuse(404, "no such table in this event")
 
 
 @bp.get("/tables/<int:table_id>")
@@ -87,7 +87,7 @@ def page(table_id: int) -> Any:
     state = store().state(table_id)
     mirrored = table_id in linked_tables(store())
     requests = [r for r in requests_json() if r["table"] == table_id]
-    summary = event_mod.table_summary(store(), table_id, mirrored)
+    summary = tournament.table_summary(store(), table_id, mirrored)
     summary["sync"] = table_health(store(), [summary],
                                    stall_after=stall_after())[table_id].to_json()
     return render_template("hall/table.html", state=state, mirrored=mirrored,
@@ -102,7 +102,7 @@ def director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
     refused because another director got there first (a 409) is audited too, with why."""
     try:
         return _director_action(table_id, action)
-    except CommandError as exc:
+    except Refusal as exc:
         if exc.status == 409:
             audit.record(store(), director_name(), AuditAction(action.kind.value),
                          f"{action.kind.value} of {_what(action)} refused: {exc.message}",
@@ -114,15 +114,16 @@ def _director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
     if action.kind is ActionKind.CORRECT:
         assert action.hand is not None and action.revision is not None
         command = at_revision(commands.propose(action.game, action.hand,
-                                               commands.parse_proposal(action.proposal),
+                                               parse_proposal(action.proposal),
                                                source="director", director=True),
                               action.game, action.hand, action.revision)
         payload: dict[str, Any] = {"game": action.game, "hand": action.hand,
                                    "revision": action.revision, "proposal": action.proposal}
     else:
-        command = commands.reopen(action.game, action.reason)
+        command = commands.reopen(action.game, plain_text(action.reason, "reason",
+                                                          commands.REOPEN_REASON_MAX))
         payload = {"game": action.game, "reason": action.reason}
-    command(store().state(table_id))  # raises CommandError now if it cannot apply
+    command(store().state(table_id))  # raises Refusal now if it cannot apply
     request_id = f"hall-{uuid.uuid4().hex}"
     by = director_name()
     words = request_words(action.kind.value, payload)
@@ -135,10 +136,10 @@ def _director_action(table_id: int, action: DirectorAction) -> dict[str, Any]:
                               request_id=request_id))
             if not commit_first(s):  # another director's request took the slot just now
                 _refuse_a_second_waiting_request(table_id, action)
-                raise CommandError("request_waiting", f"another director just sent a "
-                                   f"{action.kind.value} of {_what(action)}; it is waiting "
-                                   "for the table's sync: check the table after it applies",
-                                   409)
+                raise Refusal(f"another director just sent a "
+                              f"{action.kind.value} of {_what(action)}; it is waiting "
+                              "for the table's sync: check the table after it applies",
+                              code="request_waiting", status=409)
         audit.record(store(), by, AuditAction(action.kind.value),
                      f"{words}; sent to the table ({request_id})", table_id)
         return {"status": "sent", "request_id": request_id,
@@ -169,10 +170,10 @@ def _refuse_a_second_waiting_request(table_id: int, action: DirectorAction) -> N
         same = (req.kind == action.kind.value and p.get("game") == action.game
                 and (action.kind is ActionKind.REOPEN or p.get("hand") == action.hand))
         if same:
-            raise CommandError("request_waiting", f"a {req.kind} of {_what(action)} sent at "
-                               f"{_hms(req.created_at)} by {req.actor} is "
-                               "waiting for the table's sync; check the table after it "
-                               "applies", 409)
+            raise Refusal(f"a {req.kind} of {_what(action)} sent at "
+                          f"{_hms(req.created_at)} by {req.actor} is "
+                          "waiting for the table's sync; check the table after it "
+                          "applies", code="request_waiting", status=409)
 
 
 def _body() -> Any:
@@ -181,7 +182,7 @@ def _body() -> Any:
         try:
             return request.get_json(silent=True)
         except RecursionError:  # "[[[[..." thousands deep: the decoder's own limit
-            raise CommandError("bad_body", "the request body is nested too deeply", 400) \
+            raise Refusal("the request body is nested too deeply", code="bad_body", status=400) \
                 from None
     return request.form.to_dict()
 
@@ -194,7 +195,7 @@ def act(table_id: int, kind: str) -> Any:
     naming it, never a 500)."""
     _table_or_404(table_id)
     result = director_action(table_id, parse_action(kind, _body()))
-    if request.is_json:
+    if wants_json():
         return jsonify(result)
     made = "Correction applied." if kind == "correct" else "Game reopened."
     flash(made if result["status"] == "applied" else result["message"])
@@ -209,20 +210,20 @@ def forfeit(table_id: int) -> Any:
     absent = request.form.get("absent", "")
     _table_or_404(table_id)
     if absent not in PLAYERS:
-        raise HallRefusal("Say which seat did not show.")
+        raise Refusal("Say which seat did not show.")
     state = store().state(table_id)
     if state.match_json()["complete"]:
-        raise HallRefusal("This match is decided: no forfeit.")
+        raise Refusal("This match is decided: no forfeit.")
     seats = roster.table_players(store(), [(table_id, state.players)])[table_id]
-    present = "B" if absent == "A" else "A"
-    clock = clock_mod.current_round(store())
-    number = stations.round_of_table(store(), table_id) or (clock.number if clock else 1)
+    present = other_player(absent)
+    current = clock.current_round(store())
+    number = stations.round_of_table(store(), table_id) or (current.number if current else 1)
     kinds = {present: awards.AwardKind.FORFEIT_WON, absent: awards.AwardKind.FORFEIT_LOST}
     for seat, kind in kinds.items():
         if not awards.give(store(), awards.Award(number, seats[seat], kind, table_id),
                            director_name()):
-            raise HallRefusal(f"{state.players[seat]} has a result for round {number} "
-                              "already.")
+            raise Refusal(f"{state.players[seat]} has a result for round {number} "
+                          "already.")
     return done(AuditAction.FORFEIT, f"table {table_id} {state.name}: "
                 f"{state.players[absent]} did not show, {state.players[present]} wins by "
                 f"forfeit (round {number})",

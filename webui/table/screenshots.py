@@ -1,6 +1,6 @@
 """Take the README's screenshots at tablet size (Playwright + Debian Chromium).
 
-    .venv/bin/python -m webui.screenshots webui/docs
+    .venv/bin/python -m webui.table.screenshots webui/docs
 
 Serves a throw-away copy of the app, plays the demo footage into a table (labelled corners
 stand in for the detector when no trained model is installed), records a few hands, and
@@ -16,10 +16,12 @@ import threading
 import time
 from pathlib import Path
 
-from webui import create_app
-from webui.camera_feed import TableCamera
+from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 from webui.store.engine import PLAYERS
+from webui.table import create_app
+from webui.table.camera_feed import TableCamera
+from webui.table.parts import table_parts
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -52,7 +54,7 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     data = Path(tempfile.mkdtemp(prefix="gintray-shots-"))
     app = create_app({"DATA_DIR": str(data), "START_CAMERAS": False})
-    store = app.extensions["gintray.store"]
+    store = table_parts(app).store
     table_id = store.create_table("Table 7", {"name": "Table 7",
                                               "players": {"A": "Ann", "B": "Ben"},
                                               "rules": "tournament", "camera": None},
@@ -68,8 +70,8 @@ def main(argv: list[str]) -> int:
         truth = json.loads((DEMO / "ground_truth.json").read_text())
         detector = TruthDetector(truth["frames"])
     feed = TableCamera(store, table_id, f"replay:{DEMO / 'hand'}?fps=0", data,
-                       app.extensions["gintray.notifier"].publish, detector=detector)
-    app.extensions["gintray.cameras"][table_id] = feed
+                       table_parts(app).notifier.publish, detector=detector)
+    table_parts(app).cameras[table_id] = feed
     feed.start()
     feed.thread.join(timeout=120)
     server = create_server(app, host="127.0.0.1", port=0, threads=8)
@@ -91,7 +93,7 @@ def main(argv: list[str]) -> int:
             store.execute(table_id, commands.set_knock_card(hand.game, hand.number, up),
                           Actor("screenshots"))
             store.execute(table_id, commands.propose(hand.game, hand.number,
-                                                     commands.parse_proposal(body)),
+                                                     parse_proposal(body)),
                           Actor("screenshots"))
             if up != "AS":  # the last hand stays open: the page shows "gin only"
                 _confirm_both(store, table_id)

@@ -16,7 +16,6 @@ from typing import Any
 
 from flask import (
     Blueprint,
-    abort,
     current_app,
     flash,
     redirect,
@@ -26,11 +25,12 @@ from flask import (
     url_for,
 )
 
+from webui.common.errors import refuse
 from webui.common.security import is_director, store
-from webui.live import stream_slots
-from webui.security import current_device, may_see_screen, remember_device
 from webui.store import seat_requests
 from webui.store.seat_requests import Asked, Status
+from webui.table.live import stream_slots
+from webui.table.security import current_device, may_see_screen, remember_device
 
 bp = Blueprint("seat_asks", __name__)
 SESSION_KEY = "seat_asks"
@@ -81,7 +81,7 @@ def decider_name(table_id: int) -> str:
 def wait(table_id: int) -> Any:
     """The asking tablet's page: waits (reloading itself) until its request is allowed, then
     takes the seat; says so when it was refused or expired."""
-    from webui.views import no_store, table_or_404
+    from webui.table.views import no_store, table_or_404
 
     table = table_or_404(table_id)
     ask = (session.get(SESSION_KEY) or {}).get(str(table_id))
@@ -140,15 +140,15 @@ def _forget_ask(table_id: int) -> None:
 @bp.post("/t/<int:table_id>/seat-requests/<int:request_id>")
 def decide(table_id: int, request_id: int) -> Any:
     """Allow or refuse a tablet's request for a seat (``answer``: allow / refuse)."""
-    from webui.views import table_or_404
+    from webui.table.views import table_or_404
 
     table_or_404(table_id)
     if not may_decide(table_id):
-        abort(403, description="only the table's screen, the director or a seated tablet "
-                               "may answer a request for a seat")
+        refuse(403, "only the table's screen, the director or a seated tablet "
+                   "may answer a request for a seat")
     if _own_request(table_id, request_id):
-        abort(403, description="a tablet cannot answer its own request for a seat: the table's "
-                               "screen or the other player's tablet does")
+        refuse(403, "a tablet cannot answer its own request for a seat: the table's "
+                   "screen or the other player's tablet does")
     answer = request.form.get("answer")
     by = decider_name(table_id)
     players = store().state(table_id).players
@@ -167,7 +167,7 @@ def decide(table_id: int, request_id: int) -> Any:
         problem = store().seat_asks.refuse(table_id, request_id, by)
         flash(problem or "The request was refused.", "error" if problem else "message")
     else:
-        abort(400, description="answer must be allow or refuse")
+        refuse(400, "answer must be allow or refuse")
     store().log.notify(table_id, 0)
     current_app.logger.info("seat request %s of table %s: %s by %s", request_id, table_id,
                             answer, by)

@@ -1,7 +1,7 @@
 """Calibration of a table's camera (director): mark the up-card slot and each player's area on
 the live picture, or compute them from the printed ArUco markers. The layout is saved in the
 data dir and recorded in the table's events; the camera thread restarts with it. "Teach this
-table its deck" (`webui.deck_teaching`): the deck laid out under the camera is found in its
+table its deck" (`webui.table.deck_teaching`): the deck laid out under the camera is found in its
 latest picture, shown card by card to be checked, and its profile saved next to the layout."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
-    abort,
     current_app,
     jsonify,
     render_template,
@@ -21,16 +20,20 @@ from flask import (
 )
 
 from webui.common.durable import write_atomically
+from webui.common.errors import refuse
+from webui.common.refusal import Refusal
 from webui.common.security import director_required, store
 from webui.common.validate import json_body
-from webui.store import Actor, CommandError, commands
-from webui.views import page_context
+from webui.store import Actor, commands
+from webui.table.deck_teaching import DeckTeaching
+from webui.table.parts import table_parts
+from webui.table.views import page_context
 
 bp = Blueprint("calibration", __name__, url_prefix="/director/tables/<int:table_id>/calibrate")
 
 
 def _feed(table_id: int) -> Any:
-    return current_app.extensions["gintray.cameras"].get(table_id)
+    return table_parts().cameras.get(table_id)
 
 
 def layout_file(table_id: int) -> Path:
@@ -46,7 +49,7 @@ def page(table_id: int) -> Any:
     if path is not None and path.is_file():
         current = path.read_text(encoding="utf-8")
     feed = _feed(table_id)
-    from webui.camera_feed import table_deck_file
+    from webui.table.camera_feed import table_deck_file
 
     deck = table_deck_file(Path(current_app.config["DATA_DIR"]), table_id)
     ctx.update(current_layout=current, has_frame=feed is not None and
@@ -64,10 +67,10 @@ def frame(table_id: int) -> Response:
     feed = _feed(table_id)
     image = feed.latest_frame() if feed else None
     if image is None:
-        abort(404, description="no camera picture yet")
+        refuse(404, "no camera picture yet")
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
     if not ok:
-        abort(500, description="could not encode the picture")
+        refuse(500, "could not encode the picture")
     return Response(buf.tobytes(), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
@@ -83,7 +86,7 @@ def save(table_id: int) -> Any:
         return jsonify({"error": {"code": "no_vision", "message": str(exc)}}), 503
     body = json_body(request.get_data(cache=True)) if request.is_json else None
     if not isinstance(body, dict):
-        abort(400, description="send the layout as a JSON object")
+        refuse(400, "send the layout as a JSON object")
     feed = _feed(table_id)
     image = feed.latest_frame() if feed else None
     try:
@@ -107,10 +110,10 @@ def save(table_id: int) -> Any:
     try:
         store().execute(table_id, commands.change_settings(
             state.name, state.players, state.rules, state.camera, str(path)), Actor("director"))
-    except CommandError as exc:
+    except Refusal as exc:
         return jsonify(exc.to_json()), exc.status
     if current_app.config["START_CAMERAS"]:
-        from webui.camera_feed import start_camera
+        from webui.table.camera_feed import start_camera
 
         start_camera(current_app._get_current_object(), table_id)
     return jsonify({"ok": True, "layout": layout.to_json(), "path": str(path), "notice": notice,
@@ -119,7 +122,7 @@ def save(table_id: int) -> Any:
 
 def _current_layout_path(table_id: int) -> Path | None:
     """The layout file the table's camera reads with now (None: not calibrated)."""
-    from webui.camera_feed import layout_path_for
+    from webui.table.camera_feed import layout_path_for
 
     state = store().state(table_id)
     return layout_path_for(state.camera or "", state.layout)
@@ -156,10 +159,8 @@ def _oriented(layout: Any, image: Any, feed: Any, table_id: int) -> tuple[Any, s
         "new picture.")
 
 
-def _teaching() -> Any:
-    from webui.deck_teaching import DeckTeaching
-
-    return current_app.extensions.setdefault("gintray.deck_teaching", DeckTeaching())
+def _teaching() -> DeckTeaching:
+    return table_parts().deck_teaching
 
 
 def _shipped_detector(feed: Any) -> Any:
@@ -176,7 +177,7 @@ def _shipped_detector(feed: Any) -> Any:
 @director_required
 def deck_look(table_id: int) -> Any:
     """Find the laid-out deck in the camera's latest picture: every place's card and picture."""
-    from webui.deck_teaching import TeachingError, places_json
+    from webui.table.deck_teaching import TeachingError, places_json
 
     feed = _feed(table_id)
     frame = feed.latest_frame() if feed else None
@@ -194,12 +195,12 @@ def deck_look(table_id: int) -> Any:
 def deck_save(table_id: int) -> Any:
     """Teach the deck from the picture taken, its cards named as ``{"names": {place: card}}``,
     save the profile next to the table's layout and restart the camera with it."""
-    from webui.camera_feed import table_deck_file
-    from webui.deck_teaching import TeachingError
+    from webui.table.camera_feed import table_deck_file
+    from webui.table.deck_teaching import TeachingError
 
     body = json_body(request.get_data(cache=True)) if request.is_json else None
     if not isinstance(body, dict):
-        abort(400, description="send the cards' names as a JSON object")
+        refuse(400, "send the cards' names as a JSON object")
     out = table_deck_file(Path(current_app.config["DATA_DIR"]), table_id)
     try:
         taught = _teaching().teach(table_id, _shipped_detector(_feed(table_id)),
@@ -207,7 +208,7 @@ def deck_save(table_id: int) -> Any:
     except TeachingError as exc:
         return jsonify({"error": {"code": "bad_names", "message": str(exc)}}), 400
     if current_app.config["START_CAMERAS"]:
-        from webui.camera_feed import start_camera
+        from webui.table.camera_feed import start_camera
 
         start_camera(current_app._get_current_object(), table_id)
     return jsonify({"ok": True, "path": str(taught.path), "cards": taught.cards,

@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from webui.common import sheetview
-from webui.common.words import problem_sentences
+from webui.common.words import problem_sentences, rules_words
 from webui.hall import adjustments, awards, entries, merges, roster, stations, tiebreaks
 from webui.hall.clock import table_playing
 from webui.hall.health import as_utc
@@ -166,15 +166,6 @@ def same_rules(table_rules: Any, event: Any) -> bool:
     return engine.same_rules(table_rules, event)
 
 
-def rules_label(rules: Any) -> str:
-    """A table's rules in a few words (the preset's name, "custom" for changed rules)."""
-    if isinstance(rules, str):
-        return rules
-    if isinstance(rules, dict):
-        return f"custom ({rules.get('preset', 'tournament')} changed)"
-    return "custom"
-
-
 @dataclass
 class Standing:
     """One player's record over the event's singles tables, keyed on the player's stable id
@@ -269,8 +260,8 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
         if same_rules(state.rules, rules):
             states[table_id] = state
         else:
-            left_out.append(LeftOut(table_id, state.name, f"plays {rules_label(state.rules)} "
-                                    f"rules, the event plays {rules_label(rules)}"))
+            left_out.append(LeftOut(table_id, state.name, f"plays {rules_words(state.rules)} "
+                                    f"rules, the event plays {rules_words(rules)}"))
     seats = roster.table_players(store, [(t, st.players) for t, st in states.items()])
     merged = merges.merged_ids(store)
     targets = set(merged.values())  # a player others were merged into shows its own name
@@ -287,7 +278,7 @@ def event_standings(store: Store, table_ids: list[int], rules: Any,
         if match.complete and match.winner in PLAYERS:
             wins.append(MatchWin(ids[match.winner], ids[engine.other_player(match.winner)]))
         for seat in PLAYERS:
-            other = "B" if seat == "A" else "A"
+            other = engine.other_player(seat)
             st = rows.get(ids[seat])
             if st is None:
                 first = own_names.get(ids[seat], names[seat])

@@ -6,7 +6,6 @@ from typing import Any
 
 from flask import (
     Blueprint,
-    abort,
     flash,
     make_response,
     redirect,
@@ -23,11 +22,13 @@ from webui.common.director_auth import (
     password_mark,
     setup_page,
 )
+from webui.common.errors import refuse
+from webui.common.refusal import Refusal
 from webui.common.security import director_required, logout_director, store
 from webui.common.validate import plain_text
-from webui.security import sign_out
-from webui.store import Actor, CommandError, commands, engine
-from webui.views import table_or_404
+from webui.store import Actor, commands, engine
+from webui.table.security import sign_out
+from webui.table.views import table_or_404
 
 bp = Blueprint("director", __name__, url_prefix="/director")
 #: the table app's director login, counted as the hall's (scope "director": the address's and
@@ -92,7 +93,7 @@ def _settings_from_form() -> dict[str, Any]:
                "B": plain_text(form.get("player_B"), "player_B", NAME_MAX, "Player B")}
     rules = form.get("rules", "tournament")
     if rules not in engine.preset_names():
-        abort(400, description=f"unknown rule set {rules!r}")
+        refuse(400, f"unknown rule set {rules!r}")
     if form.get("hollywood"):
         rules = {"preset": rules, "hollywood": True}
     camera = form.get("camera", "").strip() or None
@@ -109,7 +110,7 @@ def new_table() -> Any:
     table_id = store().create_table(settings["name"], settings, Actor("director"))
     from flask import current_app
 
-    from webui.camera_feed import start_camera
+    from webui.table.camera_feed import start_camera
 
     if current_app.config["START_CAMERAS"]:
         start_camera(current_app._get_current_object(), table_id)
@@ -126,13 +127,13 @@ def table_settings(table_id: int) -> Any:
         store().execute(table_id, commands.change_settings(s["name"], s["players"], s["rules"],
                                                            s["camera"], s["layout"]),
                         Actor("director"))
-    except CommandError as exc:
+    except Refusal as exc:
         flash(exc.message, "error")
     else:
         flash("Settings saved.")
         from flask import current_app
 
-        from webui.camera_feed import start_camera
+        from webui.table.camera_feed import start_camera
 
         if current_app.config["START_CAMERAS"]:
             start_camera(current_app._get_current_object(), table_id)

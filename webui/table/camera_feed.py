@@ -3,7 +3,7 @@
 ``TableCamera`` owns the frames: the thread and its loop, the status (lost and back with their
 times), its ``Picture`` (the latest frame, outlined, for the MJPEG view) and the detector's
 self-check. Each event
-of the table reader goes to its ``CameraClerk`` (``webui.camera_clerk``), which records it.
+of the table reader goes to its ``CameraClerk`` (``webui.table.camera_clerk``), which records it.
 """
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ from vision.table.layout import load_layout
 from vision.table.picture import draw_detections, prepare
 from vision.table.reader import Onlooker, TableReader
 from vision.table.speed import measure_table_speed
-from webui.camera_clerk import CameraClerk
-from webui.live import Lease
 from webui.store import Store
+from webui.table.camera_clerk import CameraClerk
+from webui.table.live import Lease
+from webui.table.parts import table_parts
 
 log = logging.getLogger(__name__)
 # What the table screen says of a camera that stopped: a player's sentence (the device's or
@@ -321,8 +322,8 @@ def deck_for(app: Flask, table_id: int) -> str | None:
 
 def start_camera(app: Flask, table_id: int) -> TableCamera | None:
     """Start (or restart) the camera thread of one table if it has a camera source."""
-    cameras: dict[int, TableCamera] = app.extensions["gintray.cameras"]
-    store: Store = app.extensions["gintray.store"]
+    cameras = table_parts(app).cameras
+    store = table_parts(app).store
     state = store.state(table_id)
     old = cameras.pop(table_id, None)
     if old is not None:
@@ -330,7 +331,7 @@ def start_camera(app: Flask, table_id: int) -> TableCamera | None:
     if not state.camera:
         return None
     feed = TableCamera(store, table_id, state.camera, Path(app.config["DATA_DIR"]),
-                       app.extensions["gintray.notifier"].publish, layout=state.layout,
+                       table_parts(app).notifier.publish, layout=state.layout,
                        deck=deck_for(app, table_id)).start()
     cameras[table_id] = feed
     return feed
@@ -338,5 +339,5 @@ def start_camera(app: Flask, table_id: int) -> TableCamera | None:
 
 def start_cameras(app: Flask) -> None:
     """Start every table's camera thread."""
-    for table in app.extensions["gintray.store"].tables():
+    for table in table_parts(app).store.tables():
         start_camera(app, table.id)

@@ -6,13 +6,12 @@ Every call answers only after its events are committed. JSON callers get the new
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import (
     Blueprint,
     Response,
-    abort,
-    current_app,
     flash,
     g,
     jsonify,
@@ -21,9 +20,14 @@ from flask import (
     url_for,
 )
 
+from webui.common.errors import refuse, wants_json
+from webui.common.proposal_form import parse_proposal
+from webui.common.refusal import Refusal
 from webui.common.security import client_address, is_director, safe_next, store
-from webui.common.validate import json_body, whole_number
-from webui.live import (
+from webui.common.validate import json_body, plain_text, whole_number
+from webui.store import Command, commands
+from webui.store.event_kind import EventKind
+from webui.table.live import (
     Lease,
     StreamKey,
     StreamKind,
@@ -32,7 +36,8 @@ from webui.live import (
     sse_stream,
     stream_slots,
 )
-from webui.security import (
+from webui.table.parts import table_parts
+from webui.table.security import (
     actor_for,
     current_device,
     may_act_for,
@@ -40,9 +45,7 @@ from webui.security import (
     require_viewer,
     seats_of,
 )
-from webui.store import Command, CommandError, commands
-from webui.store.event_kind import EventKind
-from webui.views import table_or_404
+from webui.table.views import table_or_404
 
 bp = Blueprint("api", __name__, url_prefix="/api/t/<int:table_id>")
 
@@ -63,7 +66,7 @@ def load_body() -> None:
     if request.is_json:
         body = json_body(request.get_data(cache=True))
         if not isinstance(body, dict):
-            abort(400, description="the body must be a JSON object")
+            refuse(400, "the body must be a JSON object")
     else:
         body = {k: v for k, v in request.form.items() if k != "csrf_token"}
         for name in FORM_GROUPED:
@@ -72,11 +75,10 @@ def load_body() -> None:
             if grouped:
                 body[name] = grouped
     g.body = body
-
-
-def wants_json() -> bool:
-    """JSON callers: a JSON body, or a form post from the page's script asking for JSON."""
-    return request.is_json or request.accept_mimetypes.best == "application/json"
+    table_id = (request.view_args or {}).get("table_id")
+    if table_id is not None:  # a refused plain form post goes back to its page
+        g.refused_back = safe_next(body.get("next")) or url_for("views.table_page",
+                                                                 table_id=table_id)
 
 
 def _back(table_id: int) -> Any:
@@ -85,17 +87,17 @@ def _back(table_id: int) -> Any:
     return redirect(target), 303
 
 
-def _answer(table_id: int, command: Command, success: str, kind: EventKind) -> Any:
-    """Run ``command`` (whose first event is of ``kind``) for this device and answer."""
+def _whole(name: str) -> int:
+    """The whole number the body sends as ``name`` (game, hand, revision, target_seq)."""
+    return whole_number(g.body.get(name), name)
+
+
+def _answer(table_id: int, make: Callable[[], Command], success: str, kind: EventKind) -> Any:
+    """Run the command ``make`` builds from the checked request (its first event of
+    ``kind``) for this device, once the table and the device are known, and answer."""
     table_or_404(table_id)
     actor = actor_for(table_id)
-    try:
-        done = store().execute(table_id, command, actor, request_id(), kind)
-    except CommandError as exc:
-        if wants_json():
-            return jsonify(exc.to_json()), exc.status
-        flash(exc.message, "error")
-        return _back(table_id)
+    done = store().execute(table_id, make(), actor, request_id(), kind)
     if wants_json():
         state = store().state(table_id)
         return jsonify({"ok": True, "duplicate": done.duplicate,
@@ -115,25 +117,17 @@ def get_state(table_id: int) -> Any:
 @bp.post("/knock-card")
 def knock_card(table_id: int) -> Any:
     b = g.body
-    return _answer(table_id, commands.set_knock_card(b.get("game"), b.get("hand"), b.get("card")),
+    return _answer(table_id,
+                   lambda: commands.set_knock_card(_whole("game"), _whole("hand"), b.get("card")),
                    "Knock card recorded.", EventKind.KNOCK_CARD_SET)
 
 
 @bp.post("/proposal")
 def proposal(table_id: int) -> Any:
     b = g.body
-    table_or_404(table_id)
-    actor_for(table_id)
-    try:
-        parsed = commands.parse_proposal(b)
-    except CommandError as exc:
-        if wants_json():
-            return jsonify(exc.to_json()), exc.status
-        flash(exc.message, "error")
-        return _back(table_id)
     director = is_director() and bool(b.get("director"))
-    return _answer(table_id, commands.propose(b.get("game"), b.get("hand"), parsed,
-                                              director=director),
+    return _answer(table_id, lambda: commands.propose(_whole("game"), _whole("hand"),
+                                                      parse_proposal(b), director=director),
                    "Result proposed: both players confirm it.", EventKind.PROPOSAL_SET)
 
 
@@ -142,7 +136,7 @@ def _require_player_tablet(table_id: int, player: Any) -> None:
     table_or_404(table_id)
     actor_for(table_id)
     if not may_act_for(table_id, player):
-        abort(403, description="this tablet is not joined for that player")
+        refuse(403, "this tablet is not joined for that player")
 
 
 @bp.post("/confirm")
@@ -150,17 +144,18 @@ def confirm(table_id: int) -> Any:
     b = g.body
     player = b.get("player")
     _require_player_tablet(table_id, player)
-    return _answer(table_id, commands.confirm(b.get("game"), b.get("hand"), player,
-                                              b.get("revision")), "Confirmed.", EventKind.CONFIRMED)
+    return _answer(table_id, lambda: commands.confirm(_whole("game"), _whole("hand"), player,
+                                                      _whole("revision")),
+                   "Confirmed.", EventKind.CONFIRMED)
 
 
 @bp.post("/undo")
 def undo(table_id: int) -> Any:
-    b = g.body
     table_or_404(table_id)
     actor_for(table_id)
     events = store().events(table_id)
-    return _answer(table_id, commands.undo(b.get("target_seq"), events, seats_of(table_id)),
+    return _answer(table_id,
+                   lambda: commands.undo(_whole("target_seq"), events, seats_of(table_id)),
                    "Undone.", EventKind.UNDO)
 
 
@@ -169,22 +164,24 @@ def sign(table_id: int) -> Any:
     b = g.body
     player = b.get("player")
     _require_player_tablet(table_id, player)
-    return _answer(table_id, commands.sign(b.get("game"), player, b.get("png"), b.get("sheet")),
+    return _answer(table_id,
+                   lambda: commands.sign(_whole("game"), player, b.get("png"), b.get("sheet")),
                    "Signed.", EventKind.SIGNED)
 
 
 @bp.post("/next-game")
 def next_game(table_id: int) -> Any:
-    return _answer(table_id, commands.next_game(g.body.get("dealer")), "Next game started.",
-                   EventKind.GAME_STARTED)
+    return _answer(table_id, lambda: commands.next_game(g.body.get("dealer")),
+                   "Next game started.", EventKind.GAME_STARTED)
 
 
 @bp.post("/reopen")
 def reopen(table_id: int) -> Any:
     if not is_director():
-        abort(403, description="only the director can reopen a signed game")
+        refuse(403, "only the director can reopen a signed game")
     b = g.body
-    return _answer(table_id, commands.reopen(b.get("game"), b.get("reason")),
+    return _answer(table_id, lambda: commands.reopen(
+        _whole("game"), plain_text(b.get("reason"), "reason", commands.REOPEN_REASON_MAX)),
                    "Game reopened (recorded).", EventKind.REOPENED)
 
 
@@ -198,7 +195,7 @@ def _stream_slot(table_id: int, kind: StreamKind) -> tuple[StreamSlots, Lease]:
     try:
         lease = slots.acquire(key, kind)
     except StreamLimit as exc:
-        raise CommandError("too_many_streams", str(exc), 429) from None
+        raise Refusal(str(exc), code="too_many_streams", status=429) from None
     return slots, lease
 
 
@@ -209,7 +206,7 @@ def events(table_id: int) -> Response:
     table_or_404(table_id)
     require_viewer(table_id)
     limit = stream_seconds()
-    notifier = current_app.extensions["gintray.notifier"]
+    notifier = table_parts().notifier
     st = store()
     slots, lease = _stream_slot(table_id, StreamKind.EVENTS)
     stream = slots.held(lease, sse_stream(notifier, table_id, lambda: st.last_seq(table_id),
@@ -224,9 +221,9 @@ def camera_mjpeg(table_id: int) -> Response:
     table_or_404(table_id)
     require_viewer(table_id)
     limit = stream_seconds()
-    feed = current_app.extensions["gintray.cameras"].get(table_id)
+    feed = table_parts().cameras.get(table_id)
     if feed is None:
-        abort(404, description="this table has no camera running")
+        refuse(404, "this table has no camera running")
     slots, lease = _stream_slot(table_id, StreamKind.CAMERA)
     return Response(slots.held(lease, feed.mjpeg(max_seconds=limit, lease=lease)),
                     mimetype="multipart/x-mixed-replace; boundary=frame",
@@ -238,8 +235,8 @@ def camera_jpeg(table_id: int) -> Response:
     """The latest annotated camera picture."""
     table_or_404(table_id)
     require_viewer(table_id)
-    feed = current_app.extensions["gintray.cameras"].get(table_id)
+    feed = table_parts().cameras.get(table_id)
     jpeg = feed.latest_jpeg() if feed else None
     if jpeg is None:
-        abort(404, description="no camera picture yet")
+        refuse(404, "no camera picture yet")
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})

@@ -6,14 +6,15 @@ from __future__ import annotations
 import hashlib
 import json
 
-from flask import abort, g, request, session
+from flask import g, request, session
 
+from webui.common.errors import refuse
 from webui.common.security import is_director, is_local, store
-from webui.live import stream_slots
 from webui.store import Actor
 from webui.store.db import Device
 from webui.store.engine import PLAYERS
 from webui.store.log import RequestKey
+from webui.table.live import stream_slots
 
 
 def current_device(table_id: int) -> Device | None:
@@ -52,7 +53,7 @@ def actor_for(table_id: int) -> Actor:
         return Actor("director")
     device = current_device(table_id)
     if device is None:
-        abort(403, description="this device has not joined the table; enter the table's PIN")
+        refuse(403, "this device has not joined the table; enter the table's PIN")
     return Actor(f"device:{device.label}", device.id)
 
 
@@ -77,7 +78,7 @@ def may_act_for(table_id: int, player: object) -> bool:
 def require_viewer(table_id: int) -> None:
     """History, exports, camera and raw state: joined tablets, the director, this machine."""
     if not (is_local() or is_director() or current_device(table_id) is not None):
-        abort(403, description="join the table with its PIN to see this")
+        refuse(403, "join the table with its PIN to see this")
 
 
 def may_see_screen() -> bool:
@@ -95,7 +96,7 @@ def request_id() -> RequestKey | None:
         return None
     rid = str(rid)
     if not (1 <= len(rid) <= 48) or not all(c.isalnum() or c in "-_" for c in rid):
-        abort(400, description="request_id: 1-48 letters, digits, - or _")
+        refuse(400, "request_id: 1-48 letters, digits, - or _")
     asked = {k: v for k, v in dict(body).items() if k not in ("request_id", "csrf_token")}
     text = json.dumps(asked, sort_keys=True, default=str, ensure_ascii=True)
     return RequestKey(rid, hashlib.sha256(text.encode()).hexdigest()[:10])

@@ -11,7 +11,6 @@ import segno
 from flask import (
     Blueprint,
     Response,
-    abort,
     current_app,
     flash,
     redirect,
@@ -20,9 +19,10 @@ from flask import (
     url_for,
 )
 
-from webui.addresses import is_loopback_host, join_base
 from webui.common import attempts, sheetview, words
+from webui.common.errors import refuse
 from webui.common.membership import current_tables
+from webui.common.refusal import Refusal
 from webui.common.seating import (
     finished,
     forfeit_of,
@@ -33,9 +33,19 @@ from webui.common.seating import (
 )
 from webui.common.security import client_address, is_director, is_local, store
 from webui.common.validate import plain_text
-from webui.live import stream_slots
-from webui.seat_asks import ask_for_seat, pending_for_page
-from webui.security import (
+from webui.store import commands
+from webui.store.db import Device
+from webui.store.engine import PLAYERS
+from webui.store.event_kind import EventKind
+from webui.store.proposal import Kind
+from webui.store.record import RecordedProposal
+from webui.store.seats import SeatTaken
+from webui.store.state import TableState
+from webui.table.addresses import is_loopback_host, join_base
+from webui.table.live import stream_slots
+from webui.table.parts import table_parts
+from webui.table.seat_asks import ask_for_seat, pending_for_page
+from webui.table.security import (
     current_device,
     forget_device,
     may_act_for,
@@ -44,14 +54,6 @@ from webui.security import (
     require_viewer,
     sign_out,
 )
-from webui.store import CommandError, commands
-from webui.store.db import Device
-from webui.store.engine import PLAYERS
-from webui.store.event_kind import EventKind
-from webui.store.proposal import Kind
-from webui.store.record import RecordedProposal
-from webui.store.seats import SeatTaken
-from webui.store.state import TableState
 
 bp = Blueprint("views", __name__)
 NO_CAMERA = "camera unavailable (no camera is set for this table, or no demo footage found)"
@@ -60,7 +62,7 @@ NO_CAMERA = "camera unavailable (no camera is set for this table, or no demo foo
 def table_or_404(table_id: int) -> Any:
     table = store().table(table_id)
     if table is None:
-        abort(404, description="no such table")
+        refuse(404, "no such table")
     return table
 
 
@@ -68,7 +70,7 @@ def page_context(table_id: int) -> dict[str, Any]:
     """Everything the table templates need."""
     table = table_or_404(table_id)
     state = store().state(table_id)
-    cameras = current_app.extensions["gintray.cameras"]
+    cameras = table_parts().cameras
     feed = cameras.get(table_id)
     seats = [p for p in PLAYERS if may_act_for(table_id, p)]
     sheets = [sheetview.game_view(state, g) for g in state.games]
@@ -199,7 +201,7 @@ def panel(table_id: int) -> Any:
     the revision of the hand the tablet showed until now, so it is told what changed)."""
     ctx = page_context(table_id)
     if ctx["device"] is None and not ctx["director"]:
-        abort(403, description="this device has not joined the table")
+        refuse(403, "this device has not joined the table")
     seen = request.args.get("seen", type=int)
     ctx["seen_changes"] = changes_since(table_id, ctx["state"], seen)
     return render_template("panel.html", **ctx)
@@ -208,7 +210,7 @@ def panel(table_id: int) -> Any:
 @bp.route("/t/<int:table_id>/join", methods=["GET", "POST"])
 def join(table_id: int) -> Any:
     """Join a table for one player with its PIN; a held seat can be asked back (``take_back``:
-    the table screen or a seated tablet allows it, ``webui.seat_asks``)."""
+    the table screen or a seated tablet allows it, ``webui.table.seat_asks``)."""
     table = table_or_404(table_id)
     state = store().state(table_id)
     error = None
@@ -261,7 +263,7 @@ def tablet_label(value: Any) -> tuple[str, str | None]:
     """The name a tablet joins with ("tablet" when left blank), or why it is refused."""
     try:
         return plain_text(value, "label", 40, "tablet"), None
-    except CommandError as exc:
+    except Refusal as exc:
         return "tablet", f"Name of this tablet: {exc.message}."
 
 
@@ -288,7 +290,7 @@ def leave(table_id: int) -> Any:
     table = table_or_404(table_id)
     device = current_device(table_id)
     if device is None:
-        abort(403, description="this device has not joined the table")
+        refuse(403, "this device has not joined the table")
     sign_out(table_id, device.id)
     forget_device(table_id)
     flash(f"This tablet left {table.name}: the seat is free for another tablet.")
@@ -299,8 +301,8 @@ def leave(table_id: int) -> Any:
 def screen(table_id: int) -> Any:
     """The table's own screen: PIN, QR code to join, live score sheet."""
     if not may_see_screen():
-        abort(403, description="the table screen (with its PIN) opens only on the table's "
-                               "own computer or for the director")
+        refuse(403, "the table screen (with its PIN) opens only on the table's "
+                   "own computer or for the director")
     ctx = page_context(table_id)
     ctx["seating"] = seating_of(store(), table_id)
     ctx["next_seated"] = next_seated(store(), table_id)
@@ -320,7 +322,7 @@ def screen(table_id: int) -> Any:
 @bp.get("/t/<int:table_id>/qr.svg")
 def qr_svg(table_id: int) -> Response:
     if not may_see_screen():
-        abort(403, description="the join code is shown only on the table's own screen")
+        refuse(403, "the join code is shown only on the table's own screen")
     table = table_or_404(table_id)
     buf = io.BytesIO()
     segno.make(join_url(table_id, table.pin), error="m").save(buf, kind="svg", scale=8,
@@ -331,7 +333,7 @@ def qr_svg(table_id: int) -> Response:
 
 def join_url(table_id: int, pin: str) -> str:
     """The link (and QR code) a tablet joins with: an address tablets can reach
-    (``webui.addresses.join_base``)."""
+    (``webui.table.addresses.join_base``)."""
     base = join_base(current_app.config.get("PUBLIC_URL"), current_app.config.get("LAN_URL"),
                      request.host_url)
     return f"{base}/t/{table_id}/join?pin={pin}"
@@ -357,7 +359,7 @@ def sign_page(table_id: int, game_no: int) -> Any:
     ctx = page_context(table_id)
     game = ctx["state"].game_by_number(game_no)
     if game is None:
-        abort(404, description="no such game")
+        refuse(404, "no such game")
     if ctx["device"] is None and not ctx["director"]:
         return redirect(url_for("views.join", table_id=table_id))
     ctx["game"] = game

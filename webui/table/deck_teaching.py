@@ -2,7 +2,7 @@
 out in the set order under the table's camera (`vision.deck.layout`), the app finds every card
 in the camera's latest picture and names it by its place, the director fixes a misplaced card,
 and the deck profile is fitted (`vision.deck.teach`) and saved next to the table's layout
-(`webui.camera_feed.table_deck_file`), where the table's camera reads with it.
+(`webui.table.camera_feed.table_deck_file`), where the table's camera reads with it.
 
 `DeckTeaching` keeps each table's picture between the two steps (in memory: a picture not
 saved is simply taken again). The teaching code is imported only when a deck is taught: the

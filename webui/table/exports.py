@@ -11,14 +11,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, send_file
+from flask import Blueprint, Response, current_app, send_file
 
 from webui.common import sheetview
+from webui.common.errors import refuse
 from webui.common.pdf import render_sheet_pdf, sheet_context
 from webui.common.security import store
 from webui.common.signing import sign_pdf
-from webui.security import require_viewer
-from webui.views import table_or_404
+from webui.table.parts import table_parts
+from webui.table.security import require_viewer
+from webui.table.views import table_or_404
 
 bp = Blueprint("exports", __name__, url_prefix="/t/<int:table_id>")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -51,7 +53,7 @@ def _game(table_id: int, game_no: int) -> tuple[Any, Any, dict[str, Any]]:
     state = store().state(table_id)
     game = state.game_by_number(game_no)
     if game is None:
-        abort(404, description="no such game")
+        refuse(404, "no such game")
     return state, game, sheetview.game_view(state, game)
 
 
@@ -121,7 +123,7 @@ def pdf(table_id: int, game_no: int) -> Response:
                                 sheet_context(store(), table_id, game))
     reason = (f"gintray score sheet, {state.name}, game {game_no}"
               + (" (signed by both players)" if game.locked else " (not signed by the players)"))
-    signed = sign_pdf(document, current_app.extensions["gintray.identity"], reason)
+    signed = sign_pdf(document, table_parts().identity, reason)
     return send_file(io.BytesIO(signed), mimetype="application/pdf", as_attachment=True,
                      download_name=_filename(state, game, "pdf"))
 
@@ -131,12 +133,12 @@ def snapshot(table_id: int, name: str) -> Response:
     """A camera picture saved with a proposal (cards read outlined)."""
     require_viewer(table_id)
     if not SNAPSHOT_NAME.fullmatch(name):
-        abort(404, description="no such picture")
+        refuse(404, "no such picture")
     path = Path(current_app.config["DATA_DIR"]) / "snapshots" / str(table_id) / name
     try:
         found = path.is_file()
     except OSError:  # a name the file system refuses (too long for it, say)
         found = False
     if not found:
-        abort(404, description="no such picture")
+        refuse(404, "no such picture")
     return send_file(path, mimetype="image/jpeg")

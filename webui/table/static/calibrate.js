@@ -39,10 +39,7 @@
   }
 
   function message(text, isError) {
-    let box = document.getElementById("toast");
-    if (!box) { box = document.createElement("div"); box.id = "toast"; document.body.appendChild(box); }
-    box.textContent = text;
-    box.className = isError ? "error show" : "show";
+    const box = window.gintrayAlert("toast", text, isError ? "error show" : "show", false);
     setTimeout(() => { box.className = ""; }, 6000);
   }
 

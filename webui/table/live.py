@@ -257,10 +257,9 @@ class StreamSlots:
 
 def stream_slots() -> StreamSlots:
     """The app's live-stream slots (``create_app`` makes them)."""
-    from flask import current_app
+    from webui.table.parts import table_parts  # the parts hold this module's slots
 
-    slots: StreamSlots = current_app.extensions["gintray.streams"]
-    return slots
+    return table_parts().streams
 
 
 class _HeldStream:

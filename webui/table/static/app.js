@@ -9,15 +9,7 @@
   }
 
   function toast(message, isError) {
-    let box = document.getElementById("toast");
-    if (!box) {
-      box = document.createElement("div");
-      box.id = "toast";
-      box.setAttribute("role", "alert");
-      document.body.appendChild(box);
-    }
-    box.textContent = message;
-    box.className = isError ? "error show" : "show";
+    const box = window.gintrayAlert("toast", message, isError ? "error show" : "show", false);
     clearTimeout(box._timer);
     box._timer = setTimeout(() => { box.className = ""; }, isError ? 8000 : 2500);
   }

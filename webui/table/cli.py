@@ -90,10 +90,11 @@ def serve_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     from waitress import serve
 
-    from webui import create_app
-    from webui.addresses import lan_address, lan_url, public_url
     from webui.common.security import DIRECTOR_KEY
     from webui.store import DatabaseUnwritable
+    from webui.table import create_app
+    from webui.table.addresses import lan_address, lan_url, public_url
+    from webui.table.parts import table_parts
 
     public = None
     if args.public_url:
@@ -124,7 +125,7 @@ def serve_main(argv: list[str]) -> int:
     except Exception as exc:  # a bad database URL or data dir: say so plainly
         print(f"gintray serve: cannot start: {exc}", file=sys.stderr)
         return 1
-    store = app.extensions["gintray.store"]
+    store = table_parts(app).store
     try:
         store.check_writable()
     except DatabaseUnwritable as exc:
@@ -144,7 +145,7 @@ def serve_main(argv: list[str]) -> int:
         print(f"first run: set the director password at http://127.0.0.1:{args.port}"
               "/director/setup (on this machine)", flush=True)
     for table in store.tables():
-        feed = app.extensions["gintray.cameras"].get(table.id)
+        feed = table_parts(app).cameras.get(table.id)
         status = feed.status()["message"] if feed else "camera unavailable (none set)"
         print(f"  table {table.id} {table.name!r}: screen http://{shown_host}:{args.port}/t/"
               f"{table.id}/screen, tablets join at {tablets or f'http://{shown_host}:{args.port}'}"

@@ -3,7 +3,7 @@
 Each event is recorded as the ``camera`` actor: the knock card when a hand is dealt, a proposed
 result (a ``Proposal``, with a snapshot of the picture) when both spreads are read. They are
 proposals only: players confirm them on the tablet, and a result entered by hand is never
-overwritten by the camera. ``TableCamera`` (``webui.camera_feed``) hands over each event.
+overwritten by the camera. ``TableCamera`` (``webui.table.camera_feed``) hands over each event.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Any
 
 from vision.table.events import Event, HandDealt, TableRead
 from webui.common.durable import write_atomically
+from webui.common.refusal import Refusal
 from webui.common.words import card_count_question
-from webui.store import Actor, CommandError, Store, commands, engine
+from webui.store import Actor, Store, commands, engine
 from webui.store.proposal import Kind, Missing, Proposal
 
 log = logging.getLogger(__name__)
@@ -112,7 +113,7 @@ class CameraClerk:
         """Run a command as the camera; a refusal or failure is logged, never raised."""
         try:
             self.store.execute(self.table_id, run, CAMERA)
-        except CommandError as exc:
+        except Refusal as exc:
             log.info("camera reading not recorded: %s", exc.message)
         except Exception:
             log.exception("camera reading not recorded")
@@ -139,5 +140,5 @@ def missing_cards(hands: dict[str, list[str]], knocker: str,
 def _cur(state: Any) -> tuple[int, int]:
     hand = state.current_hand()
     if hand is None:
-        raise CommandError("game_over", "no hand is being played")
+        raise Refusal("no hand is being played", code="game_over", status=409)
     return hand.game, hand.number

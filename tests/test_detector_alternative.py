@@ -59,7 +59,7 @@ def test_the_table_reading_asks_to_check_a_doubtful_card():
     doubts = [p for p in read.problems if p.kind is NoteKind.DOUBTFUL_CARD]
     assert doubts == [Problem(NoteKind.DOUBTFUL_CARD, player="table", cards=("7S",),
                               alternative="7C")]
-    assert {c["card"]: c.get("alternative") for c in read.cards} == {"7S": "7C", "5H": None}
+    assert {c.card: c.alternative for c in read.cards} == {"7S": "7C", "5H": None}
 
 
 def test_the_vote_keeps_an_alternative_seen_in_at_least_half_the_frames():

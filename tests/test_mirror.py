@@ -47,13 +47,13 @@ def test_a_mirrored_photo_is_read_flipped_back_with_the_cards_of_the_photo(detec
         photo = cv2.imread(str(frame.image))
         as_is = read_image(photo, None, detector, MirrorSetting.AUTO)
         assert not as_is.mirrored and "mirrored" not in as_is.to_json()
-        assert sorted(c["card"] for c in as_is.cards) == sorted(frame.cards)
+        assert sorted(c.card for c in as_is.cards) == sorted(frame.cards)
         mirrored_photo = cv2.flip(photo, 1)
         plain = read_image(mirrored_photo, None, detector, MirrorSetting.NO)
         flipped_back = read_image(mirrored_photo, None, detector, MirrorSetting.AUTO)
         assert flipped_back.mirrored and flipped_back.to_json()["mirrored"] is True
-        assert sorted(c["card"] for c in flipped_back.cards) == sorted(frame.cards)
-        assert sorted(c["card"] for c in plain.cards) != sorted(frame.cards), frame.image.name
+        assert sorted(c.card for c in flipped_back.cards) == sorted(frame.cards)
+        assert sorted(c.card for c in plain.cards) != sorted(frame.cards), frame.image.name
         # a camera showing this picture would be judged mirrored, with the margin
         judged = read_oriented(detector.detect, mirrored_photo)
         assert judged.clearly_mirrored

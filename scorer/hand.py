@@ -433,6 +433,24 @@ def score_hand(
     ``laid_off``: the cards each player was seen laying off onto the other's melds (a camera's
     reading); like ``layout`` it declares nothing: among the defender's answers of the same
     count, the one laying those cards off is reported (``layoffs``), not one melding them.
+
+    A knocks with 2 against 16 under a ten (knock limit 10) and wins the difference:
+
+    >>> r = score_hand("tournament", up_card="TC", knocker="A",
+    ...                hands={"A": "AS 2S 3S 4H 5H 6H 7C 7D 7S 2D".split(),
+    ...                       "B": "KC QC JC 9H 9D 9S 2H 3D 5C 6S".split()})
+    >>> r.outcome.value, r.winner, r.points, r.knock_limit, r.deadwood
+    ('knock', 'A', 14, 10, {'A': 2, 'B': 16})
+    >>> r.deadwood_cards["A"]
+    [Card(2D)]
+
+    A gin scores the defender's deadwood and the gin bonus (25), no layoffs:
+
+    >>> r = score_hand("tournament", up_card="TC", knocker="A",
+    ...                hands={"A": "AS 2S 3S 4S 4H 5H 6H 7C 7D 7S".split(),
+    ...                       "B": "KC QD JH 9C 9D 2C 3D 5C 6D 8H".split()})
+    >>> r.outcome.value, r.points, r.bonus, r.layoffs
+    ('gin', 97, 25, [])
     """
     rules = rules_from_spec(rules)
     up = None if up_card is None else parse_card_field(up_card)

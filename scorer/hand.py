@@ -199,9 +199,8 @@ def _parse_hands(hands: Mapping[str, Iterable[Card | str]]) -> dict[str, list[Ca
 def _parse_melds(player: str, groups: Any, hand: int, knocker: bool) -> tuple[int, ...]:
     """Melds as laid down by a player, validated: real melds, from his hand, disjoint."""
     error = ImproperKnockError if knocker else InputError
-    consequence = (
-        ": an improper knock is played open (GRA rule 9)" if knocker else " (defender's melds)"
-    )
+    consequence = (": an improper knock is played open (GRA rule 9)" if knocker
+                   else " (defender's melds)")
     if isinstance(groups, str) or not isinstance(groups, Iterable):
         raise InputError(f"melds of {shown(player)} must be a list of card lists")
     masks: list[int] = []
@@ -219,19 +218,12 @@ def _parse_melds(player: str, groups: Any, hand: int, knocker: bool) -> tuple[in
                 "invalid_meld",
             )
         if mask not in ALL_MELDS:
-            raise error(
-                f"[{label}] laid down by {shown(player)} is not a meld (a set of 3-4 of a rank "
-                f"or a "
-                f"run of 3+ of one suit, ace low){consequence}",
-                "invalid_meld",
-            )
+            raise error(f"[{label}] laid down by {shown(player)} is not a meld (a set of 3-4 of a "
+                        f"rank or a run of 3+ of one suit, ace low){consequence}", "invalid_meld")
         if mask & used:
             dup = codes(mask_to_cards(mask & used))
-            raise error(
-                f"{', '.join(dup)} of {shown(player)} is in two melds: a card belongs to one "
-                "meld only",
-                "invalid_meld",
-            )
+            raise error(f"{', '.join(dup)} of {shown(player)} is in two melds: a card belongs to "
+                        "one meld only", "invalid_meld")
         used |= mask
         masks.append(mask)
     return tuple(masks)
@@ -434,23 +426,11 @@ def score_hand(
     reading); like ``layout`` it declares nothing: among the defender's answers of the same
     count, the one laying those cards off is reported (``layoffs``), not one melding them.
 
-    A knocks with 2 against 16 under a ten (knock limit 10) and wins the difference:
-
-    >>> r = score_hand("tournament", up_card="TC", knocker="A",
+    >>> r = score_hand("tournament", up_card="TC", knocker="A",  # A knocks with 2 against 16
     ...                hands={"A": "AS 2S 3S 4H 5H 6H 7C 7D 7S 2D".split(),
     ...                       "B": "KC QC JC 9H 9D 9S 2H 3D 5C 6S".split()})
     >>> r.outcome.value, r.winner, r.points, r.knock_limit, r.deadwood
     ('knock', 'A', 14, 10, {'A': 2, 'B': 16})
-    >>> r.deadwood_cards["A"]
-    [Card(2D)]
-
-    A gin scores the defender's deadwood and the gin bonus (25), no layoffs:
-
-    >>> r = score_hand("tournament", up_card="TC", knocker="A",
-    ...                hands={"A": "AS 2S 3S 4S 4H 5H 6H 7C 7D 7S".split(),
-    ...                       "B": "KC QD JH 9C 9D 2C 3D 5C 6D 8H".split()})
-    >>> r.outcome.value, r.points, r.bonus, r.layoffs
-    ('gin', 97, 25, [])
     """
     rules = rules_from_spec(rules)
     up = None if up_card is None else parse_card_field(up_card)

@@ -1,5 +1,4 @@
-"""Teach the dev deck from the training photos' corners and read the dev photos with it
-(issue 37, "Measure").
+"""Teach the dev deck from the training photos' corners and read the dev photos with it.
 
 Run:  GINTRAY_THREADS=1 .venv/bin/python benchmarks/bench_deck.py [--per-card 3] [--source phone]
           [--out /tmp/dev-deck.json] [--no-baseline]

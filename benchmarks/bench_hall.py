@@ -14,8 +14,8 @@ is up: a closed loop with no think time, i.e. far more load than real players ma
 counts when B's confirmation has committed. Latency is per command (one tablet tap: check
 against the state, append, commit), reported for all commands and for confirmations alone.
 
-``--director-page N`` times the director's page instead (issue 38 item 7): N tables of 6
-hands each on the event database (one played, the rest copied in SQL), seated as rounds of
+``--director-page N`` times the director's page instead: N tables of 6 hands each on the
+event database (one played, the rest copied in SQL), seated as rounds of
 128 tables ("Round r Table k", the last round on the clock), then the median of 10 requests
 of the page (``/``), its 3-second refresh (``/live``) and the board, each after one request
 that folds the tables (the first, cold one is printed beside).

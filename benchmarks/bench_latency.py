@@ -1,4 +1,4 @@
-"""How long players wait: the live reader on footage, frame by frame (issue 25).
+"""How long players wait: the live reader on footage, frame by frame.
 
     .venv/bin/python benchmarks/bench_latency.py [--footage DIR] [--noisy] [--sizes]
     .venv/bin/python benchmarks/bench_latency.py --calibrate   # the change gate's figures

@@ -1,4 +1,4 @@
-"""Real-photo meld benchmark (issue 17): is the camera's proposal for a laid-down spread right?
+"""Real-photo meld benchmark: is the camera's proposal for a laid-down spread right?
 
 Frames: the real phone photos of a second deck (``vision.training.phone_data``: runs and sets laid
 on tables, sofas and bedspreads; whole-card labels give each frame's true cards) and the dev
@@ -11,7 +11,7 @@ A frame is right only when all of these hold:
 - every group the reader fixes is a meld;
 - no false meld problem (``invalid_meld``) is reported;
 - the deadwood the read carries is the true cards' deadwood: the value of its loose cards, as
-  ``gintray read --json`` gives them (issue 29: no flag is trusted, so a run's fifth card left
+  ``gintray read --json`` gives them (no flag is trusted, so a run's fifth card left
   loose beside a four-card run counts as the 9 points it would cost).
 
 Voting: consecutive photos of one scene with the same true cards (a spread photographed several

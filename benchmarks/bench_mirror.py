@@ -1,4 +1,4 @@
-"""Mirror-image benchmark (issue 29 item 4): does the view with more corner evidence tell a
+"""Mirror-image benchmark: does the view with more corner evidence tell a
 photo from its mirror image (`vision.inference.mirror`)?
 
 Frames: real photos never mirrored (phone photos from the exporter's valid/test splits, the dev

@@ -1,4 +1,4 @@
-"""Naming choices on real and synthetic cards with the shipped finder held fixed (issue 13).
+"""Naming choices on real and synthetic cards with the shipped finder held fixed.
 
 The finder runs once per frame (`CardDetector.find_corners`); every candidate then names the
 same corners, with the pair vote, and a corner is kept as the detector keeps it (finder score x

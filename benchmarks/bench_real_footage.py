@@ -1,4 +1,4 @@
-"""Real footage through the live reader (issue 36 item 5): does a still table read still, does
+"""Real footage through the live reader: does a still table read still, does
 a laid card show, is a card that is not there held?
 
     .venv/bin/python benchmarks/bench_real_footage.py [CLIP ...] [--labels CSV] [--layout FILE]

@@ -1,5 +1,5 @@
 """Card detector robustness sweep: dev card F1 under light, blur, JPEG, noise, rotation, tilt
-and scale, side by side with the untouched photos (issue 13, item 1).
+and scale, side by side with the untouched photos.
 
 Run:  .venv/bin/python benchmarks/bench_robustness.py                     (whole sweep, all dev)
       .venv/bin/python benchmarks/bench_robustness.py --limit 5 --conditions gamma jpeg
@@ -36,7 +36,7 @@ from vision.training.evaluate import ImageTruth, card_scores, labelled_frames, m
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT.parent / "shared" / "data" / "real-cards" / "dev"
 THRESHOLD = 0.25  # card-level score threshold, as `gintray eval-detector` defaults
-MARGIN = 0.02  # issue 13: every point within 0.02 card F1 of untouched
+MARGIN = 0.02  # the target: every point within 0.02 card F1 of untouched
 
 UNITS = {
     "gamma": "gamma (out = in^gamma; >1 darkens)",

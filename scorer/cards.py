@@ -94,6 +94,14 @@ def parse_card(text: str | Card) -> Card:
     """Parse one card code (``"7D"``, ``"td"``, ``"10D"``, ``"as"``); a Card passes through.
 
     Raises CardError (code ``bad_card``) naming the offending text.
+
+    >>> parse_card("10d")
+    Card(TD)
+    >>> parse_card("as").pretty()
+    'A♠'
+    >>> parse_card("1D")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    scorer.errors.CardError: bad card '1D': expected rank A,2-9,T (or 10),J,Q,K then suit ...
     """
     if isinstance(text, Card):
         return text

@@ -111,9 +111,8 @@ def _parse_hands(hands: Mapping[str, Iterable[Card | str]]) -> dict[str, list[Ca
 def _parse_melds(player: str, groups: Any, hand: int, knocker: bool) -> tuple[int, ...]:
     """Melds as laid down by a player, validated: real melds, from his hand, disjoint."""
     error = ImproperKnockError if knocker else InputError
-    consequence = (
-        ": an improper knock is played open (GRA rule 9)" if knocker else " (defender's melds)"
-    )
+    consequence = (": an improper knock is played open (GRA rule 9)" if knocker
+                   else " (defender's melds)")
     if isinstance(groups, str) or not isinstance(groups, Iterable):
         raise InputError(f"melds of {shown(player)} must be a list of card lists")
     masks: list[int] = []
@@ -131,19 +130,12 @@ def _parse_melds(player: str, groups: Any, hand: int, knocker: bool) -> tuple[in
                 "invalid_meld",
             )
         if mask not in ALL_MELDS:
-            raise error(
-                f"[{label}] laid down by {shown(player)} is not a meld (a set of 3-4 of a rank "
-                f"or a "
-                f"run of 3+ of one suit, ace low){consequence}",
-                "invalid_meld",
-            )
+            raise error(f"[{label}] laid down by {shown(player)} is not a meld (a set of 3-4 of a "
+                        f"rank or a run of 3+ of one suit, ace low){consequence}", "invalid_meld")
         if mask & used:
             dup = codes(mask_to_cards(mask & used))
-            raise error(
-                f"{', '.join(dup)} of {shown(player)} is in two melds: a card belongs to one "
-                "meld only",
-                "invalid_meld",
-            )
+            raise error(f"{', '.join(dup)} of {shown(player)} is in two melds: a card belongs to "
+                        "one meld only", "invalid_meld")
         used |= mask
         masks.append(mask)
     return tuple(masks)
@@ -345,6 +337,12 @@ def score_hand(
     ``laid_off``: the cards each player was seen laying off onto the other's melds (a camera's
     reading); like ``layout`` it declares nothing: among the defender's answers of the same
     count, the one laying those cards off is reported (``layoffs``), not one melding them.
+
+    >>> r = score_hand("tournament", up_card="TC", knocker="A",  # A knocks with 2 against 16
+    ...                hands={"A": "AS 2S 3S 4H 5H 6H 7C 7D 7S 2D".split(),
+    ...                       "B": "KC QC JC 9H 9D 9S 2H 3D 5C 6S".split()})
+    >>> r.outcome.value, r.winner, r.points, r.knock_limit, r.deadwood
+    ('knock', 'A', 14, 10, {'A': 2, 'B': 16})
     """
     rules = rules_from_spec(rules)
     up = None if up_card is None else parse_card_field(up_card)

@@ -509,6 +509,17 @@ def best_melds(cards: Iterable[Card | str]) -> MeldAnalysis:
     Any number of distinct cards is analysed; 10 is a hand at rest, 11 a hand after the draw
     (then ``big_gin``, ``best_discards``, ``min_deadwood_after_discard`` and ``discards`` are
     filled in). Results are memoised per hand (the camera sends the same hand many times).
+
+    >>> a = best_melds("AH 2H 3H 9S 9D 9C 4C 5D KS QH".split())
+    >>> a.deadwood, a.melds
+    (29, [[Card(AH), Card(2H), Card(3H)], [Card(9S), Card(9D), Card(9C)]])
+    >>> a.deadwood_cards
+    [Card(4C), Card(5D), Card(QH), Card(KS)]
+    >>> after_draw = best_melds("AS 2S 3S 4S 4H 5H 6H 7C 7D 7S 8S".split())
+    >>> after_draw.big_gin, after_draw.best_discards, after_draw.min_deadwood_after_discard
+    (False, [Card(8S)], 0)
+    >>> best_melds("AS 2S 3S 4S 4H 5H 6H 7C 7D 7S 7H".split()).big_gin
+    True
     """
     return _analyse_mask(hand_mask(cards))
 

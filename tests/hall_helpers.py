@@ -1,8 +1,16 @@
 """Shared fixtures of the tournament-hall tests: a real PostgreSQL server (started by
-.ci/postgres), a fresh database per test, and hands played through the table app's commands."""
+.ci/postgres), a fresh database per test, and hands played through the table app's commands.
+
+Each test's database is a copy of one template made once a session (``SessionDatabases``: the
+table app's and the hall's tables, no rows), so a test costs a file copy instead of creating
+every table again. The server's slow work is done by a worker thread while the tests run: it
+copies the next test's database ahead and drops each test's database afterwards
+(``DROP DATABASE`` waits for a checkpoint and for the test's leftover connections to end).
+Nothing a test asserts depends on it; the session waits for every drop at its end."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import re
 import socket
@@ -10,6 +18,7 @@ import subprocess
 import threading
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +51,10 @@ def start_postgres() -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_server() -> str:
-    return start_postgres()
+def pg_server() -> Iterator[str]:
+    url = start_postgres()
+    yield url
+    session_databases(url).close()  # at the session's end: every test is done
 
 
 PASSWORD = "director-pass-1"
@@ -87,23 +98,111 @@ def _admin(server_url: str, sql: str) -> None:
         conn.execute(sql)
 
 
+def _database_url(server_url: str, name: str) -> str:
+    return f"{server_url.rsplit('/', 1)[0]}/{name}"
+
+
+class SessionDatabases:
+    """This session's databases on the test server: one template (made when first needed) and
+    copies of it. One worker thread does the server's slow work off the tests' path, in order:
+    it copies the next test's databases while a test runs (``SPARES`` of them ready: a test
+    may take two) and drops each database handed back. ``close`` drops the rest and waits
+    until every database is gone."""
+
+    SPARES = 2
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        self.template: str | None = None
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-databases")
+        self.spares: collections.deque[Future[str]] = collections.deque()
+        self.drops: list[Future[None]] = []
+        self.closed = False
+
+    def template_name(self) -> str:
+        """The template: the table app's and the hall's tables as they create them on an empty
+        database, no rows. Nothing connects to it once made (a database is copied only while
+        no one else is connected to it)."""
+        if self.template is None:
+            from webui.hall.schema import ensure_schema
+            from webui.store.db import make_engine
+
+            name = f"hall_template_{uuid.uuid4().hex[:12]}"
+            _admin(self.server_url, f'CREATE DATABASE "{name}"')
+            engine = make_engine(_database_url(self.server_url, name))  # the table app's tables
+            try:
+                ensure_schema(engine)  # the hall's
+            finally:
+                engine.dispose()
+            # no connection to it from now on (autovacuum's neither), so a copy never waits
+            _admin(self.server_url, f'ALTER DATABASE "{name}" WITH ALLOW_CONNECTIONS false')
+            self.template = name
+        return self.template
+
+    def _copy(self, template: str) -> str:
+        name = f"test_{uuid.uuid4().hex[:12]}"
+        _admin(self.server_url, f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+        return name
+
+    def _drop(self, name: str) -> None:
+        _admin(self.server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def fresh(self, template: str | None = None) -> Iterator[str]:
+        """A new database (its URL) copied from ``template`` (default: this session's
+        template, then a spare the worker made ready), dropped by the worker afterwards."""
+        if template is None:
+            source = self.template_name()
+            while len(self.spares) < self.SPARES + 1:
+                self.spares.append(self.worker.submit(self._copy, source))
+            name = self.spares.popleft().result()
+        else:
+            name = self._copy(template)
+        try:
+            yield _database_url(self.server_url, name)
+        finally:
+            self.drops.append(self.worker.submit(self._drop, name))
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for spare in self.spares:
+            self.drops.append(self.worker.submit(self._drop, spare.result()))
+        if self.template is not None:
+            self.drops.append(self.worker.submit(self._drop, self.template))
+        self.worker.shutdown(wait=True)
+        failed = [str(f.exception()) for f in self.drops if f.exception() is not None]
+        assert not failed, f"test databases not dropped: {failed}"
+
+
+_SESSIONS: dict[str, SessionDatabases] = {}
+
+
+def session_databases(server_url: str) -> SessionDatabases:
+    """The one ``SessionDatabases`` of ``server_url`` (each test module that imports the
+    ``pg_server`` fixture has its own copy of it; they share this)."""
+    if server_url not in _SESSIONS:
+        _SESSIONS[server_url] = SessionDatabases(server_url)
+    return _SESSIONS[server_url]
+
+
 @pytest.fixture
 def pg_url(pg_server: str) -> Iterator[str]:
-    """A fresh, empty event database on the test server (dropped afterwards)."""
-    name = f"hall_{uuid.uuid4().hex[:12]}"
-    _admin(pg_server, f'CREATE DATABASE "{name}"')
-    base = pg_server.rsplit("/", 1)[0]
-    yield f"{base}/{name}"
-    _admin(pg_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    """A fresh event database on the test server: the apps' tables, no rows (dropped
+    afterwards)."""
+    yield from session_databases(pg_server).fresh()
+
+
+@pytest.fixture
+def empty_pg_url(pg_server: str) -> Iterator[str]:
+    """A fresh database with no tables at all (dropped afterwards)."""
+    yield from session_databases(pg_server).fresh(template="template1")
 
 
 @pytest.fixture
 def earlier_event(pg_server: str) -> Iterator[str]:
     """The event database of an earlier event (another fresh database on the test server)."""
-    name = f"earlier_{uuid.uuid4().hex[:10]}"
-    _admin(pg_server, f'CREATE DATABASE "{name}"')
-    yield f"{pg_server.rsplit('/', 1)[0]}/{name}"
-    _admin(pg_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    yield from session_databases(pg_server).fresh()
 
 
 @pytest.fixture

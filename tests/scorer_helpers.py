@@ -12,11 +12,19 @@ import random
 from functools import lru_cache
 from itertools import combinations
 
+from hypothesis import settings
+
 RANKS = range(1, 14)
 SUITS = "SHDC"
 RANK_CHARS = "A23456789TJQK"
 
 Tup = tuple[int, str]
+
+
+def examples(full: int) -> int:
+    """A property test's generated examples: ``full`` under Hypothesis's ``full`` profile (its
+    100 a test), scaled as the loaded profile scales them (a tenth under ``quick``)."""
+    return max(1, full * settings.default.max_examples // 100)
 
 
 def code(card: Tup) -> str:

@@ -21,9 +21,12 @@ from webui.hall.sync import linked_tables, open_store, sync_once
 from webui.store import Actor, Store, commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
+empty_pg_url = hall_helpers.empty_pg_url
 
 
-def test_the_event_database_is_recognised_and_a_table_database_is_not(tmp_path, pg_url):
+def test_the_event_database_is_recognised_and_a_table_database_is_not(tmp_path,
+                                                                   empty_pg_url):
+    pg_url = empty_pg_url  # no tables at all: the sync below creates them
     assert not is_event_database(pg_url)  # a fresh PostgreSQL database may be anything yet
     missing = tmp_path / "nothing.sqlite3"
     assert not is_event_database(f"sqlite:///{missing}") and not missing.exists()
@@ -43,6 +46,7 @@ def test_the_event_database_is_recognised_and_a_table_database_is_not(tmp_path, 
 
 
 def test_an_event_database_the_hall_opened_is_recognised_before_any_sync(tmp_path, pg_url):
+    assert not is_event_database(pg_url)  # the apps' tables, no rows: not an event yet
     create_hall_app({"DATABASE_URL": pg_url, "DATA_DIR": str(tmp_path / "hall")})
     assert is_event_database(pg_url) and event_database_info(pg_url).mirrored == 0
 

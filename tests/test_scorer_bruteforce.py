@@ -20,6 +20,7 @@ from scorer_helpers import (
     brute_knock,
     brute_melds,
     codes,
+    examples,
     meld_heavy_hand,
     random_hand,
     tup,
@@ -158,13 +159,13 @@ def meld_heavy(draw):
     return meld_heavy_hand(random.Random(draw(st.integers(0, 2**32))))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.one_of(hands10, meld_heavy()))
 def test_property_engine_equals_brute_force(hand):
     check_hand(hand)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(meld_heavy(), st.integers(0, 2**32))
 def test_property_defence_equals_brute_force(knocker, seed):
     defender = meld_heavy_hand(random.Random(seed), exclude=knocker)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scorer_helpers import examples
 
 from scorer import (
     CardError,
@@ -415,7 +416,7 @@ def test_defender_melds_as_laid_down_are_kept():
 hand_pairs = st.lists(st.sampled_from(DECK), min_size=20, max_size=20, unique=True)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(hand_pairs, st.randoms(use_true_random=False))
 def test_properties_of_scored_hands(cards, rnd):
     """Points never negative; winner is a player; gin takes no layoffs; layoffs never raise the

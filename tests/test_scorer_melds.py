@@ -7,7 +7,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scorer_helpers import codes, meld_heavy_hand
+from scorer_helpers import codes, examples, meld_heavy_hand
 
 from scorer import CardError, best_melds, is_meld, min_deadwood
 from scorer.cards import DECK
@@ -118,7 +118,7 @@ def heavy(draw):
     return codes(meld_heavy_hand(random.Random(draw(st.integers(0, 2**32)))))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.one_of(hands, heavy()), st.randoms(use_true_random=False))
 def test_properties(hand, rnd):
     """Deadwood never negative, gin exactly when deadwood is 0, order irrelevant, melds legal."""

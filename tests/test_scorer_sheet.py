@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scorer_helpers import examples
 
 from scorer import InputError, hand_winner, next_dealer, score_hand, score_sheet, sheet_hand
 from scorer.errors import CardError
@@ -238,7 +239,7 @@ sheet_hands = st.lists(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     sheet_hands, st.sampled_from(["tournament", "family", "standard", "partnership"]), st.booleans()
 )

@@ -2,8 +2,8 @@
 
 A card's index is printed a few millimetres in from its corner, so the card's white face lies
 around it, most of all toward the card's body. Printed text on the table cloth, chips, an arm,
-a shadow or the table's edge can look like an index to the finder and the namer (issue 36: the
-casino camera's "PAYS 2 TO 1" read TC at 0.27-0.30), but there is no card face around them.
+a shadow or the table's edge can look like an index to the finder and the namer (printed
+felt read as a ten), but there is no card face around them.
 
 `card_face_share` measures, for each of the four quarters around a box (the box's centre to
 `REACH` box sizes beyond its edge, diagonally out), the share of card-white pixels in it (low
@@ -11,9 +11,8 @@ saturation, bright for this frame: `MAX_SATURATION`, `MIN_BRIGHTNESS` of the fra
 surfaces), and gives the best quarter: a corner on a card has the card's body in one of them.
 A box whose best quarter is under `MIN_FACE_SHARE` is not a card's corner.
 
-Measured (issue 36): the 515 labelled corners of the real dev photos score 0.41 at the least
-(1 % under 0.52, median 0.96); the casino clip's printed-felt TC 0.27-0.31, while its cards score
-0.44 (the QS's court picture) to 0.98.
+`MIN_FACE_SHARE` lies under every labelled corner of the real dev photos and over the printed
+felt of the casino clip (figures in vision/README.md, "Live reading").
 """
 
 from __future__ import annotations

@@ -12,12 +12,12 @@ CROP_SIZE = 48
 CROP_PAD = 0.15  # fraction of the box's width/height added on each side
 NAMER_CLASSES: tuple[str, ...] = (*ALL_CODES, "none")  # 52 card codes, then "not a corner"
 #: Each patch's chroma (YCrCb's Cr and Cb about grey) is stretched so that its 95th percentile
-#: reaches CHROMA_TARGET, at most CHROMA_MAX_GAIN times, never reduced (issue 29 item 3). A
+#: reaches CHROMA_TARGET, at most CHROMA_MAX_GAIN times, never reduced. A
 #: webcam's JPEG (4:2:0) keeps colour at half resolution and quantises it coarsely, and a dim
 #: overhead frame is pale anyway: on a 12-16 px index a red pip fades towards grey and the namer
 #: calls it black. A saturated photo's red pips (phone photos: 95th percentile 26-70) are left as
-#: they are: doubling them clips red and a heart's edge with it (held-out 109 -> 106 of 113 with
-#: a fixed gain). Measured: models/MODEL_CARD.md, "Chroma restored and noisy frames smoothed".
+#: they are: doubling them clips red and a heart's edge with it. Figures: models/MODEL_CARD.md,
+#: "Chroma restored and noisy frames smoothed".
 CHROMA_TARGET = 32.0
 CHROMA_MAX_GAIN = 2.0
 

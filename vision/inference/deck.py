@@ -1,4 +1,4 @@
-"""A deck profile: a per-deck reading fitted on the shipped namer's features (issue 37).
+"""A deck profile: a per-deck reading fitted on the shipped namer's features.
 
 The namer's penultimate layer (`FEATURE_OUTPUT`, 192 numbers a crop) is exposed as an extra
 output of its ONNX graph when the session is made (`with_extra_output`), so one run of the

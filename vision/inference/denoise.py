@@ -1,4 +1,4 @@
-"""Run-time smoothing of a noisy frame before the detector reads it (issue 29 item 3).
+"""Run-time smoothing of a noisy frame before the detector reads it.
 
 A cheap webcam in a dim hall turns its gain up, and the frame's sensor noise costs the finder
 corners and the namer its clubs (read as spades) on small indices. A frame whose noise is
@@ -8,9 +8,9 @@ it is, untouched, so the filter costs nothing where it is not needed.
 
 The noise is measured on the luma with Immerkaer's Laplacian-difference operator, whose
 response cancels smooth shading; its median absolute value (scaled as for a Gaussian) is robust
-to the edges of cards and indices. Measured (models/MODEL_CARD.md, "Chroma restored and noisy
-frames smoothed"): the dev photos measure 0-0.7, shrunk so their indices are 14 px 0-2.7, the
-phone photos 0-1.5, the sweep's noise levels 3.2-9.4.
+to the edges of cards and indices. ``NOISE_GATE`` lies between the noise of the photos the
+models read well and that of the sweep's noisy frames (figures in models/MODEL_CARD.md,
+"Chroma restored and noisy frames smoothed").
 """
 
 from __future__ import annotations

@@ -415,11 +415,10 @@ class CardDetector:
         scale, and the passes are merged by the tiler's rule (`tiling.merge_overlaps`). Small
         indices are brought to about `FINE_INDEX` pixels (at least twice the first pass's
         scale), a big photo without corners is read at twice the scale; the frame is enlarged
-        at most `max_upscale` times (a far camera's 12-16 px indices: measured in the robustness
-        sweep's index sizes), and a pass capped under twice the first one's scale is not made.
-        Indices already big enough get no second pass: at a finer scale pips and faces start to
-        look like indices (measured: precision 0.80 with 60-120 px indices, models/MODEL_CARD.md
-        "Robustness sweep").
+        at most `max_upscale` times (enough for a far camera's 12-16 px indices), and a pass capped
+        under twice the first one's scale is not made. Indices already big enough get no second
+        pass: at a finer scale pips and faces start to look like indices (figures in
+        models/MODEL_CARD.md, "Robustness sweep").
         """
         h, w = image.shape[:2]
         scale = min(1.0, self.work_side / max(h, w))

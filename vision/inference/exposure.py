@@ -2,8 +2,8 @@
 
 The detector was trained and measured on dim indoor webcam frames (dev median luma 94-178);
 a bright hall, a light table under daylight or a warm bulb moves a frame far from them, and the
-finder's and namer's scores sit on their thresholds (issue 13: a bright photo read 2 of 13
-cards, darkened with gamma 2.2 all 13). Two global, per-frame corrections bring any frame back:
+finder's and namer's scores sit on their thresholds and cards are missed. Two global,
+per-frame corrections bring any frame back:
 
 - exposure: a frame darker or brighter than the models know (median luma outside
   ``KNOWN_LUMA``) gets one gamma that brings its median luma to ``TARGET_LUMA`` (the dev

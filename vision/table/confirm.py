@@ -1,4 +1,4 @@
-"""A reading is confirmed, not trusted once: the reads of one picture vote (issue 36 item 1).
+"""A reading is confirmed, not trusted once: the reads of one picture vote.
 
 Two reads of the same still picture differ (a camera's sensor noise, its JPEG): a corner read
 once may be gone in the next read, or read under another name. The change gate

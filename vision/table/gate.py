@@ -15,11 +15,9 @@ out) and decides, frame by frame (`RegionGate.decide`):
   read it. The reading comes from a picture that held for two frames, a settled fact for the
   votes (`TableReader`).
 
-Reading a region on its first changed frame was measured and dropped: it never brought an
-event sooner (the votes take a reading once its picture held, one frame later either way) and
-a hand passing over a spread made it read a picture that was gone the next frame (demo
-footage: 21 of its 74 frames read a region instead of 17, 0.064 s of CPU a frame instead of
-0.050).
+A region is not read on its first changed frame: that brings no event sooner (the votes take
+a reading once its picture held, one frame later either way) and a hand passing over a spread
+would have it read a picture that is gone the next frame (figures in vision/README.md).
 
 What counts as "changed" (`changed_pixels`): after the global light drift is taken out (the
 signatures' mean brightness matched: a camera's auto exposure, a cloud), a signature pixel that

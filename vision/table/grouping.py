@@ -34,12 +34,11 @@ from vision.table.notes import NoteKind, Problem
 # Geometry, in units of the typical corner index size u = sqrt(width * height) of its box.
 LINK_REACH = 2.6  # cards whose nearest indices are closer than this belong to one group
 # Two boxes with different names, the smaller this much inside the larger, are one corner index
-# found twice (issue 29 item 4: a KD's corner also read as KH; measured offline: the same gain,
-# 1 held-out phone photo and 1 dev frame more right, for any value from 0.6 to 0.9)
+# found twice (a KD's corner also read as KH); any value from 0.6 to 0.9 reads the same
+# (vision/README.md)
 ONE_CORNER_OVERLAP = 0.7
 # ... and two boxes whose names one card may carry (`_confusable`) overlapping this much: one
-# corner found twice, a little shifted (issue 36: the casino camera's KS corner also read KC,
-# its box 0.45 inside the KS box)
+# corner found twice, a little shifted (a KS corner also read KC, its box about half inside)
 SAME_CORNER_OVERLAP = 0.3
 
 

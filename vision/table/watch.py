@@ -15,8 +15,8 @@ GINTRAY_THREADS says more) and the whole process's (capture and decoding include
 footage read by eye. A camera that drops out and is not back within ``wait_back`` seconds
 ends the watch with `WatchSummary.lost` set.
 
-The reader's idle re-reads (issue 36 item 1: re-reading settled regions while the table is
-still, voting across those reads) are switched here and only here (`idle_rereads`,
+The reader's idle re-reads (re-reading settled regions while the table is still, voting
+across those reads) are switched here and only here (`idle_rereads`,
 `set_idle_rereads`), so the figures with and without them come from one place.
 """
 
@@ -76,8 +76,8 @@ def live_reader(detector: Any, layout: TableLayout | None) -> tuple[LiveReader, 
 
 
 def _reread_budget(reader: LiveReader) -> Any:
-    """The CPU budget the reader's region reader spends on idle re-reads (issue 36 item 1: a
-    ``share`` of camera time re-reads may take, 0 for none); None where it has no such budget
+    """The CPU budget the reader's region reader spends on idle re-reads (a ``share``
+    of camera time re-reads may take, 0 for none); None where it has no such budget
     (a reader without idle re-reads, or one that reads every frame whole)."""
     budget = getattr(reader.regions, "budget", None)
     return budget if isinstance(getattr(budget, "share", None), int | float) else None

@@ -1,4 +1,5 @@
-"""Deterministic image perturbations for the detector's robustness sweep (issue 13, item 1).
+"""Deterministic image perturbations for the detector's robustness sweep
+(`benchmarks/bench_robustness.py`).
 
 Each perturbation takes a BGR uint8 frame and its labelled boxes (N x 4, x1, y1, x2, y2 in
 pixels, pixel i spanning [i, i + 1)) and returns the perturbed frame and the boxes where the same

@@ -5,8 +5,8 @@ Photos taken seconds apart show one scene, so frames are grouped into scenes by 
 their file names (``IMG_YYYYMMDD_HHMMSS``) and split by scene, never by frame: the last scenes
 shot are held out. Frames the exporter may have mirrored (``source_split`` train, random flips)
 are marked: a table camera never sees mirrored glyphs. Which of them the exporter did mirror
-was seen by eye (``phone_orientation.csv``, rank glyphs and court figures, issue 29: 29 of the
-86 held-out ones, one unsure); a label seen to be wrong is mended (`label_fixes`).
+was seen by eye (``phone_orientation.csv``, rank glyphs and court figures; counts in
+vision/README.md); a label seen to be wrong is mended (`label_fixes`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Shaken and defocused copies of real training photos, for the corner finder (issue 13).
+"""Shaken and defocused copies of real training photos, for the corner finder.
 
 The robustness sweep showed the finder losing corners under motion blur (9-15 px on the dev
 frames' 22 px indices). Ultralytics' own augmentation has no shake, so this writes a YOLO

@@ -136,7 +136,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="share of real and procedural crops seen as a cheap webcam over a "
                     "whole table sees them: the source shrunk so the index is 12-18 px wide, "
                     "then JPEG q25-85 and/or sensor noise at that scale, then cut and enlarged "
-                    "as the detector's crop is (issue 29 item 3)")
+                    "as the detector's crop is")
     ap.add_argument(
         "--crop-size",
         type=int,

@@ -1,9 +1,9 @@
-"""Real training photos at their true aspect, for the corner finder (issue 13).
+"""Real training photos at their true aspect, for the corner finder.
 
 Every shared real photo is a 16:9 frame stretched to 640x640 by its exporter, so every real
 index the finder has trained on is squeezed to 0.56 of its width. A table camera delivers its
-frames at their true aspect, and there the finder found fewer corners: dev class-agnostic
-mAP50 0.984 squeezed against 0.964 brought back to 16:9 (the sweep's `16:9, rotate 0 deg`).
+frames at their true aspect, and there the finder finds fewer corners (the robustness sweep's
+`16:9, rotate 0 deg`; figures in models/MODEL_CARD.md, "Robustness sweep").
 This writes a YOLO folder holding a widened copy of every photo of a source folder at
 `turns` of the four quarter turns (picked per photo from a seeded generator), optionally after
 every photo of another folder as it is (`--include`, e.g. the quarter-turned and shaken photos

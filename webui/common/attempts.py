@@ -279,6 +279,7 @@ def _take(store: Store, scope: str, address: str, wait: Callable[[int], timedelt
             except IntegrityError:
                 continue  # another request counted first: read again
         failures, last = seen
+        at = max(at, last)  # a request counted since this one began: no time has passed since
         if last < at - FORGET_AFTER:
             failures = 0
         left = (last + wait(failures) - at).total_seconds()

@@ -1,4 +1,4 @@
-"""Since when this hall cannot reach its event database (issue 27 item 10).
+"""Since when this hall cannot reach its event database.
 
 The hall process remembers the first moment a request found PostgreSQL unreachable, and
 forgets it at the next request that reached it. That moment cannot be kept in the database

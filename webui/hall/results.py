@@ -1,4 +1,4 @@
-"""Every round's results, table by table (``/results.csv``, issue 27 item 12): the tables the
+"""Every round's results, table by table (``/results.csv``): the tables the
 standings count (the event's rules, pairing not undone), each with its round and number in
 the room when the hall seated it, both players, games won, points and how it stands (won,
 playing, forfeit), then each round's byes. The figures are the standings' own (the engine's

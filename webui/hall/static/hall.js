@@ -1,7 +1,7 @@
 // The hall's scripts (a static file: the Content-Security-Policy allows no inline script).
 "use strict";
 
-// The hall offline (issue 27 item 10): an open page says so instead of going stale in
+// The hall offline: an open page says so instead of going stale in
 // silence. Every refresh (and the heartbeat of pages without one) asks with X-Hall-Live; a 503
 // from the hall (the event database away) carries since when, which the banner shows ("Hall
 // offline since 14:02:07 CET"); no answer at all (the hall's computer or the network away,

@@ -19,10 +19,10 @@ place (`ReadHistory.consensus`):
 - a corner a minority of the votes found is a *doubt*: never a card, reported for people to
   check;
 - a corner the vote showed from at least `HOLD_READS` reads is *held*: it stays shown while the
-  picture around it is the one it was confirmed in, even when later reads of the region miss
-  it (a caption fading in elsewhere, a little more light: a corner near the detector's
+  picture of its index is the one it was confirmed in, even when later reads of the region
+  miss it (a caption fading in beside it, a little more light: a corner near the detector's
   threshold comes and goes with any change to the picture it is read in). It is voted on
-  again once its own place changes (a hand, the card taken away).
+  again once its index changes (a hand over it, the card taken away or moved).
 
 A region read for the first time shows its one read at once: a changed region costs nothing
 more and shows its cards as soon as today (`RegionReader` reads it in the frame it settles).
@@ -40,7 +40,7 @@ import cv2
 import numpy as np
 
 from vision.inference.detection import Detection, Detections
-from vision.table.gate import CHANGE_LEVEL, MIN_CHANGED, Signature, changed_pixels
+from vision.table.gate import CHANGE_LEVEL, MIN_CHANGED, Signature
 
 REREAD_SHARE = 0.5  # of one CPU core, on average, that re-reads of settled regions may take
 REREAD_SHARE_ENV = "GINTRAY_REREAD_SHARE"  # set by the doctor / the person for this computer
@@ -54,7 +54,9 @@ SAME_PLACE = 0.6  # two boxes whose centres are closer than this many box sizes:
 # card's index in the casino clip (2 %), an arm at the edge of the place 20-60, a hand or a card
 # laid over it 100-600
 PLACE_CHANGE_SHARE = 0.05
-HOLD_READS = 3  # reads of one picture that found a shown corner: it is held while its place holds
+HOLD_READS = 3  # reads of one picture that found a shown corner: held while its index holds
+INDEX_RIM = 0.15  # of a corner box's width and height a side: the rim around the glyphs
+INDEX_LIGHT_DRIFT = 1.25  # light on a held index may change this much (either way) and match
 
 
 def reread_share() -> float:
@@ -168,15 +170,27 @@ class _ChangeMap:
         return changed < np.maximum(MIN_CHANGED, PLACE_CHANGE_SHARE * (x2 - x1) * (y2 - y1))
 
 
-def _place_holds(before: Signature, after: Signature,
+def _index_holds(before: Signature, after: Signature,
                  box: tuple[float, float, float, float]) -> bool:
-    """Whether the picture around a corner (`_around`) is the same in two frames, judged as the
-    gate judges a region (`changed_pixels`: the light at the place itself matched, so a
-    caption or a lamp elsewhere in the frame is no change here), with `PLACE_CHANGE_SHARE`."""
+    """Whether a corner index shows the same picture in two frames: under `PLACE_CHANGE_SHARE`
+    of its signature pixels moved more than the gate's `CHANGE_LEVEL`, the light on the index
+    itself matched within `INDEX_LIGHT_DRIFT` (a caption or a lamp elsewhere in the frame moves
+    the frame's mean, not the index's; a card taken away leaves felt no gain makes white). The
+    index's glyphs alone (its box less `INDEX_RIM` a side), not the place around it that the
+    vote watches: the dealer's
+    clip's caption frame fades in across the top rim of the 7C's box, and a hand beside a card
+    leaves it there; a hand over the index, a card laid on it, the card taken or moved change
+    the glyphs."""
     if before.pixels.shape != after.pixels.shape:
         return False
-    then, now = before.cut(_around(box)), after.cut(_around(box))
-    return changed_pixels(then, now) < max(MIN_CHANGED, PLACE_CHANGE_SHARE * now.size)
+    x1, y1, x2, y2 = box
+    rim_x, rim_y = INDEX_RIM * (x2 - x1), INDEX_RIM * (y2 - y1)
+    glyphs = (x1 + rim_x, y1 + rim_y, x2 - rim_x, y2 - rim_y)
+    then, now = before.cut(glyphs), after.cut(glyphs)
+    gain = float(then.mean()) / max(float(now.mean()), 1.0)
+    gain = min(max(gain, 1.0 / INDEX_LIGHT_DRIFT), INDEX_LIGHT_DRIFT)
+    changed = int(np.count_nonzero(np.abs(now * gain - then) > CHANGE_LEVEL))
+    return changed < max(MIN_CHANGED, PLACE_CHANGE_SHARE * now.size)
 
 
 @dataclass
@@ -280,7 +294,7 @@ class ReadHistory:
         ``confirmed`` now, the others kept while their place holds."""
         kept = [hold for hold in self._holds
                 if not _holding([_Place(hold.corner.box)], confirmed).any()]
-        kept = [hold for hold in kept if _place_holds(hold.picture, now, hold.corner.box)]
+        kept = [hold for hold in kept if _index_holds(hold.picture, now, hold.corner.box)]
         for hold in kept:
             place = [_Place(hold.corner.box)]
             if not _holding(place, shown).any():

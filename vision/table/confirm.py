@@ -40,7 +40,7 @@ import cv2
 import numpy as np
 
 from vision.inference.detection import Detection, Detections
-from vision.table.gate import CHANGE_LEVEL, MIN_CHANGED, Signature
+from vision.table.gate import CHANGE_LEVEL, MIN_CHANGED, Signature, changed_pixels
 
 REREAD_SHARE = 0.5  # of one CPU core, on average, that re-reads of settled regions may take
 REREAD_SHARE_ENV = "GINTRAY_REREAD_SHARE"  # set by the doctor / the person for this computer
@@ -177,19 +177,16 @@ def _index_holds(before: Signature, after: Signature,
     itself matched within `INDEX_LIGHT_DRIFT` (a caption or a lamp elsewhere in the frame moves
     the frame's mean, not the index's; a card taken away leaves felt no gain makes white). The
     index's glyphs alone (its box less `INDEX_RIM` a side), not the place around it that the
-    vote watches: the dealer's
-    clip's caption frame fades in across the top rim of the 7C's box, and a hand beside a card
-    leaves it there; a hand over the index, a card laid on it, the card taken or moved change
-    the glyphs."""
+    vote watches: the dealer's clip's caption frame fades in across the top rim of the 7C's
+    box, and a hand beside a card leaves it there; a hand over the index, a card laid on it,
+    the card taken or moved change the glyphs."""
     if before.pixels.shape != after.pixels.shape:
         return False
     x1, y1, x2, y2 = box
     rim_x, rim_y = INDEX_RIM * (x2 - x1), INDEX_RIM * (y2 - y1)
     glyphs = (x1 + rim_x, y1 + rim_y, x2 - rim_x, y2 - rim_y)
     then, now = before.cut(glyphs), after.cut(glyphs)
-    gain = float(then.mean()) / max(float(now.mean()), 1.0)
-    gain = min(max(gain, 1.0 / INDEX_LIGHT_DRIFT), INDEX_LIGHT_DRIFT)
-    changed = int(np.count_nonzero(np.abs(now * gain - then) > CHANGE_LEVEL))
+    changed = changed_pixels(then, now, max_drift=INDEX_LIGHT_DRIFT)
     return changed < max(MIN_CHANGED, PLACE_CHANGE_SHARE * now.size)
 
 

@@ -108,10 +108,10 @@ def _look_at(onlooker: Onlooker, image: np.ndarray, frames: range, fps: float = 
 
 
 def test_a_confirmed_card_stays_while_its_own_place_holds_and_leaves_when_it_changes():
-    """The dealer's clip: the 7C lies still, a caption fades in across the picture's foot and
+    """The dealer's clip: the 7C lies still, a caption fades in elsewhere in the picture and
     the light rises a little; every read of the whole picture from then on misses the 7C (a
-    corner near the threshold). It stays: its own place did not change. It leaves when its
-    place does (the card taken away), though no read differs from the ones before."""
+    corner near the threshold). It stays: its own index did not change. It leaves when its
+    index does (the card taken away), though no read differs from the ones before."""
     felt = np.full((120, 160, 3), 60, np.uint8)
     card = felt.copy()
     card[36:80, 36:70] = 235  # the 7D's card around its index box (40, 40, 56, 76)

@@ -11,7 +11,7 @@ from vision.inference.corner_crops import NAMER_CLASSES
 from vision.inference.detection import Detection, Detections
 from vision.inference.detector import CardDetector
 from vision.table.camera import Frame
-from vision.table.confirm import CONFIRM_READS, ReadBudget
+from vision.table.confirm import CONFIRM_READS, HISTORY, ReadBudget
 from vision.table.grouping import cards_from_detections
 from vision.table.reader import Onlooker
 from vision.table.voting import RegionVoter
@@ -101,6 +101,34 @@ def test_without_camera_time_or_budget_a_still_picture_is_read_once():
     detector = ScriptedDetector([[SEVEN]])
     _still(10, detector, share=0.0)
     assert detector.reads == 1
+
+
+def _look_at(onlooker: Onlooker, image: np.ndarray, frames: range, fps: float = 10.0):
+    return [onlooker.look(Frame(image, i, i / fps)) for i in frames]
+
+
+def test_a_confirmed_card_stays_while_its_own_place_holds_and_leaves_when_it_changes():
+    """The dealer's clip: the 7C lies still, a caption fades in elsewhere in the picture and
+    the light rises a little; every read of the whole picture from then on misses the 7C (a
+    corner near the threshold). It stays: its own index did not change. It leaves when its
+    index does (the card taken away), though no read differs from the ones before."""
+    felt = np.full((120, 160, 3), 60, np.uint8)
+    card = felt.copy()
+    card[36:80, 36:70] = 235  # the 7D's card around its index box (40, 40, 56, 76)
+    detector = ScriptedDetector([[SEVEN]] * (1 + CONFIRM_READS) + [[]])
+    onlooker = Onlooker(detector, ReadBudget(1.0, TickingClock(0.05)))
+    still = _look_at(onlooker, card, range(10))
+    assert all(f.detections.cards == ("7D",) for f in still)
+    assert detector.reads == 1 + CONFIRM_READS  # confirmed: read as it settled and again
+    captioned = cv2.add(card, np.full_like(card, 4))  # a little more light everywhere
+    captioned[98:114, 90:155] = 220  # a caption, far from the card
+    later = _look_at(onlooker, captioned, range(10, 30))
+    assert detector.reads >= 1 + CONFIRM_READS + HISTORY  # every read kept now misses it
+    assert all(f.detections.cards == ("7D",) for f in later)
+    taken = cv2.add(felt, np.full_like(felt, 4))
+    taken[98:114, 90:155] = 220
+    gone = _look_at(onlooker, taken, range(30, 40))
+    assert gone[-1].detections.cards == ()
 
 
 def test_the_vote_counts_a_doubt_as_uncertain_never_as_a_card():

@@ -17,7 +17,12 @@ place (`ReadHistory.consensus`):
   already shown), under the name most of them gave; another name some of them gave is offered
   as its alternative (the one-tap swap);
 - a corner a minority of the votes found is a *doubt*: never a card, reported for people to
-  check.
+  check;
+- a corner the vote showed from at least `HOLD_READS` reads is *held*: it stays shown while the
+  picture of its index is the one it was confirmed in, even when later reads of the region
+  miss it (a caption fading in beside it, a little more light: a corner near the detector's
+  threshold comes and goes with any change to the picture it is read in). It is voted on
+  again once its index changes (a hand over it, the card taken away or moved).
 
 A region read for the first time shows its one read at once: a changed region costs nothing
 more and shows its cards as soon as today (`RegionReader` reads it in the frame it settles).
@@ -35,7 +40,7 @@ import cv2
 import numpy as np
 
 from vision.inference.detection import Detection, Detections
-from vision.table.gate import CHANGE_LEVEL, MIN_CHANGED, Signature
+from vision.table.gate import CHANGE_LEVEL, MIN_CHANGED, Signature, changed_pixels
 
 REREAD_SHARE = 0.5  # of one CPU core, on average, that re-reads of settled regions may take
 REREAD_SHARE_ENV = "GINTRAY_REREAD_SHARE"  # set by the doctor / the person for this computer
@@ -49,6 +54,9 @@ SAME_PLACE = 0.6  # two boxes whose centres are closer than this many box sizes:
 # card's index in the casino clip (2 %), an arm at the edge of the place 20-60, a hand or a card
 # laid over it 100-600
 PLACE_CHANGE_SHARE = 0.05
+HOLD_READS = 3  # reads of one picture that found a shown corner: held while its index holds
+INDEX_RIM = 0.15  # of a corner box's width and height a side: the rim around the glyphs
+INDEX_LIGHT_DRIFT = 1.25  # light on a held index may change this much (either way) and match
 
 
 def reread_share() -> float:
@@ -162,6 +170,26 @@ class _ChangeMap:
         return changed < np.maximum(MIN_CHANGED, PLACE_CHANGE_SHARE * (x2 - x1) * (y2 - y1))
 
 
+def _index_holds(before: Signature, after: Signature,
+                 box: tuple[float, float, float, float]) -> bool:
+    """Whether a corner index shows the same picture in two frames: under `PLACE_CHANGE_SHARE`
+    of its signature pixels moved more than the gate's `CHANGE_LEVEL`, the light on the index
+    itself matched within `INDEX_LIGHT_DRIFT` (a caption or a lamp elsewhere in the frame moves
+    the frame's mean, not the index's; a card taken away leaves felt no gain makes white). The
+    index's glyphs alone (its box less `INDEX_RIM` a side), not the place around it that the
+    vote watches: the dealer's clip's caption frame fades in across the top rim of the 7C's
+    box, and a hand beside a card leaves it there; a hand over the index, a card laid on it,
+    the card taken or moved change the glyphs."""
+    if before.pixels.shape != after.pixels.shape:
+        return False
+    x1, y1, x2, y2 = box
+    rim_x, rim_y = INDEX_RIM * (x2 - x1), INDEX_RIM * (y2 - y1)
+    glyphs = (x1 + rim_x, y1 + rim_y, x2 - rim_x, y2 - rim_y)
+    then, now = before.cut(glyphs), after.cut(glyphs)
+    changed = changed_pixels(then, now, max_drift=INDEX_LIGHT_DRIFT)
+    return changed < max(MIN_CHANGED, PLACE_CHANGE_SHARE * now.size)
+
+
 @dataclass
 class _Place:
     """Where a corner was found: the surest sighting's box, and each read's sighting there."""
@@ -187,6 +215,14 @@ def _holding(places: list[_Place], corners: list[Detection]) -> np.ndarray:
     return distance <= SAME_PLACE * np.maximum(ps[:, None], fs[None])
 
 
+@dataclass(frozen=True)
+class _Hold:
+    """A corner the vote confirmed and the picture it was confirmed in."""
+
+    corner: Detection
+    picture: Signature
+
+
 @dataclass
 class ReadHistory:
     """The last `HISTORY` reads of one region and what they show (see the module docstring)."""
@@ -196,6 +232,7 @@ class ReadHistory:
     # where each read's picture moved from the frame before it (None: taken to be still)
     _moved: deque[_ChangeMap | None] = field(default_factory=lambda: deque(maxlen=HISTORY))
     _read_places: list[_Place] | None = None  # the places of the reads kept (None: to find)
+    _holds: list[_Hold] = field(default_factory=list)  # confirmed corners (`HOLD_READS`)
 
     def add(self, read: PictureRead) -> None:
         self.reads.append(read)
@@ -207,6 +244,7 @@ class ReadHistory:
         self.reads.clear()
         self._moved.clear()
         self._read_places = None
+        self._holds.clear()
         self.shown = Consensus(Detections(), Detections())
 
     def consensus(self, now: Signature) -> Consensus:
@@ -224,6 +262,7 @@ class ReadHistory:
             votes[k] = since[k].same(around) & (True if moved is None else moved.same(around))
         shown: list[Detection] = []
         doubts: list[Detection] = []
+        confirmed: list[Detection] = []
         for i, place in enumerate(places):
             voters = np.flatnonzero(votes[:, i]).tolist()
             was_shown = next((before[j] for j in np.flatnonzero(holds[i])), None)
@@ -237,10 +276,29 @@ class ReadHistory:
             if 2 * len(found) > len(voters) or (2 * len(found) == len(voters)
                                                  and was_shown is not None):
                 shown.append(_named(found, list(place.sightings.values())))
+                if len(found) >= HOLD_READS:
+                    confirmed.append(shown[-1])
             else:
                 doubts.append(found[-1])
+        shown, doubts = self._hold(confirmed, shown, doubts, now)
         self.shown = Consensus(Detections(shown).best_first(), Detections(doubts).best_first())
         return self.shown
+
+    def _hold(self, confirmed: list[Detection], shown: list[Detection], doubts: list[Detection],
+              now: Signature) -> tuple[list[Detection], list[Detection]]:
+        """The vote's corners and doubts with the held corners whose place is as it was when
+        they were confirmed put back (a doubt at their place dropped); the holds renewed:
+        ``confirmed`` now, the others kept while their place holds."""
+        kept = [hold for hold in self._holds
+                if not _holding([_Place(hold.corner.box)], confirmed).any()]
+        kept = [hold for hold in kept if _index_holds(hold.picture, now, hold.corner.box)]
+        for hold in kept:
+            place = [_Place(hold.corner.box)]
+            if not _holding(place, shown).any():
+                shown.append(hold.corner)
+                doubts = [d for d in doubts if not _holding(place, [d])[0, 0]]
+        self._holds = kept + [_Hold(corner, now) for corner in confirmed]
+        return shown, doubts
 
     def _places(self) -> list[_Place]:
         """The places corners were found at in the reads kept, surest first (a copy)."""

@@ -88,12 +88,15 @@ class Signature:
         return self.pixels[y1:max(y1 + 1, min(y2, h)), x1:max(x1 + 1, min(x2, w))]
 
 
-def changed_pixels(before: np.ndarray, after: np.ndarray) -> int:
+def changed_pixels(before: np.ndarray, after: np.ndarray, max_drift: float | None = None) -> int:
     """Signature pixels that changed between two cuts of one region, light drift taken out
-    (the later cut's mean brightness brought to the earlier one's)."""
+    (the later cut's mean brightness brought to the earlier one's, by a gain kept within
+    1/``max_drift`` and ``max_drift`` when given)."""
     if before.shape != after.shape:
         return before.size or 1  # the region moved (a bumped camera): changed
     gain = float(before.mean()) / max(float(after.mean()), 1.0)
+    if max_drift is not None:
+        gain = min(max(gain, 1.0 / max_drift), max_drift)
     return int(np.count_nonzero(np.abs(after * gain - before) > CHANGE_LEVEL))
 
 

@@ -20,17 +20,6 @@ NAMER_CLASSES: tuple[str, ...] = (*ALL_CODES, "none")  # 52 card codes, then "no
 #: "Chroma restored and noisy frames smoothed".
 CHROMA_TARGET = 32.0
 CHROMA_MAX_GAIN = 2.0
-#: Chroma (Cr, Cb) directions: along the colours of light (the Planckian locus from a warm bulb's
-#: orange to daylight's blue, about 3000 K to 10000 K) and across it (magenta-green).
-LIGHT_AXIS = (0.55, -0.83)
-ACROSS_LIGHT = (0.83, 0.55)
-#: A card's red ink lies as far across the light's colours as along them (pure red: 0.78 along
-#: per 1 across, in these axes). Warm light and a video's colour smear turn a small black index
-#: dark orange: along the light only (the real dealer's clip: 0.5-1.2 across per 30 along), and
-#: the namer calls it red. A pixel's chroma beyond the crop's own paper that lies nearer the
-#: light's axis than card red's hue (the bisector: 2.9 along per 1 across) is the light's, and
-#: is cut back to that line (issue 36).
-LIGHT_NOT_INK = 2.9
 
 
 def crop_corner(
@@ -62,56 +51,19 @@ def chroma_gains(ycc: np.ndarray) -> np.ndarray:
     return np.clip(CHROMA_TARGET / np.maximum(spread, 1.0), 1.0, CHROMA_MAX_GAIN)
 
 
-def remove_light_cast(ycc: np.ndarray) -> np.ndarray:
-    """For YCrCb uint8 patches (N, H, W, 3), a mask (N, H, W) of the pixels whose warm cast
-    was taken out (their bytes changed), changing ``ycc`` in place. Relative to the crop's
-    paper (the median chroma of its brightest fifth), a pixel more than `LIGHT_NOT_INK` times
-    as far along the light's colours, on the warm side, as across them towards red keeps only
-    that much (its chroma across the light, the part a red ink has, untouched). A red index,
-    grey paper and a crop with no warm ink are left as they are."""
-    n = ycc.shape[0]
-    cr = ycc[..., 1].astype(np.float32) - 128.0
-    cb = ycc[..., 2].astype(np.float32) - 128.0
-    along = cr * LIGHT_AXIS[0] + cb * LIGHT_AXIS[1]
-    across = cr * ACROSS_LIGHT[0] + cb * ACROSS_LIGHT[1]
-    luma = ycc[..., 0].reshape(n, -1)
-    paper = luma >= np.percentile(luma, 80, axis=1)[:, None]
-
-    def papers(values: np.ndarray) -> np.ndarray:
-        return np.nanmedian(np.where(paper, values.reshape(n, -1), np.nan),
-                            axis=1).astype(np.float32)[:, None, None]
-
-    along_paper, across_paper = papers(along), papers(across)
-    limit = LIGHT_NOT_INK * np.maximum(across - across_paper, 0.0)
-    cast = along - along_paper > limit
-    changed = np.zeros(cast.shape, bool)
-    if cast.any():
-        kept = along_paper + limit - along  # the change along the light's axis (negative)
-        for c, axis in ((1, LIGHT_AXIS[0]), (2, LIGHT_AXIS[1])):
-            moved = np.clip(np.rint(ycc[..., c] + kept * axis), 0, 255).astype(np.uint8)
-            moved = np.where(cast, moved, ycc[..., c])
-            changed |= moved != ycc[..., c]
-            ycc[..., c] = moved
-    return changed
-
-
 def restore_chroma(patches: np.ndarray) -> np.ndarray:
-    """BGR uint8 patches (N, H, W, 3) with their warm cast taken out (`remove_light_cast`) and
-    each one whose `chroma_gains` exceeds 1 with its chroma stretched by it about grey, its
-    luma kept; a patch neither changes as it was. 8-bit colour conversions, exactly rounded
-    values and lookup tables: the same bytes on every CPU."""
+    """BGR uint8 patches (N, H, W, 3), each one whose `chroma_gains` exceeds 1 with its chroma
+    stretched by it about grey and its luma kept; the others as they are. 8-bit colour
+    conversions and lookup tables of exactly rounded values: the same bytes on every CPU."""
     n, h, w, _ = patches.shape
     out = np.array(patches, dtype=np.uint8)  # a copy: the caller's patches stay as they were
     ycc = cv2.cvtColor(out.reshape(n * h, w, 3), cv2.COLOR_BGR2YCrCb).reshape(n, h, w, 3)
-    cast = remove_light_cast(ycc).any(axis=(1, 2))
     levels = np.arange(256, dtype=np.float32)
     for i, gain in enumerate(chroma_gains(ycc)):
         if gain > 1.0:
             chroma = np.clip(np.rint((levels - 128.0) * gain + 128.0), 0, 255).astype(np.uint8)
             table = np.stack([levels.astype(np.uint8), chroma, chroma], axis=-1)[:, None, :]
             out[i] = cv2.cvtColor(cv2.LUT(ycc[i], table), cv2.COLOR_YCrCb2BGR)
-        elif cast[i]:
-            out[i] = cv2.cvtColor(ycc[i], cv2.COLOR_YCrCb2BGR)
     return out
 
 

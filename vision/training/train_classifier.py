@@ -524,12 +524,14 @@ def _cut_batches(batches, synth, reals, args, worker: int) -> None:
 class BatchWorkers:
     """`count` processes cutting training batches beside the training loop (`--workers`).
 
-    They are forked once the sources are loaded (they share the images, nothing is copied)
-    and before torch touches a GPU; the loop takes whichever batch is ready first, so the
-    batches' order depends on timing, not on the seed alone."""
+    They are started fresh ("spawn", each given a copy of the loaded sources) before torch
+    touches a GPU: a process forked from one whose OpenCV and torch thread pools had run could
+    hang on a lock no thread would ever free (seen: a test run alone waited for ever). The loop
+    takes whichever batch is ready first, so the batches' order depends on timing, not on the
+    seed alone."""
 
     def __init__(self, count: int, synth, reals, args) -> None:
-        ctx = multiprocessing.get_context("fork")
+        ctx = multiprocessing.get_context("spawn")
         self.batches = ctx.Queue(maxsize=4 * count)
         self.processes = [
             ctx.Process(target=_cut_batches, args=(self.batches, synth, reals, args, k),
@@ -630,7 +632,7 @@ def train_classifier(args: argparse.Namespace) -> int:
     else:
         widths, crop_size = args.widths or NAMER_WIDTHS, args.crop_size or CROP_SIZE
     args.crop_size = crop_size  # the batches are cut at the model's size
-    # forked before the model reaches the GPU; they share the loaded images
+    # started before the model reaches the GPU, each with a copy of the loaded images
     workers = BatchWorkers(args.workers, synth, reals, args) if args.workers > 0 else None
     print(f"{args.workers} batch workers" if workers else "batches cut in the training loop")
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -41,33 +42,50 @@ def noisy_frame(image: np.ndarray, rng: np.random.Generator, gain: float) -> np.
     return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
 
-def write_noisy_footage(out: Path, seed: int = 1, demo_dir: Path = DEMO_DIR) -> list[Path]:
-    """Write the noisy copy of every demo frame into ``out`` (same names); the paths."""
+def copy_demo_frames(out: Path, frame: Callable[[int, np.ndarray], np.ndarray],
+                     demo_dir: Path = DEMO_DIR) -> list[Path]:
+    """Write ``frame(i, image)`` of every demo frame into ``out`` (same names), in order; the
+    paths. The one loop of the demo's filmed copies (this one, `vision.demo.real_camera`)."""
     names = [f["frame"] for f in json.loads((demo_dir / "ground_truth.json").read_text())
              ["frames"]]
     out.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(seed)
     written = []
     for i, name in enumerate(names):
         image = cv2.imread(str(demo_dir / "hand" / name))
         if image is None:
             raise FileNotFoundError(demo_dir / "hand" / name)
-        gain = 1.0 + DRIFT * np.sin(i / 7.0)  # slow drift over a few seconds of footage
         path = out / name
-        if not cv2.imwrite(str(path), noisy_frame(image, rng, gain)):
+        if not cv2.imwrite(str(path), frame(i, image)):
             raise OSError(f"cannot write {path}")
         written.append(path)
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def write_noisy_footage(out: Path, seed: int = 1, demo_dir: Path = DEMO_DIR) -> list[Path]:
+    """Write the noisy copy of every demo frame into ``out`` (same names); the paths."""
+    rng = np.random.default_rng(seed)
+
+    def frame(i: int, image: np.ndarray) -> np.ndarray:
+        gain = 1.0 + DRIFT * np.sin(i / 7.0)  # slow drift over a few seconds of footage
+        return noisy_frame(image, rng, gain)
+
+    return copy_demo_frames(out, frame, demo_dir)
+
+
+def copy_main(argv: list[str] | None, doc: str, write: Callable[[Path, int], list[Path]],
+              what: str) -> int:
+    """The command line of a demo copy: ``--out DIR [--seed N]``; says ``N {what} in DIR``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="folder to write the copy to")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    written = write_noisy_footage(args.out, args.seed)
-    print(f"{len(written)} noisy frames in {args.out}")
+    written = write(args.out, args.seed)
+    print(f"{len(written)} {what} in {args.out}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return copy_main(argv, __doc__, write_noisy_footage, "noisy frames")
 
 
 if __name__ == "__main__":

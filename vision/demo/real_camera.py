@@ -27,15 +27,13 @@ The demo's own footage and its noisy copy are untouched.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.demo.noisy import noisy_frame
+from vision.demo.noisy import copy_demo_frames, copy_main, noisy_frame
 from vision.demo.verify import DEMO_DIR
 from vision.training.perturb import defocus, white_balance
 
@@ -87,37 +85,25 @@ def real_camera_frame(image: np.ndarray, shadow: np.ndarray) -> np.ndarray:
 
 def write_real_camera_footage(out: Path, seed: int = 1, demo_dir: Path = DEMO_DIR) -> list[Path]:
     """Write the real-camera copy of every demo frame into ``out`` (same names); the paths."""
-    names = [f["frame"] for f in json.loads((demo_dir / "ground_truth.json").read_text())
-             ["frames"]]
-    out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    written: list[Path] = []
     gain, target, shadow = 1.0, None, None
-    for i, name in enumerate(names):
-        image = cv2.imread(str(demo_dir / "hand" / name))
-        if image is None:
-            raise FileNotFoundError(demo_dir / "hand" / name)
+
+    def frame(i: int, image: np.ndarray) -> np.ndarray:
+        nonlocal gain, target, shadow
         if i % SHADOW_HOLD == 0:
             shadow = shadow_mask(image.shape[:2], rng)
         look = real_camera_frame(image, shadow)
         mean = float(look.mean())
         target = mean if target is None else target
         gain = exposure_gain(gain, mean, target)
-        path = out / name
-        if not cv2.imwrite(str(path), noisy_frame(look, rng, gain)):
-            raise OSError(f"cannot write {path}")
-        written.append(path)
-    return written
+        return noisy_frame(look, rng, gain)
+
+    return copy_demo_frames(out, frame, demo_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True, help="folder to write the copy to")
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args(argv)
-    written = write_real_camera_footage(args.out, args.seed)
-    print(f"{len(written)} frames as a real camera films them in {args.out}")
-    return 0
+    return copy_main(argv, __doc__, write_real_camera_footage,
+                     "frames as a real camera films them")
 
 
 if __name__ == "__main__":

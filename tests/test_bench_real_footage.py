@@ -95,6 +95,25 @@ def test_labels_with_covered_cards_and_labels_kept_in_the_project(tmp_path, monk
     assert row.present == {"9D", "7C", "2C"}
 
 
+def test_the_default_clips_are_the_shared_videos_and_labelled_clips_found_outside(tmp_path):
+    """With no clip named: the shared videos, then each clip labelled in the project that lies
+    in the footage folder (a video or a folder of frames); one that is not there is a line
+    saying where to get it, not an error."""
+    shared, footage, kept = tmp_path / "shared", tmp_path / "footage", tmp_path / "kept"
+    for folder in (shared, footage, kept):
+        folder.mkdir()
+    (shared / "casino.mp4").write_bytes(b"")
+    (shared / "casino.frames.csv").write_text("frame,settled_cards,transient_cards\n")
+    for name in ("deal", "still", "absent"):
+        (kept / f"{name}.frames.csv").write_text("frame,settled_cards,transient_cards\n")
+    (footage / "deal.mp4").write_bytes(b"")
+    (footage / "still").mkdir()
+    clips, skipped = bench.default_clips(shared, footage, kept)
+    assert clips == [shared / "casino.mp4", footage / "deal.mp4", footage / "still"]
+    assert len(skipped) == 1 and skipped[0].startswith("skipped absent: no clip absent.*")
+    assert bench.default_clips(shared, tmp_path / "nowhere", kept)[0] == [shared / "casino.mp4"]
+
+
 @pytest.mark.slow
 def test_the_benchmark_scores_a_labelled_demo_clip(tmp_path):
     """The demo's first deal as a clip with labels beside it: 4C is read a frame or two after

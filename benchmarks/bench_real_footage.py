@@ -22,8 +22,9 @@ suffix). Per clip:
 
 - **still changes**: the read's card changes inside still stretches (runs of two or more
   labelled rows with the same settled cards and nothing transient, from the first row's frame
-  to the last's), less the one change that first brings the read to the labelled cards (a
-  read catching up with a card laid just before the stretch);
+  to the last's), less the first change if it brings the read nearer the labelled cards (fewer
+  of them missing or wrong: a read catching up with a card laid just before the stretch, even
+  when it misses another);
 - **false-card frames**: the share of frames whose read holds a card that is in neither
   labelled row around the frame (settled or transient), and the longest run of them in a row;
 - **latency**: for each card that settles (settled in a row, not in the row before), the
@@ -153,8 +154,9 @@ def score_clip(reads: list[frozenset[str]], labels: list[LabelRow]) -> ClipScore
         last = min(end, len(reads) - 1)
         score.still_frames += max(0, last - start + 1)
         changes = [f for f in range(start + 1, last + 1) if reads[f] != reads[f - 1]]
-        # the first read of the labels (the covered cards under them read or not)
-        caught_up = any(reads[f] - covered == cards for f in changes)
+        # the read catching up with the labels (the covered cards under them read or not)
+        caught_up = bool(changes) and (_wrong(reads[changes[0]], cards, covered)
+                                       < _wrong(reads[changes[0] - 1], cards, covered))
         score.still_changes += len(changes) - caught_up
     run = 0
     for frame, read in enumerate(reads):
@@ -166,6 +168,12 @@ def score_clip(reads: list[frozenset[str]], labels: list[LabelRow]) -> ClipScore
         score.longest_false_run = max(score.longest_false_run, run)
     score.settlings = _settlings(reads, labels)
     return score
+
+
+def _wrong(read: frozenset[str], cards: frozenset[str], covered: frozenset[str]) -> int:
+    """The labelled cards a read misses plus the cards it holds that are not labelled (a
+    covered card read or not is neither)."""
+    return len((read - covered) ^ cards)
 
 
 def _still_stretches(

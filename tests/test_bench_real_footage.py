@@ -61,6 +61,18 @@ def test_labels_are_read_from_the_csv(tmp_path):
     assert bench.labels_for(tmp_path / "clip.mp4", None) == path
 
 
+def test_the_read_catching_up_is_not_a_change_even_when_it_misses_a_card():
+    """The spread on a still table is swapped at frame 3: the read follows a frame later but
+    never finds the 9D; that catch-up is not a change of the still table. A read that then
+    trades one card for another while nothing moves is one."""
+    labels = [_row(0, "KS 4H"), _row(2, "KS 4H"), _row(3, "QS 9D 2C"), _row(6, "QS 9D 2C")]
+    caught_up = _reads("KS 4H", "KS 4H", "KS 4H", "KS 4H", "QS 2C", "QS 2C", "QS 2C")
+    assert bench.score_clip(caught_up, labels).still_changes == 0
+    assert bench.Settling("9D", 3, None) in bench.score_clip(caught_up, labels).settlings
+    traded = _reads("KS 4H", "KS 4H", "KS 4H", "QS 2C", "QS 2C", "QS 9C", "QS 9C")
+    assert bench.score_clip(traded, labels).still_changes == 1  # 2C -> 9C: no nearer
+
+
 def test_a_covered_card_in_a_pile_is_there_but_not_settled():
     """A pile: 7C lies alone, then 9D is laid on it (7C covered, its corner still showing).
     Reading the covered 7C is not a false card and does not break the still stretch; the 9D's

@@ -21,8 +21,9 @@ bench = load_module(ROOT / "benchmarks" / "bench_real_footage.py", "bench_real_f
 pytestmark = pytest.mark.skipif(not still.DEV.is_dir(), reason="../shared dev photos absent")
 
 #: The spread whose top-left pile shows a 6C corner upside down beside the pip of a card
-#: beneath (a spade): the namer's two best names for that corner are 6C and 6S, about 0.45 and
-#: 0.42, and webcam noise decides which comes first (16 of 30 noisy copies read 6C).
+#: beneath (a spade): the namer's two best names for that corner are 6C and 6S, each read with
+#: a confidence of 0.42-0.47, and webcam noise decides which comes first (16 of 30 noisy copies
+#: read 6C).
 TIED_CORNER_PHOTO = "WIN_20240627_12_52_49_Pro_jpg.jpg"
 
 
@@ -80,8 +81,8 @@ def test_a_real_still_table_reads_once_and_holds_nothing_false(tmp_path, rereads
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
     "issue 36: the first read is shown before any re-read confirms it, and a corner whose two "
-    "best names are a coin flip (6C 0.45 / 6S 0.42) shows whichever the first frame's noise "
-    "favours: 6S in frames 0-2, then 6C (benchmarks/real-footage/README.md)"))
+    "best names are a coin flip (6C or 6S, 0.42-0.47 either way) shows whichever the first "
+    "frame's noise favours: 6S in frames 0-2, then 6C (vision/README.md, issue 36 item 6)"))
 def test_a_real_still_table_with_webcam_noise_reads_once_and_holds_nothing_false(tmp_path):
     """The same table with fresh webcam noise in every frame: still one read, nothing false."""
     photos = still.load_photos([TIED_CORNER_PHOTO])

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from detector_helpers import shipped_detector_or_skip
 from script_helpers import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,17 +28,8 @@ pytestmark = pytest.mark.skipif(not still.DEV.is_dir(), reason="../shared dev ph
 TIED_CORNER_PHOTO = "WIN_20240627_12_52_49_Pro_jpg.jpg"
 
 
-def _detector():
-    from vision.inference.detector import DetectorUnavailable, load_detector
-
-    try:
-        return load_detector()
-    except DetectorUnavailable as exc:
-        pytest.skip(f"detector model not available: {exc}")
-
-
 def _score(clip: Path, rereads: bool):
-    lines, summary = bench.watch_clip(clip, None, rereads, _detector())
+    lines, summary = bench.watch_clip(clip, None, rereads, shipped_detector_or_skip())
     return bench.score_clip(bench.reads_per_frame(lines, summary.frames),
                             bench.load_labels(clip / "frames.csv"))
 

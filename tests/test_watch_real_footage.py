@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+from detector_helpers import shipped_detector_or_skip
 from script_helpers import load_module
 
 from vision.watch_cli import watch_main
@@ -28,15 +29,6 @@ def _clip(name: str) -> Path:
     return path
 
 
-def _detector():
-    from vision.inference.detector import DetectorUnavailable, load_detector
-
-    try:
-        return load_detector()
-    except DetectorUnavailable as exc:
-        pytest.skip(f"detector model not available: {exc}")
-
-
 @pytest.mark.slow
 def test_a_card_dealt_on_a_real_table_is_read_once_it_lies_still(capsys):
     """The dealer's clip to frame 131: the first card dealt (7C) slides under the fingers, then
@@ -45,7 +37,7 @@ def test_a_card_dealt_on_a_real_table_is_read_once_it_lies_still(capsys):
     clip = _clip("cardtrick-deal-480.mp4")
     labels = bench.load_labels(bench.labels_for(clip, None))
     settled = next(row.frame for row in labels if "7C" in row.settled)
-    _detector()
+    shipped_detector_or_skip()
     status = watch_main([f"replay:{clip}?fps=0", "--frames", "132", "--no-idle-rereads",
                          "--json"])
     *reads, summary = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -61,6 +53,7 @@ def test_real_footage_with_no_playing_card_is_never_read_as_cards(name):
     """Hand-held phone footage of printed membership and ID cards, hands moving them: read
     whole in every frame, not one card."""
     clip = _clip(name)
-    lines, summary = bench.watch_clip(clip, None, None, _detector(), every_frame=True)
+    detector = shipped_detector_or_skip()
+    lines, summary = bench.watch_clip(clip, None, None, detector, every_frame=True)
     assert summary.frames > 300 and summary.detector_frames == summary.frames
     assert [line.read.cards for line in lines if line.read.cards] == []

@@ -8,7 +8,10 @@ CLIP: a video file or a folder of frames; default every video in ``../shared/dat
 and every clip labelled in ``benchmarks/real-footage/`` that is found in the footage folder
 (``$GINTRAY_FOOTAGE``, default ``../footage/``: clips whose licences keep them out of the
 project, fetched as that folder's README says; one that is absent is skipped with a line
-saying so). The footage is read where it lies, never copied into the project. Each clip is played
+saying so), then the still tables made of real webcam photos (`real_still_table.py`: the
+shared dev photos with webcam noise, each 30 frames, and their sequence; written to a
+temporary folder; ``--no-still-tables`` leaves them out). The footage is read where it lies,
+never copied into the project. Each clip is played
 through the live reader exactly as ``gintray watch replay:CLIP?fps=0`` plays it
 (`vision.table.watch`: the `Onlooker` without ``--layout``, the `TableReader` with it), and
 scored against its labels read by eye: ``CLIP.frames.csv`` beside a video (``frames.csv``
@@ -46,12 +49,14 @@ import csv
 import json
 import os
 import sys
+import tempfile
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 from vision.demo.verify import detector_threads  # noqa: E402
 from vision.inference.cpu import cpu_info  # noqa: E402
@@ -309,18 +314,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every-frame", action="store_true",
                         help="no change gate: every frame read whole (what the detector alone "
                              "gives, frame by frame; slow)")
+    parser.add_argument("--no-still-tables", action="store_true",
+                        help="with no clip named, leave out the still tables made of real "
+                             "webcam photos (real_still_table.py)")
     args = parser.parse_args(argv)
-    skipped: list[str] = []
-    clips = args.clips
-    if not clips:
-        clips, skipped = default_clips()
-        if not clips:
-            parser.error(f"no clip found ({REAL_FOOTAGE} and {FOOTAGE}): name the clips to read")
-    missing = [str(c) for c in clips if not c.exists()]
+    missing = [str(c) for c in args.clips if not c.exists()]
     if missing:
         parser.error(f"no such clip: {', '.join(missing)}")
-    if args.labels and len(clips) != 1:
+    if args.labels and len(args.clips) != 1:
         parser.error("--labels goes with one clip")
+    with tempfile.TemporaryDirectory(prefix="still-tables-") as made:
+        skipped: list[str] = []
+        clips = args.clips
+        if not clips:
+            clips, skipped = default_clips()
+            if not args.no_still_tables:
+                import real_still_table
+
+                if real_still_table.DEV.is_dir():
+                    clips += real_still_table.default_clips(Path(made))
+                else:
+                    skipped.append(f"skipped the still tables: {real_still_table.DEV} absent")
+            if not clips:
+                parser.error(f"no clip found ({REAL_FOOTAGE} and {FOOTAGE}): name the clips")
+        return _measure(args, clips, skipped)
+
+
+def _measure(args: argparse.Namespace, clips: list[Path], skipped: list[str]) -> int:
+    """Read and score every clip (`main`'s arguments), each with the reader as it comes and
+    then without its idle re-reads."""
     from vision.inference.detector import load_detector
 
     detector = load_detector()

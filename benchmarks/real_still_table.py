@@ -10,7 +10,7 @@ moves, one folder of frames a clip that ``gintray watch replay:FOLDER`` and the 
 
 - ``OUT/NAME/``: the photo ``--frames`` times, with ``frames.csv`` (the benchmark's labels: a
   row every 5th frame and the last, the photo's cards settled, nothing moving);
-- ``OUT/sequence/``: the photos one after another, ``--frames`` each: the spread on the table
+- ``OUT/still-sequence/``: the photos one after another, ``--frames`` each: the spread on the table
   is swapped for another at once, again and again; each photo a still stretch;
 - ``--noise``: every copy as a cheap webcam films it, fresh sensor noise, light drift and JPEG
   (`vision.demo.noisy.noisy_frame`, its noise measured on these very webcam frames; seeded, the
@@ -37,6 +37,7 @@ DEV = REPO.parent / "shared" / "data" / "real-cards" / "dev"
 LABEL_FIXES = REPO / "models" / "dev_label_fixes.csv"
 LABEL_EVERY = 5  # the benchmark's labels: a row every 5th frame, as read by eye elsewhere
 NOISE_SEED = 36
+SEQUENCE = "still-sequence"  # the folder of the photos one after another
 
 #: Spreads like the end of a gin hand: melds fanned and overlapping (18, 18 and 11 cards),
 #: a face-down card among them, and two small loose layouts; all filmed by one webcam.
@@ -112,6 +113,14 @@ def write_clip(photos: list[StillPhoto], out: Path, frames: int, noise: bool) ->
     return out
 
 
+def default_clips(out: Path, frames: int = 30, noise: bool = True) -> list[Path]:
+    """The clips of `DEFAULT_PHOTOS`, one a photo and then their sequence, written into
+    ``out``: the folders (what `bench_real_footage.py` reads when no clip is named)."""
+    photos = load_photos(list(DEFAULT_PHOTOS))
+    clips = [write_clip([photo], out / photo.name, frames, noise) for photo in photos]
+    return [*clips, write_clip(photos, out / SEQUENCE, frames, noise)]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="folder for the clips (each clip's folder in it "
@@ -136,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         clip = write_clip([photo], args.out / photo.name, args.frames, args.noise)
         print(f"{clip}: {args.frames} frames, {len(photo.cards)} cards")
     if len(photos) > 1:
-        clip = write_clip(photos, args.out / "sequence", args.frames, args.noise)
+        clip = write_clip(photos, args.out / SEQUENCE, args.frames, args.noise)
         print(f"{clip}: {args.frames * len(photos)} frames, {len(photos)} spreads")
     return 0
 

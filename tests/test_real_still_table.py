@@ -81,3 +81,13 @@ def test_a_real_still_table_with_webcam_noise_reads_once_and_holds_nothing_false
     clip = still.write_clip(photos, tmp_path / "noisy", 12, noise=True)
     score = _score(clip, rereads=True)
     assert (score.read_changes, score.false_frames) == (0, 0), score.false_cards
+
+
+def test_the_default_still_tables_are_each_default_photo_and_their_sequence(tmp_path):
+    """What the benchmark reads when no clip is named: a folder a default photo, named after
+    it, then the sequence of all of them, each frame a noisy copy."""
+    clips = still.default_clips(tmp_path, frames=2)
+    photos = still.load_photos(list(still.DEFAULT_PHOTOS))
+    assert [c.name for c in clips] == [p.name for p in photos] + [still.SEQUENCE]
+    assert len(list(clips[-1].glob("frame_*.jpg"))) == 2 * len(photos)
+    assert all((c / "frames.csv").is_file() for c in clips)

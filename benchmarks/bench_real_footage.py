@@ -5,7 +5,13 @@ a laid card show, is a card that is not there held?
         [--json]
 
 CLIP: a video file or a folder of frames; default every video in ``../shared/data/real-footage/``
-(the footage is read where it lies, never copied into the project). Each clip is played
+and every clip labelled in ``benchmarks/real-footage/`` that is found in the footage folder
+(``$GINTRAY_FOOTAGE``, default ``../footage/``: clips whose licences keep them out of the
+project, fetched as that folder's README says; one that is absent is skipped with a line
+saying so), then the still tables made of real webcam photos (`real_still_table.py`: the
+shared dev photos with webcam noise, each 30 frames, and their sequence; written to a
+temporary folder; ``--no-still-tables`` leaves them out). The footage is read where it lies,
+never copied into the project. Each clip is played
 through the live reader exactly as ``gintray watch replay:CLIP?fps=0`` plays it
 (`vision.table.watch`: the `Onlooker` without ``--layout``, the `TableReader` with it), and
 scored against its labels read by eye: ``CLIP.frames.csv`` beside a video (``frames.csv``
@@ -19,8 +25,9 @@ suffix). Per clip:
 
 - **still changes**: the read's card changes inside still stretches (runs of two or more
   labelled rows with the same settled cards and nothing transient, from the first row's frame
-  to the last's), less the one change that first brings the read to the labelled cards (a
-  read catching up with a card laid just before the stretch);
+  to the last's), less the first change if it brings the read nearer the labelled cards (fewer
+  of them missing or wrong: a read catching up with a card laid just before the stretch, even
+  when it misses another);
 - **false-card frames**: the share of frames whose read holds a card that is in neither
   labelled row around the frame (settled or transient), and the longest run of them in a row;
 - **latency**: for each card that settles (settled in a row, not in the row before), the
@@ -40,13 +47,16 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
+import tempfile
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 from vision.demo.verify import detector_threads  # noqa: E402
 from vision.inference.cpu import cpu_info  # noqa: E402
@@ -65,6 +75,11 @@ from vision.table.watch import (  # noqa: E402
 )
 
 REAL_FOOTAGE = REPO.parent / "shared" / "data" / "real-footage"
+#: Where clips kept out of the project lie (`benchmarks/real-footage/README.md` says how to
+#: fetch each); ``GINTRAY_FOOTAGE`` overrides it.
+FOOTAGE = Path(os.environ.get("GINTRAY_FOOTAGE", REPO.parent / "footage"))
+LABELS_HERE = REPO / "benchmarks" / "real-footage"
+LABELS_SUFFIX = ".frames.csv"
 
 
 @dataclass(frozen=True)
@@ -144,8 +159,9 @@ def score_clip(reads: list[frozenset[str]], labels: list[LabelRow]) -> ClipScore
         last = min(end, len(reads) - 1)
         score.still_frames += max(0, last - start + 1)
         changes = [f for f in range(start + 1, last + 1) if reads[f] != reads[f - 1]]
-        # the first read of the labels (the covered cards under them read or not)
-        caught_up = any(reads[f] - covered == cards for f in changes)
+        # the read catching up with the labels (the covered cards under them read or not)
+        caught_up = bool(changes) and (_wrong(reads[changes[0]], cards, covered)
+                                       < _wrong(reads[changes[0] - 1], cards, covered))
         score.still_changes += len(changes) - caught_up
     run = 0
     for frame, read in enumerate(reads):
@@ -157,6 +173,12 @@ def score_clip(reads: list[frozenset[str]], labels: list[LabelRow]) -> ClipScore
         score.longest_false_run = max(score.longest_false_run, run)
     score.settlings = _settlings(reads, labels)
     return score
+
+
+def _wrong(read: frozenset[str], cards: frozenset[str], covered: frozenset[str]) -> int:
+    """The labelled cards a read misses plus the cards it holds that are not labelled (a
+    covered card read or not is neither)."""
+    return len((read - covered) ^ cards)
 
 
 def _still_stretches(
@@ -226,17 +248,36 @@ def watch_clip(clip: Path, layout_path: Path | None, rereads: bool | None,
     return lines, watch.summary
 
 
-LABELS_HERE = REPO / "benchmarks" / "real-footage"
-
-
 def labels_for(clip: Path, given: Path | None) -> Path | None:
     """The clip's labels: given, ``NAME.frames.csv`` beside a video, ``frames.csv`` in a folder,
     else ``benchmarks/real-footage/NAME.frames.csv`` (labels of a clip kept outside the project)."""
     if given is not None:
         return given
     beside = clip / "frames.csv" if clip.is_dir() else clip.with_suffix(".frames.csv")
-    kept = LABELS_HERE / f"{clip.stem if clip.is_file() else clip.name}.frames.csv"
+    kept = LABELS_HERE / f"{clip.stem if clip.is_file() else clip.name}{LABELS_SUFFIX}"
     return next((path for path in (beside, kept) if path.is_file()), None)
+
+
+def default_clips(shared: Path = REAL_FOOTAGE, footage: Path = FOOTAGE,
+                  kept: Path = LABELS_HERE) -> tuple[list[Path], list[str]]:
+    """The clips read when none is named: the videos in ``shared``, then for each labels file
+    kept in ``kept`` its clip in ``footage`` (a video ``NAME.*`` or a folder ``NAME``); and a
+    line for each labelled clip not found there."""
+    clips = sorted(p for p in shared.iterdir()
+                   if p.suffix.lower() in VIDEO_SUFFIXES) if shared.is_dir() else []
+    missing = []
+    for labels in sorted(kept.glob(f"*{LABELS_SUFFIX}")):
+        name = labels.name.removesuffix(LABELS_SUFFIX)
+        found = sorted(p for p in footage.glob(f"{name}.*")
+                       if p.suffix.lower() in VIDEO_SUFFIXES) if footage.is_dir() else []
+        if not found and (footage / name).is_dir():
+            found = [footage / name]
+        if found:
+            clips.append(found[0])
+        else:
+            missing.append(f"skipped {name}: no clip {name}.* in {footage} ({kept / 'README.md'}"
+                           " says where to fetch it; GINTRAY_FOOTAGE names another folder)")
+    return clips, missing
 
 
 def report(clip: Path, score: ClipScore, summary: WatchSummary, labelled: bool) -> None:
@@ -265,23 +306,43 @@ def report(clip: Path, score: ClipScore, summary: WatchSummary, labelled: bool) 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("clips", nargs="*", type=Path,
-                        help=f"videos or folders of frames (default: the videos in {REAL_FOOTAGE})")
+                        help=f"videos or folders of frames (default: the videos in {REAL_FOOTAGE} "
+                             f"and the clips labelled in {LABELS_HERE} found in {FOOTAGE})")
     parser.add_argument("--labels", type=Path, help="the labels CSV (one clip only)")
     parser.add_argument("--layout", type=Path, help="a layout JSON for every clip (default none)")
     parser.add_argument("--json", action="store_true", help="one JSON object a clip and run")
     parser.add_argument("--every-frame", action="store_true",
                         help="no change gate: every frame read whole (what the detector alone "
                              "gives, frame by frame; slow)")
+    parser.add_argument("--no-still-tables", action="store_true",
+                        help="with no clip named, leave out the still tables made of real "
+                             "webcam photos (real_still_table.py)")
     args = parser.parse_args(argv)
-    if not args.clips and not REAL_FOOTAGE.is_dir():
-        parser.error(f"{REAL_FOOTAGE} is absent: name the clips to read")
-    clips = args.clips or sorted(p for p in REAL_FOOTAGE.iterdir()
-                                 if p.suffix.lower() in VIDEO_SUFFIXES)
-    missing = [str(c) for c in clips if not c.exists()]
+    missing = [str(c) for c in args.clips if not c.exists()]
     if missing:
         parser.error(f"no such clip: {', '.join(missing)}")
-    if args.labels and len(clips) != 1:
+    if args.labels and len(args.clips) != 1:
         parser.error("--labels goes with one clip")
+    with tempfile.TemporaryDirectory(prefix="still-tables-") as made:
+        skipped: list[str] = []
+        clips = args.clips
+        if not clips:
+            clips, skipped = default_clips()
+            if not args.no_still_tables:
+                import real_still_table
+
+                if real_still_table.DEV.is_dir():
+                    clips += real_still_table.default_clips(Path(made))
+                else:
+                    skipped.append(f"skipped the still tables: {real_still_table.DEV} absent")
+            if not clips:
+                parser.error(f"no clip found ({REAL_FOOTAGE} and {FOOTAGE}): name the clips")
+        return _measure(args, clips, skipped)
+
+
+def _measure(args: argparse.Namespace, clips: list[Path], skipped: list[str]) -> int:
+    """Read and score every clip (`main`'s arguments), each with the reader as it comes and
+    then without its idle re-reads."""
     from vision.inference.detector import load_detector
 
     detector = load_detector()
@@ -289,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"command: .venv/bin/python benchmarks/bench_real_footage.py "
               f"{' '.join(sys.argv[1:])}".rstrip())
         print(f"CPU: {cpu_info().model}; GINTRAY_THREADS={detector_threads()}")
+    for line in skipped:
+        print(line, file=sys.stderr)
     for clip in clips:
         label_path = labels_for(clip, args.labels)
         labels = load_labels(label_path) if label_path else []

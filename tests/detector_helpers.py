@@ -42,3 +42,13 @@ def pretrained_or_skip() -> None:
 
     if not Path(DEFAULT_START).exists():
         pytest.skip(f"pretrained start weights not available: {DEFAULT_START}")
+
+
+def shipped_detector_or_skip():
+    """The shipped detector (`load_detector()`); skip when its model is not installed."""
+    from vision.inference.detector import DetectorUnavailable, load_detector
+
+    try:
+        return load_detector()
+    except DetectorUnavailable as exc:
+        pytest.skip(f"detector model not available: {exc}")

@@ -61,6 +61,18 @@ def test_labels_are_read_from_the_csv(tmp_path):
     assert bench.labels_for(tmp_path / "clip.mp4", None) == path
 
 
+def test_the_read_catching_up_is_not_a_change_even_when_it_misses_a_card():
+    """The spread on a still table is swapped at frame 3: the read follows a frame later but
+    never finds the 9D; that catch-up is not a change of the still table. A read that then
+    trades one card for another while nothing moves is one."""
+    labels = [_row(0, "KS 4H"), _row(2, "KS 4H"), _row(3, "QS 9D 2C"), _row(6, "QS 9D 2C")]
+    caught_up = _reads("KS 4H", "KS 4H", "KS 4H", "KS 4H", "QS 2C", "QS 2C", "QS 2C")
+    assert bench.score_clip(caught_up, labels).still_changes == 0
+    assert bench.Settling("9D", 3, None) in bench.score_clip(caught_up, labels).settlings
+    traded = _reads("KS 4H", "KS 4H", "KS 4H", "QS 2C", "QS 2C", "QS 9C", "QS 9C")
+    assert bench.score_clip(traded, labels).still_changes == 1  # 2C -> 9C: no nearer
+
+
 def test_a_covered_card_in_a_pile_is_there_but_not_settled():
     """A pile: 7C lies alone, then 9D is laid on it (7C covered, its corner still showing).
     Reading the covered 7C is not a false card and does not break the still stretch; the 9D's
@@ -93,6 +105,25 @@ def test_labels_with_covered_cards_and_labels_kept_in_the_project(tmp_path, monk
     (row,) = bench.load_labels(kept / "pile.frames.csv")
     assert row.settled == {"9D"} and row.covered == {"7C", "2C"} and row.still
     assert row.present == {"9D", "7C", "2C"}
+
+
+def test_the_default_clips_are_the_shared_videos_and_labelled_clips_found_outside(tmp_path):
+    """With no clip named: the shared videos, then each clip labelled in the project that lies
+    in the footage folder (a video or a folder of frames); one that is not there is a line
+    saying where to get it, not an error."""
+    shared, footage, kept = tmp_path / "shared", tmp_path / "footage", tmp_path / "kept"
+    for folder in (shared, footage, kept):
+        folder.mkdir()
+    (shared / "casino.mp4").write_bytes(b"")
+    (shared / "casino.frames.csv").write_text("frame,settled_cards,transient_cards\n")
+    for name in ("deal", "still", "absent"):
+        (kept / f"{name}.frames.csv").write_text("frame,settled_cards,transient_cards\n")
+    (footage / "deal.mp4").write_bytes(b"")
+    (footage / "still").mkdir()
+    clips, skipped = bench.default_clips(shared, footage, kept)
+    assert clips == [shared / "casino.mp4", footage / "deal.mp4", footage / "still"]
+    assert len(skipped) == 1 and skipped[0].startswith("skipped absent: no clip absent.*")
+    assert bench.default_clips(shared, tmp_path / "nowhere", kept)[0] == [shared / "casino.mp4"]
 
 
 @pytest.mark.slow

@@ -20,9 +20,11 @@ a reading once its picture held, one frame later either way) and a hand passing 
 would have it read a picture that is gone the next frame (figures in vision/README.md).
 
 What counts as "changed" (`changed_pixels`): after the global light drift is taken out (the
-signatures' mean brightness matched: a camera's auto exposure, a cloud), a signature pixel that
-moved by more than `CHANGE_LEVEL` grey levels has changed; the region has changed when at least
-`MIN_CHANGED` of its signature pixels have (about a third of a 20 px corner index at 960 px).
+signatures' mean brightness matched: a camera's auto exposure, a cloud; the gain kept within
+1/`LIGHT_DRIFT`..`LIGHT_DRIFT`, so a card laid on black cloth, mean 0, is still a change), a
+signature pixel that moved by more than `CHANGE_LEVEL` grey levels has changed; the region has
+changed when at least `MIN_CHANGED` of its signature pixels have (about a third of a 20 px
+corner index at 960 px).
 Both figures come from real webcam frames (`benchmarks/bench_latency.py --calibrate`: noise
 measured on the real dev photos, re-captured with that noise and JPEG; real changes between
 photos of one scene), recorded in vision/README.md.
@@ -38,6 +40,7 @@ import numpy as np
 
 SIGNATURE_SIDE = 320  # the signature's long side in pixels, whatever the camera's resolution
 CHANGE_LEVEL = 14.0  # grey levels a signature pixel must move to count as changed
+LIGHT_DRIFT = 1.5  # the most a camera's exposure is taken to scale a region between frames
 MIN_CHANGED = 4  # changed signature pixels that make a region changed
 
 Box = tuple[int, int, int, int]  # x1, y1, x2, y2 in frame pixels
@@ -102,7 +105,7 @@ def changed_pixels(before: np.ndarray, after: np.ndarray, max_drift: float | Non
 
 def has_changed(before: np.ndarray, after: np.ndarray) -> bool:
     """True when the region's picture changed beyond noise and light drift."""
-    return changed_pixels(before, after) >= MIN_CHANGED
+    return changed_pixels(before, after, max_drift=LIGHT_DRIFT) >= MIN_CHANGED
 
 
 @dataclass

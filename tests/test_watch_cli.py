@@ -234,3 +234,61 @@ def test_idle_rereads_are_the_region_readers_budget():
     assert set_idle_rereads(reader, False) and idle_rereads(reader) is False
     for without in (SimpleNamespace(regions=SimpleNamespace()), SimpleNamespace(regions=None)):
         assert idle_rereads(without) is None and not set_idle_rereads(without, False)
+
+
+class _CountingReads:
+    """A region-reading detector that finds one corner in every read and counts its reads."""
+
+    reads_regions = True
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def detect(self, image):
+        from vision.inference.detection import Detection, Detections
+
+        self.reads += 1
+        return Detections([Detection("7D", (40, 40, 56, 76), 0.9)])
+
+
+class _LoadedClock:
+    """A CPU clock on which every re-read takes ``cost`` seconds (a fast or a loaded machine)."""
+
+    def __init__(self, cost: float) -> None:
+        self.cost, self.now = cost, 0.0
+
+    def __call__(self) -> float:
+        self.now += self.cost
+        return self.now
+
+
+def test_recorded_footage_is_re_read_the_same_on_a_fast_and_a_loaded_machine(tmp_path):
+    """Issue 36: idle re-reads of recorded footage are counted in detector passes (one pass a
+    re-read, `confirm.PASS_SECONDS` of the share), not in measured CPU, so a clip re-read on a
+    fast computer and on a loaded one gives the same reads; a live camera keeps paying its
+    measured CPU."""
+    from vision.table.confirm import PASS_SECONDS, ReadBudget
+    from vision.table.reader import Onlooker
+
+    folder = tmp_path / "hand"
+    folder.mkdir()
+    for i in range(40):  # a hand that never rests: the picture is never confirmed
+        image = np.full((120, 160, 3), 60, np.uint8)
+        image[100:120, (i * 7) % 140:(i * 7) % 140 + 20] = 250
+        cv2.imwrite(str(folder / f"{i:03d}.png"), image)
+    counts = []
+    for cost in (0.02, 0.2):
+        detector = _CountingReads()
+        onlooker = Onlooker(detector, ReadBudget(0.5, _LoadedClock(cost)))
+        with open_camera(f"replay:{folder}?fps=0") as camera:
+            watch = Watch(camera, onlooker, footage_fps=10.0)
+            list(watch.lines())
+        counts.append(detector.reads)
+    # 3.9 s of footage x half a core / one pass's seconds, and the first read
+    expected = 1 + int(3.9 * 0.5 / PASS_SECONDS)
+    assert counts == [counts[0]] * 2 and abs(counts[0] - expected) <= 1, counts
+    live = ReadBudget(0.5, _LoadedClock(0.2))  # a live camera: its measured CPU is charged
+    live.earn(0.0)
+    live.earn(1.0)
+    live.spend(lambda: None)
+    assert live.credit == pytest.approx(0.5 - 0.2)

@@ -47,6 +47,11 @@ REREAD_SHARE_ENV = "GINTRAY_REREAD_SHARE"  # set by the doctor / the person for 
 HISTORY = 7  # reads of a region kept for the vote
 CONFIRM_READS = 5  # reads of a picture that held since: it is confirmed, no more re-reads
 MAX_CREDIT_READS = 2.0  # an idle spell saves up at most this many reads of CPU time
+# recorded footage: a re-read is charged this many CPU seconds, whatever it took (one detector
+# pass over a whole 416-640 px frame, one thread, on the AMD EPYC the figures are measured on:
+# the casino clip read whole, 0.23-0.25 s), so the default half a core is 2 passes a second of
+# footage on every computer
+PASS_SECONDS = 0.25
 PLACE_MARGIN = 1.0  # the picture around a corner: its box grown by this many box sizes a side
 SAME_PLACE = 0.6  # two boxes whose centres are closer than this many box sizes: one place
 # the picture around a place changed: this share of its signature pixels moved (the gate's
@@ -79,11 +84,15 @@ def reread_share() -> float:
 class ReadBudget:
     """CPU time for re-reads: ``share`` of each second of camera time is earned (saved up to
     `MAX_CREDIT_READS` reads' worth), each re-read spends what it cost. ``clock`` measures the
-    cost (process CPU time; a test gives its own)."""
+    cost (process CPU time; a test gives its own); ``pass_seconds`` set (`counted_in_passes`),
+    each re-read is charged that instead, whatever it took: the budget is counted in detector
+    passes, so recorded footage is re-read at the same frames on any computer, however
+    loaded."""
 
     share: float = REREAD_SHARE
     clock: Callable[[], float] = time.process_time
     credit: float = 0.0
+    pass_seconds: float | None = None
     _last_time: float | None = None
     _read_cost: float = 0.0  # the last re-read's CPU time
 
@@ -100,11 +109,20 @@ class ReadBudget:
     def allows(self) -> bool:
         return self.share > 0 and self._last_time is not None and self.credit >= 0
 
+    def counted_in_passes(self, pass_seconds: float = PASS_SECONDS) -> None:
+        """Charge each re-read ``pass_seconds`` from now on, not its measured CPU time (a
+        recorded clip: the same reads on every computer; the share of a core stays)."""
+        self.pass_seconds = pass_seconds
+
     def spend(self, read: Callable[[], Detections]) -> Detections:
-        """Run one re-read and charge its CPU time."""
-        start = self.clock()
-        found = read()
-        self._read_cost = max(0.0, self.clock() - start)
+        """Run one re-read and charge its CPU time (or one pass's, `counted_in_passes`)."""
+        if self.pass_seconds is not None:
+            found = read()
+            self._read_cost = self.pass_seconds
+        else:
+            start = self.clock()
+            found = read()
+            self._read_cost = max(0.0, self.clock() - start)
         self.credit -= self._read_cost
         return found
 

@@ -225,3 +225,41 @@ def test_a_box_with_no_card_face_around_it_is_no_card():
     unchecked = CardDetector(finder, SureNamer(), pair_vote=False, normalise_light=False,
                              face_check=False)
     assert len(unchecked.detect(image)) == 4  # what the finder and namer alone would keep
+
+
+def test_a_card_taken_under_a_moving_hand_leaves_once_its_place_holds_as_read():
+    """The casino clip's end: the dealer's arm sweeps over the cards as it collects them, so
+    the read after a card is gone was taken while the arm was still leaving its place (moved
+    in the read's own frame: no vote then). A frame later the place shows what that read saw
+    (bare felt, held still): the read votes, and the card leaves, though the arm goes on
+    moving elsewhere. Before, no read ever voted there and the card was held."""
+    from vision.table.confirm import PictureRead, ReadHistory
+    from vision.table.gate import Signature
+
+    felt = np.full((120, 160, 3), 60, np.uint8)
+    card = felt.copy()
+    card[36:80, 36:70] = 235  # the 7D's card around its index box (40, 40, 56, 76)
+    arm = felt.copy()
+    arm[30:90, 30:80] = 170  # the arm over the card's place, taking it
+    history = ReadHistory()
+    for _ in range(HISTORY - 1):  # a confirmed card: every read of its still picture found it
+        history.add(PictureRead(Detections([SEVEN]), Signature.of(card), Signature.of(card)))
+    assert history.consensus(Signature.of(card)).detections.cards == ("7D",)
+    gone = Signature.of(felt)
+    history.add(PictureRead(Detections(), gone, Signature.of(arm)))  # read as the arm left
+    assert history.consensus(gone).detections.cards == ("7D",)  # moved in its frame: kept
+    later = Signature.of(felt.copy())  # the next frame: the place is as the read saw it
+    assert history.consensus(later).detections.cards == ()
+
+
+def test_two_corners_of_one_card_take_the_one_name_both_allow():
+    """One card, one name (issue 36 item 2): the casino's 5C read 5D (runner-up 5C) on one
+    corner and 5C (runner-up 5S) on the other, the 5D surer. Both corners allow 5C, only one
+    5D: the card is 5C, 5D its swap. Corners that allow each other's name keep the surer."""
+    box_a, box_b = (209, 59, 217, 71), (244, 75, 252, 87)  # a card's diagonal apart
+    torn = [Detection("5D", box_a, 0.58, "5C"), Detection("5C", box_b, 0.53, "5S")]
+    cards, _ = cards_from_detections(torn)
+    assert [(c.card, c.alternative) for c in cards] == [("5C", "5D")]
+    both = [Detection("5D", box_a, 0.58, "5C"), Detection("5C", box_b, 0.53, "5D")]
+    cards, _ = cards_from_detections(both)
+    assert [(c.card, c.alternative) for c in cards] == [("5D", "5C")]

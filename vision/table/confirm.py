@@ -51,7 +51,7 @@ MAX_CREDIT_READS = 2.0  # an idle spell saves up at most this many reads of CPU 
 # pass over a whole 416-640 px frame, one thread, on the AMD EPYC the figures are measured on:
 # the casino clip read whole, 0.23-0.25 s), so the default half a core is 2 passes a second of
 # footage on every computer
-PASS_SECONDS = 0.25
+PASS_SECONDS = 0.2
 PLACE_MARGIN = 1.0  # the picture around a corner: its box grown by this many box sizes a side
 SAME_PLACE = 0.6  # two boxes whose centres are closer than this many box sizes: one place
 # the picture around a place changed: this share of its signature pixels moved (the gate's
@@ -276,8 +276,12 @@ class ReadHistory:
         holds = np.vstack([holds, np.eye(len(before), dtype=bool)[~held]])
         around = np.array([_around(place.box) for place in places], np.float64).reshape(-1, 4)
         votes = np.zeros((len(self.reads), len(places)), bool)  # read k votes at place i
-        for k, moved in enumerate(self._moved):
-            votes[k] = since[k].same(around) & (True if moved is None else moved.same(around))
+        for k, (read, moved) in enumerate(zip(self.reads, self._moved, strict=True)):
+            # a read votes where its picture is the one there now and was still: still in its
+            # own frame, or the same in a later frame (a read taken while a hand swept past
+            # elsewhere, or just left the place, saw the place as it is when it holds later)
+            still = True if moved is None or read.picture is not now else moved.same(around)
+            votes[k] = since[k].same(around) & still
         shown: list[Detection] = []
         doubts: list[Detection] = []
         confirmed: list[Detection] = []

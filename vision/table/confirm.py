@@ -47,11 +47,12 @@ REREAD_SHARE_ENV = "GINTRAY_REREAD_SHARE"  # set by the doctor / the person for 
 HISTORY = 7  # reads of a region kept for the vote
 CONFIRM_READS = 5  # reads of a picture that held since: it is confirmed, no more re-reads
 MAX_CREDIT_READS = 2.0  # an idle spell saves up at most this many reads of CPU time
-# recorded footage: a re-read is charged this many CPU seconds, whatever it took (one detector
-# pass over a whole 416-640 px frame, one thread, on the AMD EPYC the figures are measured on:
-# the casino clip read whole, 0.23-0.25 s), so the default half a core is 2 passes a second of
-# footage on every computer
-PASS_SECONDS = 0.2
+# recorded footage: a re-read is charged this many CPU seconds for each corner-finder pass it
+# made (`CardDetector.finder_passes`; one pass a read for a detector that does not count),
+# whatever it took: one 640 px pass, one thread, on the AMD EPYC the figures are measured on
+# (a read's CPU over 24 frames of the two real clips, 1-10 passes each: 0.041 s a pass), so
+# the default half a core buys the same reads on every computer
+PASS_SECONDS = 0.04
 PLACE_MARGIN = 1.0  # the picture around a corner: its box grown by this many box sizes a side
 SAME_PLACE = 0.6  # two boxes whose centres are closer than this many box sizes: one place
 # the picture around a place changed: this share of its signature pixels moved (the gate's
@@ -85,9 +86,9 @@ class ReadBudget:
     """CPU time for re-reads: ``share`` of each second of camera time is earned (saved up to
     `MAX_CREDIT_READS` reads' worth), each re-read spends what it cost. ``clock`` measures the
     cost (process CPU time; a test gives its own); ``pass_seconds`` set (`counted_in_passes`),
-    each re-read is charged that instead, whatever it took: the budget is counted in detector
-    passes, so recorded footage is re-read at the same frames on any computer, however
-    loaded."""
+    each re-read is charged that for each corner-finder pass it made instead, whatever it
+    took: the budget is counted in detector passes, so recorded footage is re-read at the
+    same frames on any computer, however loaded."""
 
     share: float = REREAD_SHARE
     clock: Callable[[], float] = time.process_time
@@ -110,15 +111,21 @@ class ReadBudget:
         return self.share > 0 and self._last_time is not None and self.credit >= 0
 
     def counted_in_passes(self, pass_seconds: float = PASS_SECONDS) -> None:
-        """Charge each re-read ``pass_seconds`` from now on, not its measured CPU time (a
-        recorded clip: the same reads on every computer; the share of a core stays)."""
+        """Charge each re-read ``pass_seconds`` a finder pass from now on, not its measured
+        CPU time (a recorded clip: the same reads on every computer; the share stays)."""
         self.pass_seconds = pass_seconds
 
-    def spend(self, read: Callable[[], Detections]) -> Detections:
-        """Run one re-read and charge its CPU time (or one pass's, `counted_in_passes`)."""
+    def spend(self, read: Callable[[], Detections],
+              passes: Callable[[], int | None] | None = None) -> Detections:
+        """Run one re-read and charge its CPU time, or (`counted_in_passes`) its passes:
+        ``passes`` says how many the detector has made so far (None: it does not count; the
+        read is one pass)."""
         if self.pass_seconds is not None:
+            before = passes() if passes is not None else None
             found = read()
-            self._read_cost = self.pass_seconds
+            after = passes() if passes is not None else None
+            made = after - before if before is not None and after is not None else 1
+            self._read_cost = self.pass_seconds * max(1, made)
         else:
             start = self.clock()
             found = read()

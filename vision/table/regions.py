@@ -207,8 +207,9 @@ class RegionReader:
                     self._confirmations.get(region.name, 0) >= CONFIRM_READS:
                 continue
             self._turn = (self._turn + step + 1) % len(regions)
-            found = self.budget.spend(lambda box=region.box: read_region(self.detector, image,
-                                                                         box))
+            found = self.budget.spend(
+                lambda box=region.box: read_region(self.detector, image, box),
+                lambda: getattr(self.detector, "finder_passes", None))
             self._add_read(image, region, owner, signature, found)
             if changes[region.name] is Change.UNCHANGED:
                 self._confirmations[region.name] = self._confirmations.get(region.name, 0) + 1

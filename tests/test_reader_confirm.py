@@ -263,3 +263,47 @@ def test_two_corners_of_one_card_take_the_one_name_both_allow():
     both = [Detection("5D", box_a, 0.58, "5C"), Detection("5C", box_b, 0.53, "5D")]
     cards, _ = cards_from_detections(both)
     assert [(c.card, c.alternative) for c in cards] == [("5D", "5C")]
+
+
+def test_a_card_taken_while_an_arm_keeps_moving_around_its_place_leaves():
+    """The casino clip's end: the arm that collected the cards goes on moving beside their
+    places, so no read ever sees a place as it is a frame later (no vote there). A place no
+    read saw as it is now keeps what it showed only while a card face lies around it: bare
+    felt there, the card is gone (before: the 7D and 5C were held until the clip's end)."""
+    felt = np.zeros((120, 160, 3), np.uint8)
+    felt[:] = (140, 146, 69)  # the casino's teal felt: saturated, never card white
+    card = felt.copy()
+    card[36:110, 36:100] = 235  # the 7D's card, its index box at (40, 40, 56, 76)
+    detector = ScriptedDetector([[SEVEN]] * (1 + CONFIRM_READS) + [[]])
+    onlooker = Onlooker(detector, ReadBudget(1.0, TickingClock(0.05)))
+    still = _look_at(onlooker, card, range(10))
+    assert all(f.detections.cards == ("7D",) for f in still)
+    later = []
+    rng = np.random.default_rng(3)
+    for i in range(10, 20):
+        taken = felt.copy()  # the card gone; a blurred arm moving beside its index
+        skin = np.array([80, 130, 190]) + rng.integers(-40, 40, (26, 40, 1))
+        taken[8:34, 20:60] = skin.clip(0, 255).astype(np.uint8)  # bright but saturated
+        later.append(onlooker.look(Frame(taken, i, i / 10.0)))
+    assert later[-1].detections.cards == ()
+    assert sum(bool(f.detections.cards) for f in later) <= 2
+
+
+def test_a_card_whose_index_a_moving_hand_covers_stays_while_its_face_shows():
+    """A hand over a card's index (the card's white face still showing around it): no read
+    sees the place as it is now, and the card is kept, as the gate keeps it."""
+    felt = np.zeros((120, 160, 3), np.uint8)
+    felt[:] = (140, 146, 69)
+    card = felt.copy()
+    card[36:110, 36:100] = 235
+    detector = ScriptedDetector([[SEVEN]] * (1 + CONFIRM_READS) + [[]])
+    onlooker = Onlooker(detector, ReadBudget(1.0, TickingClock(0.05)))
+    _look_at(onlooker, card, range(10))
+    rng = np.random.default_rng(4)
+    later = []
+    for i in range(10, 20):
+        covered = card.copy()  # fingers over the index, moving; the card's body uncovered
+        skin = np.array([80, 130, 190]) + rng.integers(-40, 40, (30, 26, 1))
+        covered[30:60, 30:56] = skin.clip(0, 255).astype(np.uint8)
+        later.append(onlooker.look(Frame(covered, i, i / 10.0)))
+    assert all(f.detections.cards == ("7D",) for f in later)

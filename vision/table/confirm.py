@@ -272,8 +272,12 @@ class ReadHistory:
         self._holds.clear()
         self.shown = Consensus(Detections(), Detections())
 
-    def consensus(self, now: Signature) -> Consensus:
-        """The vote of the reads on the picture ``now`` (kept as what the region shows)."""
+    def consensus(self, now: Signature,
+                  on_face: Callable[[tuple[float, float, float, float]], bool] | None = None
+                  ) -> Consensus:
+        """The vote of the reads on the picture ``now`` (kept as what the region shows).
+        ``on_face`` says whether a card face lies around a box in the frame now (None: not
+        asked): a shown corner no read saw as it is now stays only where one does."""
         since = [_ChangeMap.between(read.picture, now) for read in self.reads]
         before = list(self.shown.detections)
         places = self._places()
@@ -296,7 +300,8 @@ class ReadHistory:
             voters = np.flatnonzero(votes[:, i]).tolist()
             was_shown = next((before[j] for j in np.flatnonzero(holds[i])), None)
             if not voters:  # nobody saw the picture that is there now: it keeps what it showed
-                if was_shown is not None and was_shown not in shown:
+                if was_shown is not None and was_shown not in shown and (
+                        on_face is None or on_face(was_shown.box)):  # but bare table: gone
                     shown.append(was_shown)
                 continue
             found = [place.sightings[k] for k in voters if k in place.sightings]

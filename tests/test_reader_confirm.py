@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from reader_helpers import INDEX_H, INDEX_W, laid_card
+from reader_helpers import INDEX_H, INDEX_W, TickingClock, laid_card
 
 from vision.inference.corner_crops import NAMER_CLASSES
 from vision.inference.detection import Detection, Detections
@@ -34,17 +34,6 @@ class ScriptedDetector:
         answer = self.answers[min(self.reads, len(self.answers) - 1)]
         self.reads += 1
         return Detections(answer)
-
-
-class TickingClock:
-    """A CPU clock that advances ``cost`` seconds at each look: every read costs ``cost``."""
-
-    def __init__(self, cost: float) -> None:
-        self.cost, self.now = cost, 0.0
-
-    def __call__(self) -> float:
-        self.now += self.cost
-        return self.now
 
 
 def _still(frames: int, detector, share: float = 1.0, cost: float = 0.05, fps: float = 10.0):

@@ -18,6 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from reader_helpers import TickingClock
 
 from vision.demo.noisy import noisy_frame
 from vision.demo.verify import DEMO_DIR
@@ -253,17 +254,6 @@ class _CountingReads:
         return Detections([Detection("7D", (40, 40, 56, 76), 0.9)])
 
 
-class _LoadedClock:
-    """A CPU clock on which every re-read takes ``cost`` seconds (a fast or a loaded machine)."""
-
-    def __init__(self, cost: float) -> None:
-        self.cost, self.now = cost, 0.0
-
-    def __call__(self) -> float:
-        self.now += self.cost
-        return self.now
-
-
 def test_recorded_footage_is_re_read_the_same_on_a_fast_and_a_loaded_machine(tmp_path):
     """Issue 36: idle re-reads of recorded footage are counted in corner-finder passes
     (`confirm.PASS_SECONDS` of the share a pass), not in measured CPU, so a clip re-read on a
@@ -281,7 +271,7 @@ def test_recorded_footage_is_re_read_the_same_on_a_fast_and_a_loaded_machine(tmp
     counts = []
     for cost in (0.02, 0.2):
         detector = _CountingReads(passes=5)
-        onlooker = Onlooker(detector, ReadBudget(0.5, _LoadedClock(cost)))
+        onlooker = Onlooker(detector, ReadBudget(0.5, TickingClock(cost)))
         with open_camera(f"replay:{folder}?fps=0") as camera:
             watch = Watch(camera, onlooker, footage_fps=10.0)
             list(watch.lines())
@@ -289,7 +279,7 @@ def test_recorded_footage_is_re_read_the_same_on_a_fast_and_a_loaded_machine(tmp
     # 3.9 s of footage x half a core / five passes' seconds, and the first read
     expected = 1 + int(3.9 * 0.5 / (5 * PASS_SECONDS))
     assert counts == [counts[0]] * 2 and abs(counts[0] - expected) <= 1, counts
-    live = ReadBudget(0.5, _LoadedClock(0.2))  # a live camera: its measured CPU is charged
+    live = ReadBudget(0.5, TickingClock(0.2))  # a live camera: its measured CPU is charged
     live.earn(0.0)
     live.earn(1.0)
     live.spend(lambda: None)

@@ -288,7 +288,7 @@ def report(clip: Path, score: ClipScore, summary: WatchSummary, labelled: bool) 
         print(f"  still stretches: {score.still_changes} read changes in {score.still_frames} "
               "still frames")
         false = ", ".join(f"{c} {n}" for c, n in sorted(score.false_cards.items(),
-                                                        key=lambda kv: -kv[1])) or "none"
+                                                        key=lambda kv: (-kv[1], kv[0]))) or "none"
         print(f"  frames holding a card that is not there: {score.false_frames} of "
               f"{score.frames} ({score.false_share:.0%}); longest run {score.longest_false_run} "
               f"frames; held falsely (frames): {false}")

@@ -161,3 +161,15 @@ class NoisyLabels:
             out.append(Detection(self.rng.choice(self.CODES), (x, y, x + 12, y + 28),
                                  self.rng.uniform(0.3, 0.6)))
         return Detections(out)
+
+
+class TickingClock:
+    """A CPU clock that advances ``cost`` seconds at each look: every read costs ``cost`` (a
+    fast or a loaded machine, whatever this one is)."""
+
+    def __init__(self, cost: float) -> None:
+        self.cost, self.now = cost, 0.0
+
+    def __call__(self) -> float:
+        self.now += self.cost
+        return self.now

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from reader_helpers import INDEX_H, INDEX_W, laid_card
+from reader_helpers import INDEX_H, INDEX_W, TickingClock, laid_card
 
 from vision.inference.corner_crops import NAMER_CLASSES
 from vision.inference.detection import Detection, Detections
@@ -34,17 +34,6 @@ class ScriptedDetector:
         answer = self.answers[min(self.reads, len(self.answers) - 1)]
         self.reads += 1
         return Detections(answer)
-
-
-class TickingClock:
-    """A CPU clock that advances ``cost`` seconds at each look: every read costs ``cost``."""
-
-    def __init__(self, cost: float) -> None:
-        self.cost, self.now = cost, 0.0
-
-    def __call__(self) -> float:
-        self.now += self.cost
-        return self.now
 
 
 def _still(frames: int, detector, share: float = 1.0, cost: float = 0.05, fps: float = 10.0):
@@ -225,3 +214,85 @@ def test_a_box_with_no_card_face_around_it_is_no_card():
     unchecked = CardDetector(finder, SureNamer(), pair_vote=False, normalise_light=False,
                              face_check=False)
     assert len(unchecked.detect(image)) == 4  # what the finder and namer alone would keep
+
+
+def test_a_card_taken_under_a_moving_hand_leaves_once_its_place_holds_as_read():
+    """The casino clip's end: the dealer's arm sweeps over the cards as it collects them, so
+    the read after a card is gone was taken while the arm was still leaving its place (moved
+    in the read's own frame: no vote then). A frame later the place shows what that read saw
+    (bare felt, held still): the read votes, and the card leaves, though the arm goes on
+    moving elsewhere. Before, no read ever voted there and the card was held."""
+    from vision.table.confirm import PictureRead, ReadHistory
+    from vision.table.gate import Signature
+
+    felt = np.full((120, 160, 3), 60, np.uint8)
+    card = felt.copy()
+    card[36:80, 36:70] = 235  # the 7D's card around its index box (40, 40, 56, 76)
+    arm = felt.copy()
+    arm[30:90, 30:80] = 170  # the arm over the card's place, taking it
+    history = ReadHistory()
+    for _ in range(HISTORY - 1):  # a confirmed card: every read of its still picture found it
+        history.add(PictureRead(Detections([SEVEN]), Signature.of(card), Signature.of(card)))
+    assert history.consensus(Signature.of(card)).detections.cards == ("7D",)
+    gone = Signature.of(felt)
+    history.add(PictureRead(Detections(), gone, Signature.of(arm)))  # read as the arm left
+    assert history.consensus(gone).detections.cards == ("7D",)  # moved in its frame: kept
+    later = Signature.of(felt.copy())  # the next frame: the place is as the read saw it
+    assert history.consensus(later).detections.cards == ()
+
+
+def test_two_corners_of_one_card_take_the_one_name_both_allow():
+    """One card, one name (issue 36 item 2): the casino's 5C read 5D (runner-up 5C) on one
+    corner and 5C (runner-up 5S) on the other, the 5D surer. Both corners allow 5C, only one
+    5D: the card is 5C, 5D its swap. Corners that allow each other's name keep the surer."""
+    box_a, box_b = (209, 59, 217, 71), (244, 75, 252, 87)  # a card's diagonal apart
+    torn = [Detection("5D", box_a, 0.58, "5C"), Detection("5C", box_b, 0.53, "5S")]
+    cards, _ = cards_from_detections(torn)
+    assert [(c.card, c.alternative) for c in cards] == [("5C", "5D")]
+    both = [Detection("5D", box_a, 0.58, "5C"), Detection("5C", box_b, 0.53, "5D")]
+    cards, _ = cards_from_detections(both)
+    assert [(c.card, c.alternative) for c in cards] == [("5D", "5C")]
+
+
+def test_a_card_taken_while_an_arm_keeps_moving_around_its_place_leaves():
+    """The casino clip's end: the arm that collected the cards goes on moving beside their
+    places, so no read ever sees a place as it is a frame later (no vote there). A place no
+    read saw as it is now keeps what it showed only while a card face lies around it: bare
+    felt there, the card is gone (before: the 7D and 5C were held until the clip's end)."""
+    felt = np.zeros((120, 160, 3), np.uint8)
+    felt[:] = (140, 146, 69)  # the casino's teal felt: saturated, never card white
+    card = felt.copy()
+    card[36:110, 36:100] = 235  # the 7D's card, its index box at (40, 40, 56, 76)
+    detector = ScriptedDetector([[SEVEN]] * (1 + CONFIRM_READS) + [[]])
+    onlooker = Onlooker(detector, ReadBudget(1.0, TickingClock(0.05)))
+    still = _look_at(onlooker, card, range(10))
+    assert all(f.detections.cards == ("7D",) for f in still)
+    later = []
+    rng = np.random.default_rng(3)
+    for i in range(10, 20):
+        taken = felt.copy()  # the card gone; a blurred arm moving beside its index
+        skin = np.array([80, 130, 190]) + rng.integers(-40, 40, (26, 40, 1))
+        taken[8:34, 20:60] = skin.clip(0, 255).astype(np.uint8)  # bright but saturated
+        later.append(onlooker.look(Frame(taken, i, i / 10.0)))
+    assert later[-1].detections.cards == ()
+    assert sum(bool(f.detections.cards) for f in later) <= 2
+
+
+def test_a_card_whose_index_a_moving_hand_covers_stays_while_its_face_shows():
+    """A hand over a card's index (the card's white face still showing around it): no read
+    sees the place as it is now, and the card is kept, as the gate keeps it."""
+    felt = np.zeros((120, 160, 3), np.uint8)
+    felt[:] = (140, 146, 69)
+    card = felt.copy()
+    card[36:110, 36:100] = 235
+    detector = ScriptedDetector([[SEVEN]] * (1 + CONFIRM_READS) + [[]])
+    onlooker = Onlooker(detector, ReadBudget(1.0, TickingClock(0.05)))
+    _look_at(onlooker, card, range(10))
+    rng = np.random.default_rng(4)
+    later = []
+    for i in range(10, 20):
+        covered = card.copy()  # fingers over the index, moving; the card's body uncovered
+        skin = np.array([80, 130, 190]) + rng.integers(-40, 40, (30, 26, 1))
+        covered[30:60, 30:56] = skin.clip(0, 255).astype(np.uint8)
+        later.append(onlooker.look(Frame(covered, i, i / 10.0)))
+    assert all(f.detections.cards == ("7D",) for f in later)

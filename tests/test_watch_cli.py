@@ -18,6 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from reader_helpers import TickingClock
 
 from vision.demo.noisy import noisy_frame
 from vision.demo.verify import DEMO_DIR
@@ -234,3 +235,52 @@ def test_idle_rereads_are_the_region_readers_budget():
     assert set_idle_rereads(reader, False) and idle_rereads(reader) is False
     for without in (SimpleNamespace(regions=SimpleNamespace()), SimpleNamespace(regions=None)):
         assert idle_rereads(without) is None and not set_idle_rereads(without, False)
+
+
+class _CountingReads:
+    """A region-reading detector that finds one corner in every read and counts its reads;
+    each read makes ``passes`` corner-finder passes (as `CardDetector.finder_passes` counts)."""
+
+    reads_regions = True
+
+    def __init__(self, passes: int) -> None:
+        self.reads, self.passes, self.finder_passes = 0, passes, 0
+
+    def detect(self, image):
+        from vision.inference.detection import Detection, Detections
+
+        self.reads += 1
+        self.finder_passes += self.passes
+        return Detections([Detection("7D", (40, 40, 56, 76), 0.9)])
+
+
+def test_recorded_footage_is_re_read_the_same_on_a_fast_and_a_loaded_machine(tmp_path):
+    """Issue 36: idle re-reads of recorded footage are counted in corner-finder passes
+    (`confirm.PASS_SECONDS` of the share a pass), not in measured CPU, so a clip re-read on a
+    fast computer and on a loaded one gives the same reads; a live camera keeps paying its
+    measured CPU."""
+    from vision.table.confirm import PASS_SECONDS, ReadBudget
+    from vision.table.reader import Onlooker
+
+    folder = tmp_path / "hand"
+    folder.mkdir()
+    for i in range(40):  # a hand that never rests: the picture is never confirmed
+        image = np.full((120, 160, 3), 60, np.uint8)
+        image[100:120, (i * 7) % 140:(i * 7) % 140 + 20] = 250
+        cv2.imwrite(str(folder / f"{i:03d}.png"), image)
+    counts = []
+    for cost in (0.02, 0.2):
+        detector = _CountingReads(passes=5)
+        onlooker = Onlooker(detector, ReadBudget(0.5, TickingClock(cost)))
+        with open_camera(f"replay:{folder}?fps=0") as camera:
+            watch = Watch(camera, onlooker, footage_fps=10.0)
+            list(watch.lines())
+        counts.append(detector.reads)
+    # 3.9 s of footage x half a core / five passes' seconds, and the first read
+    expected = 1 + int(3.9 * 0.5 / (5 * PASS_SECONDS))
+    assert counts == [counts[0]] * 2 and abs(counts[0] - expected) <= 1, counts
+    live = ReadBudget(0.5, TickingClock(0.2))  # a live camera: its measured CPU is charged
+    live.earn(0.0)
+    live.earn(1.0)
+    live.spend(lambda: None)
+    assert live.credit == pytest.approx(0.5 - 0.2)

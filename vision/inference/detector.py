@@ -387,6 +387,9 @@ class CardDetector:
         self.normalise_light = normalise_light
         self.settings = settings or DetectorSettings()
         self.face_check = face_check  # corners with no card face around them dropped
+        # corner-finder passes run so far (the first pass and each tile of the finer one):
+        # nearly all of a read's CPU, so a recorded clip's idle re-reads are paid in them
+        self.finder_passes = 0
 
     def without_deck(self) -> CardDetector:
         """This detector (the same loaded models) reading as the shipped models do, without
@@ -422,7 +425,7 @@ class CardDetector:
         """
         h, w = image.shape[:2]
         scale = min(1.0, self.work_side / max(h, w))
-        boxes, scores = self.finder.find(_resize(image, scale))
+        boxes, scores = self._find(_resize(image, scale))
         boxes = boxes / scale
         sure = boxes[scores >= SIZE_SCORE] * scale
         size = _median_side(sure) if len(sure) >= SIZE_SAMPLES else None
@@ -436,12 +439,17 @@ class CardDetector:
             return boxes, scores
         return _as_arrays(merge_overlaps(_finder_boxes(boxes, scores) + self._tiled(image, fine)))
 
+    def _find(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One corner-finder pass (counted in `finder_passes`)."""
+        self.finder_passes += 1
+        return self.finder.find(image)
+
     def _tiled(self, image: np.ndarray, scale: float) -> list[FinderBox]:
         """Corners found in overlapping `work_side` tiles of the image at `scale`, by the one
         tiler (`tiling.in_tiles`); boxes in `image` pixels (float32, as the first pass's)."""
 
         def find(tile: np.ndarray) -> list[FinderBox]:
-            boxes, scores = self.finder.find(tile)
+            boxes, scores = self._find(tile)
             th, tw = tile.shape[:2]
             boxes = np.clip(boxes.reshape(-1, 4), 0, [tw, th, tw, th])  # boxes end at the tile
             return _finder_boxes(boxes, scores)

@@ -47,6 +47,12 @@ REREAD_SHARE_ENV = "GINTRAY_REREAD_SHARE"  # set by the doctor / the person for 
 HISTORY = 7  # reads of a region kept for the vote
 CONFIRM_READS = 5  # reads of a picture that held since: it is confirmed, no more re-reads
 MAX_CREDIT_READS = 2.0  # an idle spell saves up at most this many reads of CPU time
+# recorded footage: a re-read is charged this many CPU seconds for each corner-finder pass it
+# made (`CardDetector.finder_passes`; one pass a read for a detector that does not count),
+# whatever it took: one 640 px pass, one thread, on the AMD EPYC the figures are measured on
+# (a read's CPU over 24 frames of the two real clips, 1-10 passes each: 0.041 s a pass), so
+# the default half a core buys the same reads on every computer
+PASS_SECONDS = 0.04
 PLACE_MARGIN = 1.0  # the picture around a corner: its box grown by this many box sizes a side
 SAME_PLACE = 0.6  # two boxes whose centres are closer than this many box sizes: one place
 # the picture around a place changed: this share of its signature pixels moved (the gate's
@@ -79,11 +85,15 @@ def reread_share() -> float:
 class ReadBudget:
     """CPU time for re-reads: ``share`` of each second of camera time is earned (saved up to
     `MAX_CREDIT_READS` reads' worth), each re-read spends what it cost. ``clock`` measures the
-    cost (process CPU time; a test gives its own)."""
+    cost (process CPU time; a test gives its own); ``pass_seconds`` set (`counted_in_passes`),
+    each re-read is charged that for each corner-finder pass it made instead, whatever it
+    took: the budget is counted in detector passes, so recorded footage is re-read at the
+    same frames on any computer, however loaded."""
 
     share: float = REREAD_SHARE
     clock: Callable[[], float] = time.process_time
     credit: float = 0.0
+    pass_seconds: float | None = None
     _last_time: float | None = None
     _read_cost: float = 0.0  # the last re-read's CPU time
 
@@ -100,11 +110,26 @@ class ReadBudget:
     def allows(self) -> bool:
         return self.share > 0 and self._last_time is not None and self.credit >= 0
 
-    def spend(self, read: Callable[[], Detections]) -> Detections:
-        """Run one re-read and charge its CPU time."""
-        start = self.clock()
-        found = read()
-        self._read_cost = max(0.0, self.clock() - start)
+    def counted_in_passes(self, pass_seconds: float = PASS_SECONDS) -> None:
+        """Charge each re-read ``pass_seconds`` a finder pass from now on, not its measured
+        CPU time (a recorded clip: the same reads on every computer; the share stays)."""
+        self.pass_seconds = pass_seconds
+
+    def spend(self, read: Callable[[], Detections],
+              passes: Callable[[], int | None] | None = None) -> Detections:
+        """Run one re-read and charge its CPU time, or (`counted_in_passes`) its passes:
+        ``passes`` says how many the detector has made so far (None: it does not count; the
+        read is one pass)."""
+        if self.pass_seconds is not None:
+            before = passes() if passes is not None else None
+            found = read()
+            after = passes() if passes is not None else None
+            made = after - before if before is not None and after is not None else 1
+            self._read_cost = self.pass_seconds * max(1, made)
+        else:
+            start = self.clock()
+            found = read()
+            self._read_cost = max(0.0, self.clock() - start)
         self.credit -= self._read_cost
         return found
 
@@ -247,8 +272,12 @@ class ReadHistory:
         self._holds.clear()
         self.shown = Consensus(Detections(), Detections())
 
-    def consensus(self, now: Signature) -> Consensus:
-        """The vote of the reads on the picture ``now`` (kept as what the region shows)."""
+    def consensus(self, now: Signature,
+                  on_face: Callable[[tuple[float, float, float, float]], bool] | None = None
+                  ) -> Consensus:
+        """The vote of the reads on the picture ``now`` (kept as what the region shows).
+        ``on_face`` says whether a card face lies around a box in the frame now (None: not
+        asked): a shown corner no read saw as it is now stays only where one does."""
         since = [_ChangeMap.between(read.picture, now) for read in self.reads]
         before = list(self.shown.detections)
         places = self._places()
@@ -258,8 +287,12 @@ class ReadHistory:
         holds = np.vstack([holds, np.eye(len(before), dtype=bool)[~held]])
         around = np.array([_around(place.box) for place in places], np.float64).reshape(-1, 4)
         votes = np.zeros((len(self.reads), len(places)), bool)  # read k votes at place i
-        for k, moved in enumerate(self._moved):
-            votes[k] = since[k].same(around) & (True if moved is None else moved.same(around))
+        for k, (read, moved) in enumerate(zip(self.reads, self._moved, strict=True)):
+            # a read votes where its picture is the one there now and was still: still in its
+            # own frame, or the same in a later frame (a read taken while a hand swept past
+            # elsewhere, or just left the place, saw the place as it is when it holds later)
+            still = True if moved is None or read.picture is not now else moved.same(around)
+            votes[k] = since[k].same(around) & still
         shown: list[Detection] = []
         doubts: list[Detection] = []
         confirmed: list[Detection] = []
@@ -267,7 +300,8 @@ class ReadHistory:
             voters = np.flatnonzero(votes[:, i]).tolist()
             was_shown = next((before[j] for j in np.flatnonzero(holds[i])), None)
             if not voters:  # nobody saw the picture that is there now: it keeps what it showed
-                if was_shown is not None and was_shown not in shown:
+                if was_shown is not None and was_shown not in shown and (
+                        on_face is None or on_face(was_shown.box)):  # but bare table: gone
                     shown.append(was_shown)
                 continue
             found = [place.sightings[k] for k in voters if k in place.sightings]

@@ -164,12 +164,24 @@ def one_name_a_card(cards: Sequence[SeenCard], support: Sequence[float],
                         _inside_share(boxes[0], cards[j].boxes[0]) < SAME_CORNER_OVERLAP:
                     boxes = (*boxes, cards[j].boxes[0])  # its other corner
                 center = np.mean([_box_center(b) for b in boxes], axis=0)
-                card = SeenCard(card.card, boxes, card.confidence,
-                                (float(center[0]), float(center[1])),
-                                alternative=card.alternative or cards[j].card)
+                name, alternative = _agreed_name(card, cards[j])
+                card = SeenCard(name, boxes, card.confidence,
+                                (float(center[0]), float(center[1])), alternative)
                 break
         merged[i] = card
     return [merged[i] for i in sorted(merged)]
+
+
+def _agreed_name(surer: SeenCard, other: SeenCard) -> tuple[str, str]:
+    """The name of one card whose two corners were read under two names (``surer`` the better
+    supported), and its alternative: the one name both corners allow (each its name or its
+    runner-up) when there is exactly one, else the surer's. The casino's 5C read 5D/5C on
+    one corner and 5C/5S on the other: both allow 5C, one 5D; the 4C read 4D/4C and 4S/4C."""
+    common = {surer.card, surer.alternative} & {other.card, other.alternative} - {None}
+    if len(common) == 1:
+        name = common.pop()
+        return name, surer.card if name != surer.card else other.card
+    return surer.card, surer.alternative or other.card
 
 
 def _inside_share(a: Sequence[float], b: Sequence[float]) -> float:

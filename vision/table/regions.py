@@ -20,7 +20,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.inference.card_face import MIN_FACE_SHARE, card_face_share, white_mask
 from vision.inference.detection import Detection, Detections
+from vision.inference.exposure import normalise_light
 from vision.table.confirm import (
     CONFIRM_READS,
     PictureRead,
@@ -28,7 +30,7 @@ from vision.table.confirm import (
     ReadHistory,
     reread_share,
 )
-from vision.table.gate import Box, Change, RegionGate, Signature
+from vision.table.gate import SIGNATURE_SIDE, Box, Change, RegionGate, Signature
 from vision.table.layout import UP_CARD, TableLayout
 
 WHOLE_FRAME = "table"  # the one region of an uncalibrated camera
@@ -124,6 +126,30 @@ class RegionsRead:
 
 
 @dataclass
+class _FaceCheck:
+    """Whether a card face lies around a box of ``image`` (`card_face`, on the frame with its
+    light normalised as the detector sees it), the card white found once, when first asked, on
+    the frame shrunk as the gate's signature is (`SIGNATURE_SIDE`: about 1 ms, not 7, at
+    960x540)."""
+
+    image: np.ndarray
+    _white: np.ndarray | None = None
+    _scale: float = 1.0
+
+    def __call__(self, box: tuple[float, float, float, float]) -> bool:
+        if self._white is None:
+            h, w = self.image.shape[:2]
+            self._scale = min(1.0, SIGNATURE_SIDE / max(h, w))
+            small = self.image if self._scale == 1.0 else cv2.resize(
+                self.image, (max(1, round(w * self._scale)), max(1, round(h * self._scale))),
+                interpolation=cv2.INTER_AREA)
+            self._white = white_mask(normalise_light(small))
+        scaled = (box[0] * self._scale, box[1] * self._scale, box[2] * self._scale,
+                  box[3] * self._scale)
+        return card_face_share(self._white, scaled) >= MIN_FACE_SHARE
+
+
+@dataclass
 class RegionReader:
     """Reads the regions of live frames through the change gate (see the module docstring),
     and re-reads settled regions in idle time, round robin within ``budget``; what a region
@@ -167,6 +193,7 @@ class RegionReader:
             elif changes[region.name] is Change.MOVING:
                 self._confirmations[region.name] = 0
         reread = self._reread(image, regions, changes, owner, signature)
+        faces = _FaceCheck(image)
         kept: list[Detection] = []
         doubts: list[Detection] = []
         renamed: list[str] = []
@@ -175,7 +202,7 @@ class RegionReader:
             before = history.shown.detections
             shown = history.shown
             if changes[region.name] is not Change.UNCHANGED or region.name in reread:
-                shown = history.consensus(signature)  # unchanged and not read: as it was
+                shown = history.consensus(signature, faces)  # unchanged, not read: as it was
             if shown.detections != before:
                 renamed.append(region.name)
             kept.extend(shown.detections)
@@ -207,8 +234,9 @@ class RegionReader:
                     self._confirmations.get(region.name, 0) >= CONFIRM_READS:
                 continue
             self._turn = (self._turn + step + 1) % len(regions)
-            found = self.budget.spend(lambda box=region.box: read_region(self.detector, image,
-                                                                         box))
+            found = self.budget.spend(
+                lambda box=region.box: read_region(self.detector, image, box),
+                lambda: getattr(self.detector, "finder_passes", None))
             self._add_read(image, region, owner, signature, found)
             if changes[region.name] is Change.UNCHANGED:
                 self._confirmations[region.name] = self._confirmations.get(region.name, 0) + 1

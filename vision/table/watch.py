@@ -7,7 +7,9 @@ camera's frames flipped back first. After each frame, `live_read` says what the 
 now (the cards of the detections it used, and its doubts); a `WatchLine` is given each time
 that read changes or the frame brings events (a deal, a spread, the camera lost or back).
 Recorded footage is timed as it was filmed (``footage_fps``: a frame's time is its index over
-the rate), so a reader that spends idle camera time sees the same time on every computer.
+the rate), and the reader's idle re-reads are charged one detector pass each, not their
+measured CPU (`count_rereads_in_passes`), so a clip is read the same on every computer,
+however loaded.
 `WatchSummary` keeps the CPU it took: the reader's own CPU seconds a frame (one thread unless
 GINTRAY_THREADS says more) and the whole process's (capture and decoding included).
 
@@ -81,6 +83,17 @@ def _reread_budget(reader: LiveReader) -> Any:
     (a reader without idle re-reads, or one that reads every frame whole)."""
     budget = getattr(reader.regions, "budget", None)
     return budget if isinstance(getattr(budget, "share", None), int | float) else None
+
+
+def count_rereads_in_passes(reader: LiveReader) -> bool:
+    """Recorded footage: the reader's idle re-reads charged one detector pass each (a fixed
+    CPU time, `ReadBudget.counted_in_passes`), not their measured CPU, so a clip reads the same
+    on every computer however loaded; False where the reader has no such budget."""
+    budget = _reread_budget(reader)
+    if budget is None or not hasattr(budget, "counted_in_passes"):
+        return False
+    budget.counted_in_passes()
+    return True
 
 
 def idle_rereads(reader: LiveReader) -> bool | None:
@@ -218,6 +231,8 @@ class Watch:
     def lines(self) -> Iterator[WatchLine]:
         """A line for the first frame, then each time the read changes or events come."""
         self.summary.idle_rereads = idle_rereads(self.reader)
+        if self.footage_fps:  # recorded: re-reads counted in passes, as its time in frames
+            count_rereads_in_passes(self.reader)
         mirrored = isinstance(self.reader, TableReader) and self.reader.layout.mirrored
         last, seconds = LiveRead(), 0.0
         first: float | None = None  # the first frame's time

@@ -51,6 +51,8 @@ INDEX_SHARE = 1 / 55
 #: (`vision.inference.detector.FINE_INDEX`), tile by tile, enlarged at most `MOST_ENLARGED`
 LAYOUT_INDEX = 32.0
 MOST_ENLARGED = 3.0
+#: how far a card's middle lies from its corner index's, across the card: a share of its width
+INDEX_TO_MIDDLE = 0.38
 #: a corner box this share of whose area lies within a bigger box of the same card is a part
 #: of that index (its rank or its suit alone), not taught
 NESTED = 0.7
@@ -397,7 +399,11 @@ def _place_by_grid(places: dict, box: np.ndarray, unturn: np.ndarray, grid: _Gri
     row = int(np.argmin([abs(y - h) for h in heights]))
     if abs(y - heights[row]) > 0.6 * card[1]:
         return
-    column = grid.column(x, heights[row])
+    # the card's middle, not the corner, picks the column: a top-left index (above the row's
+    # middle) lies left of its card's middle, a bottom-right one (below it) right of it; a
+    # bottom-right index is otherwise as near the next card's column as its own
+    toward = 1.0 if y < heights[row] else -1.0
+    column = grid.column(x + toward * INDEX_TO_MIDDLE * card[0], heights[row])
     if not 0 <= column < LAYOUT_COLUMNS:
         return
     corners, outline = places.get((row, column), ([], None))

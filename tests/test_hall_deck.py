@@ -20,7 +20,7 @@ from webui_helpers import make_app
 from gintray_cli import main as gintray
 from vision.inference.deck import content_checksum
 from vision.inference.detector import load_detector
-from webui.common.event_deck import event_deck, record_taught
+from webui.common.event_deck import event_deck, event_deck_stamp, record_taught
 from webui.hall import create_hall_app, decks
 from webui.hall.audit import AuditAction, entries
 from webui.hall.sync import open_store, sync_once
@@ -100,6 +100,9 @@ def test_a_deck_taught_at_one_table_reaches_every_table(tmp_path, pg_url, german
     assert read_jack(deck_for(second, 1)) != {"JH"}  # the shipped namer never saw a "B"
     sync_once(second_db, central)
     assert event_deck(second_db).checksum == checksum
+    stamp = event_deck_stamp(second_db)
+    sync_once(second_db, central)  # a pass with nothing new leaves the deck held as it was
+    assert event_deck_stamp(second_db) == stamp
     held = {s.station: s.holds for s in decks.station_decks(central)}
     assert held == {1: "no deck", 2: "the event's deck"}
     sync_once(first_db, central)  # the table taught has it too
@@ -122,7 +125,7 @@ def test_a_deck_taught_at_one_table_reaches_every_table(tmp_path, pg_url, german
     assert any(e.action is AuditAction.DECK and "pushed" in e.detail for e in entries(central))
 
 
-def test_a_table_taught_after_the_push_reads_its_own_deck(tmp_path, pg_url, german_jacks):
+def test_a_table_taught_after_the_push_reads_its_own_and_a_withdrawn_deck_goes(tmp_path, pg_url, german_jacks):
     table, local = table_app(tmp_path / "t")
     central = open_store(pg_url)
     decks.push(central, german_jacks.read_text(), "spring.json", "uploaded", "director")
@@ -132,9 +135,17 @@ def test_a_table_taught_after_the_push_reads_its_own_deck(tmp_path, pg_url, germ
     own.parent.mkdir(parents=True, exist_ok=True)
     own.write_text(german_jacks.read_text())  # taught here after the push arrived
     assert deck_for(table, 1) == str(own)
-    decks.withdraw(central)
+    own.unlink()
+    _, director = hall(pg_url, tmp_path)
+    r = director.post("/deck/withdraw", data={"csrf_token": director.csrf},
+                      follow_redirects=True)
+    assert "Withdrew the event's deck" in flashed(r.get_data(as_text=True))
     sync_once(local, central)
-    assert event_deck(local) is None and deck_for(table, 1) == str(own)
+    assert event_deck(local) is None and deck_for(table, 1) is None  # the shipped models
+    r = director.post("/deck/withdraw", data={"csrf_token": director.csrf},
+                      follow_redirects=True)
+    assert "Not withdrawn: the event has no deck to withdraw" in flashed(
+        r.get_data(as_text=True))
 
 
 def edited(text: str) -> str:

@@ -21,6 +21,10 @@ from webui.store import Store
 #: the event's deck in a table app's database (and in the event database, where the hall puts
 #: it and where a table app running on the event database itself reads it)
 EVENT_DECK_KEY = "hall_event_deck"
+#: its checksum and when it arrived ("checksum@time"; empty: none), read on every sync pass and
+#: camera check instead of the whole profile (some hundred kilobytes); written after the deck,
+#: so it never names a deck that is not there yet
+EVENT_DECK_SUM_KEY = "hall_event_deck_sum"
 #: a deck taught at a table app's table (its local id follows)
 TAUGHT_PREFIX = "taught_deck_"
 NAME_MAX = 60
@@ -107,11 +111,29 @@ def event_deck(store: Store) -> EventDeck | None:
     return EventDeck.from_text(store.get_setting(EVENT_DECK_KEY))
 
 
+def event_deck_stamp(store: Store) -> str:
+    """The event's deck this database holds, in short: its checksum and when it arrived
+    ("checksum@time"; "": none)."""
+    return store.get_setting(EVENT_DECK_SUM_KEY) or ""
+
+
+def event_deck_sum(store: Store) -> str:
+    """The checksum of the event's deck this database holds ("": none)."""
+    return event_deck_stamp(store).split("@", 1)[0]
+
+
 def hold_deck(store: Store, deck: EventDeck) -> EventDeck:
     """Keep `deck` as this database's event deck, stamped with when it arrived."""
     held = EventDeck(**{**asdict(deck), "received_at": datetime.now(UTC).isoformat()})
     store.set_setting(EVENT_DECK_KEY, held.to_text())
+    store.set_setting(EVENT_DECK_SUM_KEY, f"{held.checksum}@{held.received_at}")
     return held
+
+
+def drop_deck(store: Store) -> None:
+    """Hold no event deck any more."""
+    store.set_setting(EVENT_DECK_SUM_KEY, "")
+    store.set_setting(EVENT_DECK_KEY, "")
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,12 @@ from datetime import UTC, datetime
 from sqlalchemy import select
 
 from webui.common.event_deck import (
-    EVENT_DECK_KEY,
     DeckText,
     DeckTextError,
     EventDeck,
+    drop_deck,
     event_deck,
+    event_deck_sum,
     hold_deck,
     plain_name,
     taught_deck,
@@ -84,25 +85,26 @@ def withdraw(store: Store) -> EventDeck:
     held = event_deck(store)
     if held is None:
         raise DeckRefused("the event has no deck to withdraw")
-    store.set_setting(EVENT_DECK_KEY, "")
+    drop_deck(store)
     return held
 
 
 # the sync's side ---------------------------------------------------------------------------
 
-def deliver(local: Store, central: Store, origin: str) -> EventDeck | None:
+def deliver(local: Store, central: Store, origin: str) -> str:
     """Give the table app (`local`, syncing as `origin`) the event's deck when it does not
-    hold it yet (or take it away when the event has none any more); record what it holds."""
-    pushed = event_deck(central)
-    held = event_deck(local)
-    if pushed is None:
-        if held is not None:
-            local.set_setting(EVENT_DECK_KEY, "")
-        _record_held(central, origin, "")
-        return None
-    if held is None or held.checksum != pushed.checksum:
-        held = hold_deck(local, pushed)
-    _record_held(central, origin, held.checksum)
+    hold it yet (or take it away when the event has none any more); record what it holds.
+    Only the checksums are read on a pass that changes nothing; returns the checksum held
+    ("": none)."""
+    pushed = event_deck_sum(central)
+    if pushed != event_deck_sum(local):
+        deck = event_deck(central) if pushed else None
+        if deck is None:
+            drop_deck(local)
+        else:
+            hold_deck(local, deck)
+    held = event_deck_sum(local)
+    _record_held(central, origin, held)
     return held
 
 
@@ -170,20 +172,20 @@ class StationDeck:
 
 def table_decks(store: Store) -> list[TableDeckShown]:
     """The decks taught at synced tables, newest first."""
-    current = event_deck(store)
+    current = event_deck_sum(store)
     with store.Session() as s:
         rows = list(s.scalars(select(HallTableDeck).order_by(HallTableDeck.taught_at.desc())))
         names = {t.id: t.name for t in s.scalars(select(TableRow).where(
             TableRow.id.in_([r.table_id for r in rows])))}
     return [TableDeckShown(r.id, r.table_id, names.get(r.table_id, f"table {r.table_id}"),
                            r.name, r.checksum[:12], r.cards, r.taught_at,
-                           current is not None and current.checksum == r.checksum)
+                           current == r.checksum)
             for r in rows]
 
 
 def station_decks(store: Store) -> list[StationDeck]:
     """Every station and the deck its table app holds."""
-    current = event_deck(store)
+    current = event_deck_sum(store)
     with store.Session() as s:
         stations = list(s.scalars(select(HallStation).order_by(HallStation.number)))
         held = {h.origin: h for h in s.scalars(select(HallDeckHeld))}
@@ -192,7 +194,7 @@ def station_decks(store: Store) -> list[StationDeck]:
         row = held.get(station.origin)
         if row is None:
             holds = "not synced yet"
-        elif current is not None and row.checksum == current.checksum:
+        elif current and row.checksum == current:
             holds = "the event's deck"
         elif row.checksum:
             holds = "an older deck"

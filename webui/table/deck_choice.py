@@ -22,7 +22,7 @@ from typing import Any
 from flask import Flask
 
 from webui.common.durable import make_folder, write_atomically
-from webui.common.event_deck import EventDeck, event_deck
+from webui.common.event_deck import EventDeck, event_deck, event_deck_stamp
 from webui.table.parts import table_parts
 
 log = logging.getLogger(__name__)
@@ -40,15 +40,27 @@ def event_deck_file(data_dir: Path, deck: EventDeck) -> Path:
     return Path(data_dir) / "layouts" / EVENT_DECKS / deck.short / deck.name
 
 
+#: the event decks written out, by data folder and stamp: a look reads the stamp alone
+_WRITTEN: dict[tuple[str, str], tuple[Path, EventDeck]] = {}
+
+
 def _event_deck_path(app: Flask) -> tuple[Path, EventDeck] | None:
     """The event's deck this app holds, written out as its file (once), or None."""
-    deck = event_deck(table_parts(app).store)
+    store = table_parts(app).store
+    key = (str(app.config["DATA_DIR"]), event_deck_stamp(store))
+    if not key[1]:
+        return None
+    known = _WRITTEN.get(key)
+    if known is not None and known[0].is_file():
+        return known
+    deck = event_deck(store)
     if deck is None:
         return None
     path = event_deck_file(Path(app.config["DATA_DIR"]), deck)
     if not path.is_file():
         make_folder(path.parent)
         write_atomically(path, deck.text)
+    _WRITTEN[key] = (path, deck)
     return path, deck
 
 

@@ -125,7 +125,8 @@ def test_a_deck_taught_at_one_table_reaches_every_table(tmp_path, pg_url, german
     assert any(e.action is AuditAction.DECK and "pushed" in e.detail for e in entries(central))
 
 
-def test_a_table_taught_after_the_push_reads_its_own_and_a_withdrawn_deck_goes(tmp_path, pg_url, german_jacks):
+def test_a_table_taught_after_the_push_reads_its_own_and_a_withdrawn_deck_goes(
+        tmp_path, pg_url, german_jacks):
     table, local = table_app(tmp_path / "t")
     central = open_store(pg_url)
     decks.push(central, german_jacks.read_text(), "spring.json", "uploaded", "director")

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 from vision.inference.cpu import cpu_info
-from vision.training.evaluate import evaluate_folder, labelled_frames
+from vision.training.evaluate import evaluate_folder, labelled_frames, load_label_fixes
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "real-cards"
@@ -221,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-baseline", action="store_true", help="skip the read without a profile")
     ap.add_argument("--train", type=Path, default=DATA / "train")
     ap.add_argument("--dev", type=Path, default=DATA / "dev")
+    ap.add_argument("--label-fixes", type=Path, default=None,
+                    help="score dev against corrected labels (models/dev_label_fixes.csv: five "
+                    "threes labelled as fours), as gintray eval-detector --label-fixes does")
     args = ap.parse_args(argv)
     if args.unseen_decks:
         out = args.out if args.out.suffix != ".json" else Path("/tmp/unseen-decks")
@@ -249,12 +252,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"taught in {taught_s:.1f} s of CPU (one thread); a 640 finder pass here "
           f"{pass_ms:.1f} ms, on a Pi 5 {PI5_YOLO11N_ONNX_MS} ms: Pi 5 about {pi_s:.0f} s",
           flush=True)
+    fixes = load_label_fixes(args.label_fixes) if args.label_fixes else None
     if not args.no_baseline:
         result["without"] = summary(evaluate_folder(args.dev, load_detector(),
-                                                    labelled_boxes=True))
+                                                    labelled_boxes=True, label_fixes=fixes))
         print("without a profile:", json.dumps(result["without"]), flush=True)
     result["with"] = summary(evaluate_folder(args.dev, load_detector(deck=args.out),
-                                             labelled_boxes=True))
+                                             labelled_boxes=True, label_fixes=fixes))
     print("with the profile:", json.dumps(result["with"]), flush=True)
     print(json.dumps(result))
     return 0

@@ -8,13 +8,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from deck_helpers import card_face, card_photo, layout_photo
+from deck_helpers import CARD_H, CARD_W, card_face, card_photo, layout_photo
 
 from gintray_cli import main as gintray
 from vision.deck.layout import laid_out_photo
 from vision.deck.sheet import order_sheet_svg
 from vision.inference.deck import load_profile
 from vision.inference.detector import load_detector
+from vision.training import perturb
+from vision.training.synth.cards import find_index_boxes
+from vision.training.synth.laid_out import laid_out_picture
+from vision.training.synth.unseen_decks import jumbo_index
 
 STATIC_SHEET = Path(__file__).resolve().parents[1] / "webui" / "table" / "static" / "deck-order.svg"
 
@@ -131,3 +135,58 @@ def test_the_printable_sheet_shows_the_set_order(tmp_path):
     assert ">K</text>" in places[51] and "\u2660" in places[51]
     assert "\u2666" in places[13] and "\u2665" in places[26]
     assert np.all([("#c0141e" in p) == (13 <= i < 39) for i, p in enumerate(places)])
+
+
+def jumbo_face(card: str) -> np.ndarray:
+    """The drawn card with both its indices enlarged 1.45 times (a jumbo-index deck)."""
+    face = cv2.cvtColor(card_face(card), cv2.COLOR_BGR2BGRA)
+    jumbo, _ = jumbo_index(face, find_index_boxes(face)[0])
+    return cv2.cvtColor(jumbo, cv2.COLOR_BGRA2BGR)
+
+
+def corners_on_their_cards(photo, centres) -> None:
+    """Every corner taught lies on its own card (nearer its centre than any other card's),
+    and no part of an index inside a bigger box of the same card is taught as that card."""
+    for card in photo.cards:
+        for x1, y1, x2, y2 in card.corners:
+            cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+            nearest = min(centres, key=lambda c: np.hypot(centres[c][0] - cx, centres[c][1] - cy))
+            assert nearest == card.card, (card.card, nearest)
+            inside = [b for b in card.corners if (b[2] - b[0]) * (b[3] - b[1]) > (x2 - x1) * (
+                y2 - y1) and b[0] <= cx <= b[2] and b[1] <= cy <= b[3]]
+            assert not inside, (card.card, card.corners)
+
+
+@pytest.mark.parametrize("scale", [0.5, 0.55])
+def test_a_big_index_is_taught_with_its_own_card_and_whole(detector, scale):
+    """A jumbo index near the card's edge: the paper beside it may reach across the gap to the
+    next card's, and the finder boxes such an index whole and also its rank alone."""
+    image, centres = laid_out_picture(jumbo_face, (int(CARD_W * scale), int(CARD_H * scale)),
+                                      angle=2.5, keystone=0.05)
+    image = perturb.jpeg(perturb.defocus(image, 1.2), 80)
+    photo, problem = laid_out_photo(detector, "jumbo.png", image)
+    assert problem is None and len(photo.cards) >= 48
+    corners_on_their_cards(photo, centres)
+
+
+@pytest.mark.slow
+def test_berlin_court_cards_are_taught_their_own_corners(detector):
+    """Aisleriot's Berlin deck (rendered by `ensure_unseen_decks`, build time): its court
+    cards' pictures surround both indices, so their corners are placed by the grid; a
+    bottom-right index, as near the next card's column as its own, joins its own card."""
+    from vision.training.synth.cards import CardFaces
+    from vision.training.synth.decks import DEFAULT_DECK_DIR
+
+    if not (DEFAULT_DECK_DIR / "faces" / "gnome-berlin" / "KS.png").exists():
+        pytest.skip("the Berlin deck is not rendered here (ensure_unseen_decks)")
+    faces = CardFaces(width=240, deck="gnome-berlin")
+    aspect = faces.face("KC").shape[0] / faces.face("KC").shape[1]
+    image, centres = laid_out_picture(
+        lambda card: faces.face(card) if card in faces.codes else None,
+        (130, round(130 * aspect)), angle=2.5, keystone=0.05)
+    image = perturb.jpeg(perturb.defocus(image, 1.2), 80)
+    photo, problem = laid_out_photo(detector, "berlin.png", image)
+    assert problem is None
+    courts = [c for c in photo.cards if c.card[0] in "JQK"]
+    assert len(courts) == 12 and all(len(c.corners) == 2 for c in courts), courts
+    corners_on_their_cards(photo, centres)

@@ -26,7 +26,7 @@ Every problem names the photo; cards no photo showed are named (`LaidOutDeck.mis
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
 
@@ -51,6 +51,11 @@ INDEX_SHARE = 1 / 55
 #: (`vision.inference.detector.FINE_INDEX`), tile by tile, enlarged at most `MOST_ENLARGED`
 LAYOUT_INDEX = 32.0
 MOST_ENLARGED = 3.0
+#: how far a card's middle lies from its corner index's, across the card: a share of its width
+INDEX_TO_MIDDLE = 0.38
+#: a corner box this share of whose area lies within a bigger box of the same card is a part
+#: of that index (its rank or its suit alone), not taught
+NESTED = 0.7
 
 Box = tuple[float, float, float, float]
 
@@ -208,6 +213,48 @@ def _whole_cards(parts: list[tuple[np.ndarray, list[Box]]]) -> list[tuple[np.nda
     return parts
 
 
+def _inside(outline: tuple[int, int, int, int], point: np.ndarray) -> bool:
+    return outline[0] <= point[0] <= outline[2] and outline[1] <= point[1] <= outline[3]
+
+
+def _own_corners(regions: list[_Region]) -> tuple[list[_Region], list[Box]]:
+    """Each corner with the card it lies on: a corner whose paper seed reached across the
+    gap to a neighbour's paper (a big index, a court card's picture round it, cards laid
+    close) lies outside that region's outline; it goes to the card whose outline holds it
+    (the nearest such), or, on none, is left to the grid (the strays returned)."""
+    owner: dict[int, list[Box]] = {i: [] for i in range(len(regions))}
+    strays: list[Box] = []
+    for i, region in enumerate(regions):
+        for box in region.corners:
+            centre = np.array([(box[0] + box[2]) / 2, (box[1] + box[3]) / 2])
+            if _inside(region.outline, centre):
+                owner[i].append(box)
+                continue
+            holders = [j for j, r in enumerate(regions) if _inside(r.outline, centre)]
+            if holders:
+                j = min(holders, key=lambda j: float(np.linalg.norm(regions[j].centre - centre)))
+                owner[j].append(box)
+            else:
+                strays.append(box)
+    return [replace(r, corners=tuple(owner[i])) for i, r in enumerate(regions)], strays
+
+
+def _whole_indices(corners: list[Box]) -> tuple[Box, ...]:
+    """A card's corners less those lying within a bigger one of them (`NESTED` of their
+    area): where the finder boxed a big index whole and also its rank or its suit alone, the
+    part would teach that a rank or a pip alone is this card."""
+    def area(b: Box) -> float:
+        return max(b[2] - b[0], 0.0) * max(b[3] - b[1], 0.0)
+
+    def within(small: Box, big: Box) -> float:
+        w = min(small[2], big[2]) - max(small[0], big[0])
+        h = min(small[3], big[3]) - max(small[1], big[1])
+        return max(w, 0.0) * max(h, 0.0) / max(area(small), 1e-9)
+
+    return tuple(b for b in corners
+                 if not any(area(o) > area(b) and within(b, o) >= NESTED for o in corners))
+
+
 def _rows(regions: list[_Region], along: np.ndarray, height: float) -> list[list[int]]:
     """Regions split into rows, top to bottom, where the height jumps by half a card."""
     order = np.argsort(along[:, 1])
@@ -304,7 +351,8 @@ def laid_out_photo(detector: CardDetector, name: str, image: np.ndarray,
         mine = [tuple(float(v) for v in boxes[i]) for i, k in enumerate(labels) if k == label]
         ys, xs = np.nonzero(mask == label)
         parts.append((cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32)), mine))
-    regions = [_region(points, mine) for points, mine in _whole_cards(parts)]
+    regions, strays = _own_corners([_region(points, mine) for points, mine in
+                                    _whole_cards(parts)])
     crowded = [r for r in regions if len(r.corners) > MOST_INDICES]
     if crowded or not regions:
         return None, (f"{name}: the cards could not be told from the table (or they touch); lay "
@@ -334,10 +382,11 @@ def laid_out_photo(detector: CardDetector, name: str, image: np.ndarray,
         for i, column in zip(row, numbers, strict=True):
             places[r, column] = (list(regions[i].corners), regions[i].outline)
     heights = [float(np.median(along[row, 1])) for row in rows]
-    for i in (i for i, label in enumerate(labels) if label == 0):
-        _place_by_grid(places, boxes[i], unturn, grid, heights, (width, height))
+    for box in [*(boxes[i] for i, label in enumerate(labels) if label == 0), *strays]:
+        _place_by_grid(places, np.asarray(box), unturn, grid, heights, (width, height))
     rows_laid = [LAYOUT_SUITS.index(suit) for suit in suits]
-    cards = [LaidCard(layout_card(rows_laid[r], c), rows_laid[r], c, tuple(corners), outline)
+    cards = [LaidCard(layout_card(rows_laid[r], c), rows_laid[r], c, _whole_indices(corners),
+                      outline)
              for (r, c), (corners, outline) in sorted(places.items())]
     return LaidOutPhoto(name, found.image, cards), None
 
@@ -350,7 +399,11 @@ def _place_by_grid(places: dict, box: np.ndarray, unturn: np.ndarray, grid: _Gri
     row = int(np.argmin([abs(y - h) for h in heights]))
     if abs(y - heights[row]) > 0.6 * card[1]:
         return
-    column = grid.column(x, heights[row])
+    # the card's middle, not the corner, picks the column: a top-left index (above the row's
+    # middle) lies left of its card's middle, a bottom-right one (below it) right of it; a
+    # bottom-right index is otherwise as near the next card's column as its own
+    toward = 1.0 if y < heights[row] else -1.0
+    column = grid.column(x + toward * INDEX_TO_MIDDLE * card[0], heights[row])
     if not 0 <= column < LAYOUT_COLUMNS:
         return
     corners, outline = places.get((row, column), ([], None))

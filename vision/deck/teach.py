@@ -172,19 +172,24 @@ def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPI
     if not corners:
         raise ValueError("nothing to teach: no corner of any card")
     started = time.process_time()
-    rng = np.random.default_rng(seed)
     cards = sorted({c.card for c in corners}, key=NAMER_CLASSES.index)
     features, labels = [], []
     crops: list[np.ndarray] = []
     crop_labels: list[int] = []
+    seen: dict[str, int] = {}
     for i, corner in enumerate(corners):
+        # each corner's copies from its own stream (the seed, its card, its number among that
+        # card's corners): what is taught of one card does not change another card's copies
+        seen[corner.card] = seen.get(corner.card, 0) + 1
+        rng = np.random.default_rng([seed, NAMER_CLASSES.index(corner.card), seen[corner.card]])
         crops += corner_copies(rng, corner, copies, namer.crop_size)
         crop_labels += [cards.index(corner.card)] * copies
         if len(crops) >= BATCH or i == len(corners) - 1:
             features.append(namer.features(crops, turns=1)[1][0])
             labels += crop_labels
             crops, crop_labels = [], []
-    others = other_cards(rng, cards, namer.crop_size)
+    others = other_cards(np.random.default_rng([seed, len(NAMER_CLASSES)]), cards,
+                         namer.crop_size)
     for start in range(0, len(others), BATCH):
         features.append(namer.features(others[start : start + BATCH], turns=1)[1][0])
     labels += [len(cards)] * len(others)

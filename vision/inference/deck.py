@@ -202,21 +202,32 @@ def load_profile(path: Path | str) -> DeckProfile:
     file and what is wrong) for a missing, unreadable, edited or corrupt file."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        text = path.read_text()
     except FileNotFoundError:
         raise DeckProfileError(f"deck profile {path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DeckProfileError(f"deck profile {path} is not readable JSON ({exc}): the file is "
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DeckProfileError(f"deck profile {path} is not readable ({exc}): the file is "
                                "corrupt; teach the deck again") from None
+    return parse_profile(text, str(path))
+
+
+def parse_profile(text: str, where: str = "the deck profile") -> DeckProfile:
+    """A deck profile from its file's text (`where` names it in errors), its checksum
+    verified; DeckProfileError for text that is no profile, edited, corrupt or incomplete."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise DeckProfileError(f"deck profile {where} is not readable JSON ({exc}): the file "
+                               "is corrupt; teach the deck again") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise DeckProfileError(f"{path} is not a gintray deck profile")
+        raise DeckProfileError(f"{where} is not a gintray deck profile")
     if data.get("version") != VERSION:
-        raise DeckProfileError(f"deck profile {path} has version {data.get('version')!r}; this "
+        raise DeckProfileError(f"deck profile {where} has version {data.get('version')!r}; this "
                                f"gintray reads version {VERSION}")
     checksum = data.pop("checksum", None)
     if checksum != content_checksum(data):
-        raise DeckProfileError(f"deck profile {path} does not match its checksum: it was edited "
-                               "or is corrupt; teach the deck again (gintray deck learn)")
+        raise DeckProfileError(f"deck profile {where} does not match its checksum: it was "
+                               "edited or is corrupt; teach the deck again (gintray deck learn)")
     try:
         return DeckProfile(
             namer_sha256=str(data["namer_sha256"]), cards=tuple(data["cards"]),
@@ -228,4 +239,4 @@ def load_profile(path: Path | str) -> DeckProfile:
             feature_output=str(data["feature_output"]), teaching=dict(data["teaching"]),
             other=bool(data["other"]))
     except (KeyError, TypeError, ValueError) as exc:
-        raise DeckProfileError(f"deck profile {path} is incomplete ({exc})") from None
+        raise DeckProfileError(f"deck profile {where} is incomplete ({exc})") from None

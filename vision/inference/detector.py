@@ -35,6 +35,7 @@ from vision.inference.deck import (
     FEATURE_OUTPUT,
     DeckProfile,
     DeckProfileError,
+    file_sha256,
     load_profile,
     with_extra_output,
 )
@@ -573,3 +574,9 @@ def load_detector(
     except DeckProfileError as exc:
         raise DetectorUnavailable(str(exc)) from exc
     return CardDetector(finder, namer, (*finder_files, namer_path), **kwargs)
+
+
+def check_shipped_namer(profile: DeckProfile) -> DeckProfile:
+    """`profile` when it was fitted on the shipped namer, else DeckProfileError saying so."""
+    profile.check_namer(file_sha256(DEFAULT_NAMER_ONNX), DEFAULT_NAMER_ONNX)
+    return profile

@@ -39,6 +39,7 @@ class AuditAction(enum.Enum):
     UNDO = "undo"
     SWAP = "swap"
     ADOPT = "adopt"
+    DECK = "deck"
 
 
 @dataclass(frozen=True)

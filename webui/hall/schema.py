@@ -356,6 +356,33 @@ class HallAdoption(HallBase):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+
+class HallTableDeck(HallBase):
+    """A deck profile taught at a synced table app's table (``origin``, its local table id;
+    the event database's ``table_id``), brought up by its station's sync: the profile's file
+    name and text, its checksum and cards, when it was taught (``webui.hall.decks``)."""
+
+    __tablename__ = "hall_table_decks"
+    __table_args__ = (UniqueConstraint("origin", "origin_table_id", name="uq_hall_table_deck"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    origin: Mapped[str] = mapped_column(String(40))
+    origin_table_id: Mapped[int] = mapped_column(Integer)
+    table_id: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(80))
+    checksum: Mapped[str] = mapped_column(String(64))
+    cards: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    taught_at: Mapped[str] = mapped_column(String(40))
+
+
+class HallDeckHeld(HallBase):
+    """The event deck a station's table app holds (the checksum its sync delivered, when)."""
+
+    __tablename__ = "hall_deck_held"
+    origin: Mapped[str] = mapped_column(String(40), primary_key=True)
+    checksum: Mapped[str] = mapped_column(String(64))
+    held_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
 def ensure_schema(engine: Engine) -> None:
     """Create the hall's tables if they are missing (safe to call from many processes)."""
     from sqlalchemy.exc import IntegrityError, ProgrammingError

@@ -11,7 +11,8 @@ is reported, never overwritten.
 The event database never writes into a mirrored table's stream itself: a director's
 correction is stored as a request (``hall_director_requests``); the table's next sync runs it
 against the table's own state with the request's id (so it lands exactly once) and uploads
-the result with everything else.
+the result with everything else. The event's deck profile goes down the same way, and the
+decks taught at the table come up (``webui.hall.decks``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from webui.common.seating import (
     seated_tables,
 )
 from webui.common.validate import plain_text, whole_number
-from webui.hall import adoption, awards, joining, stations
+from webui.hall import adoption, awards, decks, joining, stations
 from webui.hall.actions import at_revision, request_words
 from webui.hall.guard import as_sync_writer, install_mirror_guard, mark_event_database
 from webui.hall.health import as_utc, record_sync, record_sync_error
@@ -296,6 +297,7 @@ def sync_once(local: Store, central: Store) -> SyncReport:
         raise
     adoption.seen(central, origin, home_of(local))  # alive, with or without tables
     station = stations.register(central, origin)
+    decks.deliver(local, central, origin)  # the event's deck, when the director pushed one
     seated = open_seatings(local, central, station)
     tell_withdrawals(local, central, station)
     report = SyncReport()
@@ -307,6 +309,7 @@ def sync_once(local: Store, central: Store) -> SyncReport:
         if table.id in seated:
             stations.placed(central, seated[table.id], central_id)
         apply_requests(local, table.id, central, central_id, report)
+        decks.bring_up(local, table.id, central, origin, central_id)  # a deck taught there
         local_seq = local.last_seq(table.id)
         try:
             up, present = upload(local, table.id, central, central_id)

@@ -80,6 +80,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         from webui.table.camera_feed import start_cameras
 
         start_cameras(app)
+        from webui.table.deck_choice import EventDeckFollower
+
+        EventDeckFollower(app).start()  # a deck the hall pushes reaches the running cameras
     return app
 
 

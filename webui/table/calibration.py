@@ -207,6 +207,10 @@ def deck_save(table_id: int) -> Any:
                                    body.get("names", {}), out)
     except TeachingError as exc:
         return jsonify({"error": {"code": "bad_names", "message": str(exc)}}), 400
+    from webui.common.event_deck import record_taught
+
+    # in the table app's database too: its sync brings it up for the hall to push elsewhere
+    record_taught(table_parts().store, table_id, taught.path.name, taught.path.read_text())
     if current_app.config["START_CAMERAS"]:
         from webui.table.camera_feed import start_camera
 

@@ -33,6 +33,7 @@ from vision.table.reader import Onlooker, TableReader
 from vision.table.speed import measure_table_speed
 from webui.store import Store
 from webui.table.camera_clerk import CameraClerk
+from webui.table.deck_choice import deck_for, deck_line, table_deck_file  # noqa: F401
 from webui.table.live import Lease
 from webui.table.parts import table_parts
 
@@ -297,27 +298,6 @@ class TableCamera:
                                  back_since=datetime.now(UTC).isoformat())
             case _:
                 self.clerk.on_event(ev)
-
-
-def deck_line(detector: Any, deck: str | None) -> str | None:
-    """What the table screen says of the deck profile the detector reads with (None: the
-    shipped models alone)."""
-    profile = getattr(getattr(detector, "namer", None), "deck", None)
-    if profile is None or not deck:
-        return None
-    return f"{Path(deck).name}, {len(profile.cards)} of the 52 cards taught"
-
-
-def table_deck_file(data_dir: Path, table_id: int) -> Path:
-    """Where the deck profile taught at a table's calibration lies, next to its layout."""
-    return Path(data_dir) / "layouts" / f"table-{table_id}.deck.json"
-
-
-def deck_for(app: Flask, table_id: int) -> str | None:
-    """The deck profile a table's camera reads with: the one taught at that table, else the
-    one the app was started with (`gintray serve --deck`), else none."""
-    taught = table_deck_file(Path(app.config["DATA_DIR"]), table_id)
-    return str(taught) if taught.is_file() else app.config["DECK"]
 
 
 def start_camera(app: Flask, table_id: int) -> TableCamera | None:

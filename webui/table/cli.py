@@ -75,11 +75,11 @@ def data_dir_problem(data_dir: Path, create: bool) -> str | None:
 
 def deck_problem(path: Path) -> str | None:
     """Why the deck profile at ``path`` cannot be read with the shipped namer, or None."""
-    from vision.inference.deck import DeckProfileError, file_sha256, load_profile
-    from vision.inference.detector import DEFAULT_NAMER_ONNX
+    from vision.inference.deck import DeckProfileError, load_profile
+    from vision.inference.detector import check_shipped_namer
 
     try:
-        load_profile(path).check_namer(file_sha256(DEFAULT_NAMER_ONNX), DEFAULT_NAMER_ONNX)
+        check_shipped_namer(load_profile(path))
     except (DeckProfileError, OSError) as exc:
         return str(exc)
     return None

@@ -6,8 +6,8 @@ the event as JSON, the hall's static files), ``directors`` (setup, login, logout
 seating it, partnership matches), ``rounds`` (the round clock and the pairings),
 ``standings`` (rules, byes, tie-breaks, adjustments; printed and CSV), ``players``
 (entries, withdrawals, merges), ``sync`` (adoptions), ``exports`` (the signed bundle) and
-``projector`` (the public view) and ``alive`` (the heartbeat open pages ask: is the event
-database there).
+``projector`` (the public view), ``alive`` (the heartbeat open pages ask: is the event
+database there) and ``decks`` (the event's deck profile pushed to every table).
 
 A refused director action is the kit's one error, ``webui.common.refusal.Refusal``, answered
 in one place (``webui.common.errors.answer_refusal``): flashed on the page the action came
@@ -23,6 +23,7 @@ def blueprints() -> list[Blueprint]:
     """Every blueprint of the hall, for ``create_hall_app``."""
     from webui.hall.views import (
         alive,
+        decks,
         directors,
         draw,
         exports,
@@ -36,4 +37,4 @@ def blueprints() -> list[Blueprint]:
     )
 
     return [overview.bp, directors.bp, tables.bp, draw.bp, rounds.bp, standings.bp,
-            players.bp, sync.bp, exports.bp, projector.bp, alive.bp]
+            players.bp, sync.bp, exports.bp, projector.bp, alive.bp, decks.bp]

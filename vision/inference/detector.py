@@ -349,11 +349,9 @@ class FoundCorners:
 class CardDetector:
     """Corner finder + namer with the frame-scale policy and tiling for big photos.
 
-    ``settings`` (`DetectorSettings`): whole frames (default), or native-scale tiles of the
-    frame, each read as a frame of its own (a layout's ``detector_scale``, `gintray read
-    --tile`); `with_settings` gives the same detector (same models) reading the other way.
-    It reads any crop of a frame as well as the whole (``reads_regions``: the live reader
-    gives it only the table regions that changed, vision/table/regions.py).
+    ``settings`` (`DetectorSettings`): whole frames (default), or native-scale tiles each read
+    as a frame (a layout's ``detector_scale``, `gintray read --tile`). It reads any crop of a
+    frame as well as the whole (``reads_regions``: the live reader's changed regions).
     """
 
     reads_regions = True
@@ -384,17 +382,13 @@ class CardDetector:
         self.max_upscale = max_upscale  # the finer pass enlarges the frame at most this much
         self.turns = turns
         self.pair_vote = pair_vote
-        # exposure, white balance (exposure.py), then a noisy frame smoothed (denoise.py)
-        self.normalise_light = normalise_light
+        self.normalise_light = normalise_light  # exposure.py's light, then denoise.py
         self.settings = settings or DetectorSettings()
         self.face_check = face_check  # corners with no card face around them dropped
-        # corner-finder passes run so far (the first pass and each tile of the finer one):
-        # nearly all of a read's CPU, so a recorded clip's idle re-reads are paid in them
-        self.finder_passes = 0
+        self.finder_passes = 0  # finder passes run: a recorded clip's re-reads are paid in them
 
     def without_deck(self) -> CardDetector:
-        """This detector (the same loaded models) reading as the shipped models do, without
-        its deck profile if it has one (the doctor's check compares with their reading)."""
+        """This detector (same models) reading as shipped, without its deck profile."""
         if getattr(self.namer, "deck", None) is None:
             return self
         other, namer = copy.copy(self), copy.copy(self.namer)

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from scorer import parse_card
 from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, Store, commands
 
@@ -243,7 +244,7 @@ def play_hand(store: Store, table_id: int, winner: str = "A", gin: bool = False,
         store.execute(table_id, commands.next_game(), Actor("director"))
         hand = store.state(table_id).current_hand()
     game, number = hand.game, hand.number
-    store.execute(table_id, commands.set_knock_card(game, number, up_card), PLAYER_A)
+    store.execute(table_id, commands.set_knock_card(game, number, parse_card(up_card)), PLAYER_A)
     proposal = parse_proposal(hand_cards(winner, gin))
     store.execute(table_id, commands.propose(game, number, proposal), PLAYER_A)
     for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):

@@ -93,7 +93,7 @@ def table_summary(store: Store, table_id: int, mirrored: bool) -> dict[str, Any]
         "rules": state.rules, "mirrored": mirrored,
         "game": game.number if game else None,
         "hand": hand.number if hand else None,
-        "up_card": hand.up_card if hand else None,
+        "up_card": engine.card_code(hand.up_card) if hand else None,
         "proposed": bool(hand and hand.proposal),
         "score": score, "waiting": waiting, "problems": problems(state),
         "match": match_result(state), "last_seq": state.last_seq,

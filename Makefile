@@ -44,11 +44,13 @@ test: install-test
 # Its temporary folders (each test's data folder, its SQLite files) are in memory when /dev/shm
 # has a GiB free and runs programs (tests run stubs there): the lane's thousands of SQLite
 # commits then wait on no disk flush (a quarter of the web tests' time on disk). `make test`
-# keeps them on disk, where the flushes are real.
+# keeps them on disk, where the flushes are real. Likewise the PostgreSQL lane's test databases
+# commit without waiting for the server's disk (GINTRAY_LAZY_COMMITS, tests/hall_helpers.py).
 FAST_MARKERS := not slow and not browser and not emulation
 FAST_TMP := $(shell awk '$$2 == "/dev/shm" && $$4 !~ /noexec/ {ok = 1} END {exit !ok}' /proc/mounts \
 	2>/dev/null && df -Pk /dev/shm | awk 'NR == 2 && $$4 > 1048576 {print "/dev/shm"}')
-FAST_PYTEST := $(if $(FAST_TMP),TMPDIR=$(FAST_TMP) )GINTRAY_HYPOTHESIS=quick $(BIN)/python -m pytest -q \
+FAST_PYTEST := $(if $(FAST_TMP),TMPDIR=$(FAST_TMP) )GINTRAY_HYPOTHESIS=quick GINTRAY_LAZY_COMMITS=1 \
+	$(BIN)/python -m pytest -q \
 	-m "$(FAST_MARKERS)"
 POSTGRES_TESTS := tests/test_hall_*.py tests/test_benchmarks_run.py
 test-fast: $(VENV)/.installed-test

@@ -43,6 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scorer import parse_card  # noqa: E402
 from webui.common.proposal_form import parse_proposal  # noqa: E402
 from webui.store import Actor, Store, commands  # noqa: E402
 
@@ -79,7 +80,7 @@ def play_hand(store: Store, table: int, lat: dict[str, list[float]], n: int) -> 
     g, h = hand.game, hand.number
     winner = "AB"[n % 2]
     cards = {winner: KNOCK["A"], ("B" if winner == "A" else "A"): KNOCK["B"]}
-    timed(store, table, commands.set_knock_card(g, h, "TC"), A, lat["other"])
+    timed(store, table, commands.set_knock_card(g, h, parse_card("TC")), A, lat["other"])
     proposal = parse_proposal({"kind": "score", "knocker": winner, "cards": cards})
     timed(store, table, commands.propose(g, h, proposal), A, lat["other"])
     for player, actor in (("A", A), ("B", B)):

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
 
+from scorer import parse_card
 from webui.store import Actor
 from webui.store import state as state_mod
 from webui.store.engine import PLAYERS
@@ -66,7 +67,7 @@ def start_time(hands: int) -> None:
         hand = store.state(table).current_hand()
         assert hand is not None
         game, number = hand.game, hand.number
-        store.execute(table, commands.set_knock_card(game, number, "9H"), actor)
+        store.execute(table, commands.set_knock_card(game, number, parse_card("9H")), actor)
         store.execute(table, commands.propose(game, number, {
             "kind": "manual", "result": {"winner": "AB"[i % 2], "points": 10 + i % 7,
                                          "outcome": "manual", "note": ""}}), actor)

@@ -35,8 +35,7 @@ class Alternative:
     """Another spread the knocker could lay, with a different result after the layoffs.
 
     Reported so players who laid their melds differently from the engine's choice see what
-    their spread scores (issue 14: "report the alternatives when players might choose
-    differently").
+    their spread scores when they might choose differently.
     """
 
     melds: list[list[Card]]

@@ -22,6 +22,7 @@ from hall_helpers import (
     play_hand,
 )
 
+from scorer import parse_card
 from vision.table.notes import NoteKind, Problem
 from webui.common.proposal_form import parse_proposal
 from webui.common.signing import verify_pdf
@@ -86,14 +87,14 @@ def test_every_table_live_with_who_must_confirm_and_reading_problems(hall, tmp_p
     _app, client, store = hall
     direct = new_table(store, "Direct 1", "Ann", "Bob")
     play_hand(store, direct, "A")
-    store.execute(direct, commands.set_knock_card(1, 2, "5H"), PLAYER_A)
+    store.execute(direct, commands.set_knock_card(1, 2, parse_card("5H")), PLAYER_A)
     proposal = parse_proposal(hall_helpers.hand_cards("B"))
     store.execute(direct, commands.propose(1, 2, proposal), PLAYER_A)
     rev = store.state(direct).hand(1, 2).revision
     store.execute(direct, commands.confirm(1, 2, "B", rev), PLAYER_B)
     local = open_store(f"sqlite:///{tmp_path / 'table.sqlite3'}")
     synced = new_table(local, "Synced 2", "Cy", "Di")
-    local.execute(synced, commands.set_knock_card(1, 1, "9D"), PLAYER_A)
+    local.execute(synced, commands.set_knock_card(1, 1, parse_card("9D")), PLAYER_A)
     camera = replace(parse_proposal(hall_helpers.hand_cards("A")),
                      problems=(DOUBT,), confidence=0.42)
     local.execute(synced, commands.propose(1, 1, camera, source="camera", strict=False),

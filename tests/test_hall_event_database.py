@@ -10,6 +10,7 @@ import pytest
 from hall_helpers import confirmed_hands, new_table, play_hand, stream
 from sqlalchemy.exc import DBAPIError
 
+from scorer import parse_card
 from webui.hall import create_hall_app
 from webui.hall.guard import (
     EventDatabaseRefused,
@@ -63,7 +64,8 @@ def test_a_table_app_on_the_event_database_cannot_fork_a_synced_table(tmp_path, 
     assert table_app.table(mirror).pin != local.table(table).pin  # the real PIN stays home
     before = stream(central, mirror)
     with pytest.raises(DBAPIError, match="only its gintray sync writes here"):
-        table_app.execute(mirror, commands.set_knock_card(1, 2, "5H"), Actor("device:x", 9))
+        table_app.execute(mirror, commands.set_knock_card(1, 2, parse_card("5H")),
+                          Actor("device:x", 9))
     assert stream(central, mirror) == before
     play_hand(local, table, "B")
     report = sync_once(local, central)  # was SyncConflict: the real table keeps syncing

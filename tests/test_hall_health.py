@@ -19,6 +19,7 @@ from hall_helpers import (
     stream,
 )
 
+from scorer import parse_card
 from webui.hall import create_hall_app, local_time
 from webui.hall.health import SyncState, table_health
 from webui.hall.sync import SyncConflict, linked_tables, open_store, sync_once
@@ -97,7 +98,7 @@ def test_sync_health_last_sync_stalled_conflict_and_refused_with_what_to_do(tmp_
 
     # the event database's copy was written into (past its guard): the sync stops, and says so
     hall_helpers._admin(pg_url, "ALTER TABLE events DISABLE TRIGGER gintray_hall_mirror_guard")
-    central.execute(mirror, commands.set_knock_card(1, 2, "5H"), Actor("director"))
+    central.execute(mirror, commands.set_knock_card(1, 2, parse_card("5H")), Actor("director"))
     hall_helpers._admin(pg_url, "ALTER TABLE events ENABLE TRIGGER gintray_hall_mirror_guard")
     play_hand(local, table, "B")
     with pytest.raises(SyncConflict):

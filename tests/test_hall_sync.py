@@ -19,6 +19,7 @@ from hall_helpers import (
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
+from scorer import parse_card
 from webui.common.proposal_form import parse_proposal
 from webui.hall.schema import DirectorRequest
 from webui.hall.sync import SyncConflict, linked_tables, open_store, sync_once
@@ -171,7 +172,7 @@ def test_director_corrects_a_hand_while_the_table_confirms_the_next(pg_url):
         play_hand(table_store, table, "A")
     state = table_store.state(table)
     game, number = 1, len(state.game.hands) + 1
-    table_store.execute(table, commands.set_knock_card(game, number, "TC"), PLAYER_B)
+    table_store.execute(table, commands.set_knock_card(game, number, parse_card("TC")), PLAYER_B)
     proposal = parse_proposal({"kind": "score", "knocker": "B", "cards": {
         "B": ["AS", "2S", "3S", "4H", "5H", "6H", "7C", "7D", "7S", "2D"],
         "A": ["KC", "QC", "JC", "9H", "9D", "9S", "2H", "3D", "5C", "6S"]}})
@@ -261,7 +262,7 @@ def test_a_diverged_event_database_is_reported_not_overwritten(tmp_path, pg_url)
     # someone wrote into the mirror directly (not through a director request), past the
     # event database's guard (webui.hall.guard), which refuses such writes otherwise
     hall_helpers._admin(pg_url, "ALTER TABLE events DISABLE TRIGGER gintray_hall_mirror_guard")
-    central.execute(remote, commands.set_knock_card(1, 1, "5H"), Actor("director"))
+    central.execute(remote, commands.set_knock_card(1, 1, parse_card("5H")), Actor("director"))
     hall_helpers._admin(pg_url, "ALTER TABLE events ENABLE TRIGGER gintray_hall_mirror_guard")
     play_hand(local, table, "A")
     before = stream(central, remote)

@@ -119,7 +119,7 @@ def test_a_camera_that_mirrors_its_picture_reads_the_demo_hands_once_its_layout_
     feed.start()
     feed.thread.join(timeout=600)
     assert feed.status()["state"] == "finished", feed.status()
-    dealt = [ev.up_card for ev in seen if isinstance(ev, HandDealt)]
+    dealt = [ev.up_card.code for ev in seen if isinstance(ev, HandDealt)]
     finals = [ev for ev in seen if isinstance(ev, TableRead)]
     assert len(dealt) == len(truth["hands"]) and finals
     for number, hand in enumerate(truth["hands"]):

@@ -46,7 +46,7 @@ def _hand_frames():
 def test_up_card_is_recorded_once_and_not_changed_by_discards():
     _, events = _play(_hand_frames())
     dealt = [e for e in events if isinstance(e, HandDealt)]
-    assert [e.up_card for e in dealt] == ["7D"]
+    assert [e.up_card.code for e in dealt] == ["7D"]
     tables = [e for e in events if isinstance(e, TableRead)]
     assert tables and all(t.up_card == "7D" for t in tables)
 
@@ -91,7 +91,7 @@ def test_spread_events_come_per_player_when_their_reading_settles():
 def test_next_hand_starts_after_the_table_is_cleared():
     reader, _ = _play(_hand_frames())
     _, events = _play([[]] * 8 + [up_card_in_tray("AS")] * 4, reader)
-    assert [e.up_card for e in events if isinstance(e, HandDealt)] == ["AS"]
+    assert [e.up_card.code for e in events if isinstance(e, HandDealt)] == ["AS"]
 
 
 def test_a_hand_covering_the_spread_for_a_moment_changes_nothing():
@@ -127,4 +127,4 @@ def test_a_low_confidence_spread_reports_missing_cards_instead_of_inventing():
 def test_a_reader_started_mid_hand_does_not_take_the_discard_for_the_knock_card():
     frames = [up_card_in_tray("KS")] * 6 + [[]] * 3 + [up_card_in_tray("7D")] * 4
     _, events = _play(frames)
-    assert [e.up_card for e in events if isinstance(e, HandDealt)] == ["7D"]
+    assert [e.up_card.code for e in events if isinstance(e, HandDealt)] == ["7D"]

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from webui_helpers import frame_level_demo_layout, make_app, pin_of
 
+from scorer import parse_card
 from webui.common.signing import verify_pdf
 from webui.store import Actor
 from webui.table.camera_feed import TableCamera
@@ -269,7 +270,7 @@ def test_a_change_after_a_signature_voids_it_on_both_tablets(served):
     app, base, table_id, _feed, _truth = served
     store = app.extensions["gintray"].store
     ann_actor, ben_actor = Actor("device:ann"), Actor("device:ben")
-    store.execute(table_id, commands.set_knock_card(1, 1, "9H"), ann_actor)
+    store.execute(table_id, commands.set_knock_card(1, 1, parse_card("9H")), ann_actor)
     store.execute(table_id, commands.propose(1, 1, {"kind": "manual", "result": {
         "winner": "A", "points": 25, "outcome": "manual", "note": ""}}), ann_actor)
     revision = store.state(table_id).current_hand().revision

@@ -10,6 +10,7 @@ import pytest
 import test_webui_browser
 from test_webui_phone import SIZES, TABLE, join_page, open_browser, propose_knock
 
+from scorer import parse_card
 from webui.store import Actor, commands
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -75,7 +76,7 @@ def test_a_page_refused_its_stream_says_so_retries_and_catches_up(served, tmp_pa
             status = ann.locator("#live-status")
             expect(status).to_contain_text("Live updates paused, retrying", timeout=SHOWS_MS)
             hand = store.state(TABLE).current_hand()  # meanwhile Ben's tablet sets the card
-            store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "QC"),
+            store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, parse_card("QC")),
                           Actor("device:tablet B"))
             ann.screenshot(path=str(tmp_path / "ann-live-updates-paused.png"), full_page=True)
             expect(ann.locator("#knock-card")).to_have_text("?")  # it could not know yet
@@ -121,7 +122,7 @@ def test_a_half_filled_outcome_form_survives_live_changes_and_is_sent(served, tm
         form.locator("input[name=note]").click()
         ann.keyboard.type("camera missed ")
         hand = store.state(TABLE).current_hand()  # the camera sees the deal
-        store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H",
+        store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, parse_card("9H"),
                                                      source="camera"), Actor("camera"))
         expect(ann.locator("#knock-card")).to_contain_text("9", timeout=SHOWS_MS)
         assert ann.evaluate("document.activeElement.name") == "note"  # the focus stayed

@@ -10,6 +10,7 @@ import test_webui_browser
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import KNOCK_A, KNOCK_B
 
+from scorer import parse_card
 from vision.table.notes import NoteKind, Problem
 from webui.store import Actor, commands
 from webui.store.proposal import Kind, Proposal
@@ -36,8 +37,9 @@ def camera_reads(store, knock_card: str, knock_alternative: str | None,
                  doubts: tuple[Problem, ...] = ()) -> None:
     """The camera records the deal and proposes the hand, as its clerk does."""
     hand = store.state(TABLE).current_hand()
-    store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, knock_card,
-                                                 source="camera", alternative=knock_alternative),
+    store.execute(TABLE, commands.set_knock_card(
+        hand.game, hand.number, parse_card(knock_card), source="camera",
+        alternative=parse_card(knock_alternative) if knock_alternative else None),
                   CAMERA)
     proposal = Proposal(Kind.SCORE, knocker="A", cards={"A": cards_a, "B": list(KNOCK_B)},
                         layout={"A": melds_a}, problems=doubts)
@@ -71,7 +73,7 @@ def play(served, fix):
 def test_a_right_hand_costs_two_taps(served):
     camera_reads(served[0].extensions["gintray"].store, "9H", None, list(KNOCK_A), MELDS_A)
     count, hand = play(served, lambda ann, ben, taps: None)
-    assert count == 2 and hand.up_card == "9H" and hand.confirmed
+    assert count == 2 and hand.up_card.code == "9H" and hand.confirmed
 
 
 def test_a_misread_knock_card_is_fixed_and_confirmed_in_three_taps(served):
@@ -88,7 +90,7 @@ def test_a_misread_knock_card_is_fixed_and_confirmed_in_three_taps(served):
             expect(page.locator("#knock-doubt")).to_have_count(0)
 
     count, hand = play(served, fix)
-    assert count <= 3 and hand.up_card == "9D" and hand.confirmed
+    assert count <= 3 and hand.up_card.code == "9D" and hand.confirmed
 
 
 def test_a_misread_meld_card_is_fixed_and_confirmed_in_three_taps(served):
@@ -159,4 +161,4 @@ def test_a_knock_card_the_camera_was_sure_of_is_fixed_in_two_taps_and_confirmed(
             expect(page.locator("#knock-card")).to_have_text("9♦")
 
     count, hand = play(served, fix)
-    assert count <= 4 and hand.up_card == "9D" and hand.confirmed
+    assert count <= 4 and hand.up_card.code == "9D" and hand.confirmed

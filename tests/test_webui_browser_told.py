@@ -9,6 +9,7 @@ import test_webui_browser
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import KNOCK_A, KNOCK_B
 
+from scorer import parse_card
 from webui.store import Actor, commands
 from webui.store.proposal import Kind, Proposal
 
@@ -30,8 +31,8 @@ def test_a_tablet_is_told_only_what_changed_after_it_showed_the_hand(served, tmp
     app, base, _table_id, _feed, _truth = served
     store = app.extensions["gintray"].store
     hand = store.state(TABLE).current_hand()
-    store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H", source="camera"),
-                  CAMERA)
+    store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, parse_card("9H"),
+                                                 source="camera"), CAMERA)
     misread = ["8H" if c == "8D" else c for c in KNOCK_B]
     with sync_playwright() as p:
         browser = open_browser(p)

@@ -74,6 +74,6 @@ def test_label_driven_detector_runs_behind_the_readers_tiles(tmp_path, monkeypat
     drawn, app = _replay(tmp_path, names, TruthDetector(truth["frames"]), monkeypatch)
     hand = app.extensions["gintray"].store.state(1).current_hand()
     first = truth["hands"][0]
-    assert hand.up_card == first["up_card"]
+    assert hand.up_card.code == first["up_card"]
     assert hand.proposal and hand.proposal.knocker == first["knocker"]
     assert any(drawn)

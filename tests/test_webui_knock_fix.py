@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from webui_helpers import Tablet, make_app
 
+from scorer import parse_card
 from vision.table.events import HandDealt, SpreadRead, TableRead
 from webui.table.camera_feed import TableCamera
 
@@ -39,7 +40,7 @@ def camera_of(app, tmp_path, table_id: int = 1) -> TableCamera:
 def test_the_camera_proposes_after_the_players_fix_its_misread_knock_card(tmp_path):
     app = make_app(tmp_path)
     camera, tablet = camera_of(app, tmp_path), Tablet(app)
-    camera.handle(HandDealt(up_card="4C", confidence=0.9))
+    camera.handle(HandDealt(up_card=parse_card("4C"), confidence=0.9))
     assert tablet.hand()["up_card"] == "4C"
     assert tablet.knock_card("4S").status_code == 200  # the players' fix
     camera.handle(spreads_read("4C"))  # the camera still sees its own 4C in its reading
@@ -60,9 +61,9 @@ def test_the_proposal_is_scored_with_the_corrected_knock_card(tmp_path):
     the real 9 it scores. The camera's re-seen deal (its own 3H again) is no new hand."""
     app = make_app(tmp_path)
     camera, tablet = camera_of(app, tmp_path), Tablet(app)
-    camera.handle(HandDealt(up_card="3H", confidence=0.9))
+    camera.handle(HandDealt(up_card=parse_card("3H"), confidence=0.9))
     assert tablet.knock_card("9C").status_code == 200
-    camera.handle(HandDealt(up_card="3H", confidence=0.9))  # the deal seen again
+    camera.handle(HandDealt(up_card=parse_card("3H"), confidence=0.9))  # the deal seen again
     spreads = {"A": SpreadRead("A", [["2C", "3C", "4C"], ["7H", "7S", "7D"],
                                      ["9D", "TD", "JD"]], ["5S"], 0.95),
                "B": SpreadRead("B", [["KS", "KH", "KC"], ["4H", "5H", "6H"]],
@@ -82,9 +83,10 @@ def test_a_new_deal_is_still_a_new_hand_after_a_fixed_knock_card(tmp_path):
     readings never score the hand being played."""
     app = make_app(tmp_path)
     camera, tablet = camera_of(app, tmp_path), Tablet(app)
-    camera.handle(HandDealt(up_card="4C", confidence=0.9))
+    camera.handle(HandDealt(up_card=parse_card("4C"), confidence=0.9))
     assert tablet.knock_card("4S").status_code == 200
-    camera.handle(HandDealt(up_card="JS", confidence=0.9))  # the next deal, hand 1 unconfirmed
+    # the next deal, hand 1 unconfirmed
+    camera.handle(HandDealt(up_card=parse_card("JS"), confidence=0.9))
     camera.handle(spreads_read("JS"))
     camera.handle(spreads_read("4C"))  # an old reading of hand 1 waits with the later deal too
     hand = tablet.hand()
@@ -102,7 +104,7 @@ def test_a_short_hands_answers_leave_out_the_corrected_knock_card(tmp_path):
 
     app = make_app(tmp_path)
     camera, tablet = camera_of(app, tmp_path), Tablet(app)
-    camera.handle(HandDealt(up_card="4C", confidence=0.9))
+    camera.handle(HandDealt(up_card=parse_card("4C"), confidence=0.9))
     assert tablet.knock_card("4S").status_code == 200
     short = Problem(NoteKind.WRONG_CARD_COUNT, player="B", count=9, expected=(10,))
     spreads = {"A": SpreadRead("A", ANN_MELDS, ANN_LOOSE, 0.95),

@@ -13,6 +13,7 @@ from test_webui_knock_fix import camera_of
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from test_webui_proposal_reasons import ANN, BEN
 
+from scorer import parse_card
 from vision.table.events import HandDealt, TableRead
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -41,7 +42,7 @@ def test_a_fixed_knock_card_keeps_the_cameras_proposal_coming(served, tmp_path):
         browser = open_browser(p)
         ann = join_page(browser, base, app, "A", SIZES["tablet"])
         ben = join_page(browser, base, app, "B", SIZES["phone"])
-        camera.handle(HandDealt(up_card="4C", confidence=0.9))
+        camera.handle(HandDealt(up_card=parse_card("4C"), confidence=0.9))
         for page in (ann, ben):
             shows(page, "#knock-card", "4♣", exact=True)
         ann.locator("#knock-card").click()  # read wrong: tap it, then the card it really is
@@ -62,6 +63,6 @@ def test_a_fixed_knock_card_keeps_the_cameras_proposal_coming(served, tmp_path):
             page.screenshot(path=str(tmp_path / f"knock_fixed_{name}.png"), full_page=True)
         browser.close()
     hand = app.extensions["gintray"].store.state(TABLE).current_hand()
-    assert hand.up_card == "4S" and hand.proposal is not None
+    assert hand.up_card.code == "4S" and hand.proposal is not None
     assert hand.proposal.source == "camera" and hand.proposal.result.points == 22
     assert (tmp_path / "knock_fixed_tablet.png").stat().st_size > 0

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from webui_helpers import Tablet, frame_level_demo_layout, make_app
 
+from scorer import parse_card
 from vision.demo import verify
 from vision.inference.detection import Detections
 from webui.table.camera_feed import TableCamera
@@ -101,7 +102,7 @@ def test_camera_feed_proposes_and_never_confirms(tmp_path):
     assert feed.status()["state"] == "finished"
     hand = store.state(1).current_hand()
     first = truth["hands"][0]
-    assert hand.number == 1 and hand.up_card == first["up_card"] and hand.up_source == "camera"
+    assert hand.number == 1 and hand.up_card.code == first["up_card"] and hand.up_source == "camera"
     proposal = hand.proposal
     assert proposal.source == "camera" and proposal.knocker == first["knocker"]
     assert proposal.error is None, proposal
@@ -399,14 +400,14 @@ def test_an_unchanged_camera_reread_keeps_confirmations_and_a_change_is_told(tmp
                        app.extensions["gintray"].notifier.publish)
     melds = [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
     cards_a = [c for g in melds for c in g] + ["5S"]
-    feed.clerk.dealt("9H")
+    feed.clerk.dealt(parse_card("9H"))
     feed.clerk.propose(_fake_read(cards_a, KNOCK_B, melds))
     tablet = Tablet(app)
     hand = tablet.hand()
     assert hand["proposal"]["source"] == "camera" and hand["proposal"]["result"]["points"] == 7
     assert tablet.confirm("A").status_code == 200
     # the same cards read again, in another order, melds listed the other way round
-    feed.clerk.dealt("9H")
+    feed.clerk.dealt(parse_card("9H"))
     feed.clerk.propose(_fake_read(list(reversed(cards_a)), sorted(KNOCK_B), list(reversed(melds))))
     feed.clerk.propose(_fake_read(cards_a, KNOCK_B, melds))
     again = tablet.hand()
@@ -440,7 +441,7 @@ def test_a_change_is_told_only_to_a_tablet_that_showed_the_earlier_version(tmp_p
     cards_a = [c for g in melds for c in g] + ["5S"]
     tablet = Tablet(app)
     ann = tablet.tablets["A"].client
-    feed.clerk.dealt("9H")
+    feed.clerk.dealt(parse_card("9H"))
     knock_only = tablet.hand()["revision"]  # what Ann's tablet shows: a knock card, no result
     feed.clerk.propose(_fake_read(cards_a, ["8H" if c == "8D" else c for c in KNOCK_B], melds))
     feed.clerk.propose(_fake_read(cards_a, KNOCK_B, melds))  # re-read before anyone looked

@@ -10,6 +10,7 @@ import test_webui_browser
 from test_webui_phone import assert_fits, open_browser
 from webui_helpers import pin_of
 
+from scorer import parse_card
 from webui.common.seating import Seating, open_seated_table
 from webui.store import Actor, commands
 
@@ -28,7 +29,8 @@ def seated_table_with_hands(store, count: int) -> int:
     actor = Actor("device:test")
     for number in range(count):
         hand = store.state(table_id).current_hand()
-        store.execute(table_id, commands.set_knock_card(hand.game, hand.number, "9H"), actor)
+        store.execute(table_id, commands.set_knock_card(hand.game, hand.number,
+                                                        parse_card("9H")), actor)
         winner = "AB"[number % 2]
         store.execute(table_id, commands.propose(hand.game, hand.number, {
             "kind": "manual", "result": {"winner": winner, "points": 12, "outcome": "manual",

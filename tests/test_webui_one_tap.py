@@ -10,6 +10,7 @@ import re
 from reader_helpers import fan, laid_card, stack
 from webui_helpers import Tablet, make_app
 
+from scorer import parse_card
 from vision.inference.detection import Detection
 from vision.table.deal import DealWatcher
 from vision.table.grouping import SeenCard, cards_from_detections
@@ -48,7 +49,7 @@ def test_the_deal_carries_the_up_cards_runner_up_reading():
     for index in range(3):
         watcher.see_slot([nine])
         dealt = watcher.watch(empty, index)
-    assert dealt is not None and dealt.up_card == "9H" and dealt.alternative == "9D"
+    assert dealt is not None and dealt.up_card.code == "9H" and dealt.alternative.code == "9D"
     assert dealt.to_json()["alternative"] == "9D"
 
 
@@ -61,7 +62,7 @@ def test_a_card_keeps_the_runner_up_of_whichever_corner_was_unsure():
 
 def test_the_knock_card_is_swapped_with_one_tap(tmp_path):
     app, feed = _feed(tmp_path)
-    feed.clerk.dealt("9H", alternative="9D")
+    feed.clerk.dealt(parse_card("9H"), alternative=parse_card("9D"))
     tablet = Tablet(app)
     assert tablet.hand()["up_alternative"] == "9D"
     page = tablet.client.get("/t/1").get_data(as_text=True)
@@ -85,7 +86,7 @@ def test_a_missed_card_is_a_question_with_one_tap_answers(tmp_path):
         [d for i, c in enumerate(B_CARDS) for d in laid_card(c, 200 * i, 900)])
     read = read_spreads({"A": a_cards, "B": b_cards}, knock=Knock("A", up_card="9H"))
     app, feed = _feed(tmp_path)
-    feed.clerk.dealt("9H")
+    feed.clerk.dealt(parse_card("9H"))
     feed.clerk.propose(read)
     tablet = Tablet(app)
     proposal = tablet.hand()["proposal"]

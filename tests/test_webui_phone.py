@@ -13,6 +13,7 @@ import test_webui_browser
 from test_webui_browser import CHROMIUM, CHROMIUM_ARGS
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, pin_of
 
+from scorer import parse_card
 from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 
@@ -63,7 +64,7 @@ def record_hands(app, store, count):
     ann, ben = Actor("device:tablet A"), Actor("device:tablet B")
     for _ in range(count):
         hand = store.state(TABLE).current_hand()
-        store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H"), ann)
+        store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, parse_card("9H")), ann)
         store.execute(TABLE, commands.propose(hand.game, hand.number, {
             "kind": "manual", "result": {"winner": "A", "points": 12, "outcome": "manual",
                                          "note": "improper knock accepted by the opponent "
@@ -77,7 +78,8 @@ def record_hands(app, store, count):
 def propose_knock(store, table_id=TABLE):
     hand = store.state(table_id).current_hand()
     actor = Actor("device:tablet A")
-    store.execute(table_id, commands.set_knock_card(hand.game, hand.number, "9H"), actor)
+    store.execute(table_id, commands.set_knock_card(hand.game, hand.number, parse_card("9H")),
+                  actor)
     proposal = parse_proposal({"kind": "score", "knocker": "A",
                                         "cards": {"A": "5S", "B": " ".join(KNOCK_B)},
                                         "melds": {"A": KNOCK_MELDS_A}})
@@ -138,7 +140,7 @@ def test_cards_are_corrected_with_the_picker_and_typing_still_works(served, size
     app, base, _table_id, _feed, _truth = served
     store = app.extensions["gintray"].store
     hand = store.state(TABLE).current_hand()
-    store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H"),
+    store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, parse_card("9H")),
                   Actor("device:tablet A"))
     with sync_playwright() as p:
         browser = open_browser(p)
@@ -154,7 +156,7 @@ def test_cards_are_corrected_with_the_picker_and_typing_still_works(served, size
         assert page.input_value("input[name=melds_A]") == KNOCK_MELDS_A
         assert page.input_value("input[name=cards_A]") == "5S"
         # a change arriving live meanwhile (the knock card corrected) must not wipe the picks
-        store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "QC"),
+        store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, parse_card("QC")),
                       Actor("device:tablet B"))
         page.wait_for_timeout(1500)
         assert page.input_value("input[name=melds_A]") == KNOCK_MELDS_A

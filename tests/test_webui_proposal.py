@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorer import Outcome
+from scorer import Outcome, parse_card
 from vision.table.notes import NoteKind, Problem
 from webui.common.proposal_form import parse_proposal
 from webui.store.proposal import (
@@ -88,7 +88,7 @@ def test_an_old_database_with_notes_as_text_still_offers_the_swap():
 def test_a_hands_phase():
     hand = HandState(game=1, number=1, dealer="A")
     assert hand.phase is Phase.DEALING
-    hand.up_card = "9H"
+    hand.up_card = parse_card("9H")
     assert hand.phase is Phase.PLAYING
     hand.proposal = RecordedProposal.from_json(
         {"kind": "score", "error": {"code": "card_count", "message": "?"}})

@@ -9,6 +9,7 @@ from __future__ import annotations
 from test_webui_knock_fix import camera_of
 from webui_helpers import GIN_A, GIN_B, KNOCK_A, KNOCK_B, Tablet, make_app
 
+from scorer import parse_card
 from vision.table.events import HandDealt, SpreadRead, TableRead
 from webui.common.words import count_sentence
 from webui.store import engine
@@ -30,7 +31,7 @@ def demo_hand_read(tmp_path):
     """An app whose camera read the demo hand (dealt, then both spreads); (app, tablet)."""
     app = make_app(tmp_path)
     camera, tablet = camera_of(app, tmp_path), Tablet(app)
-    camera.handle(HandDealt(up_card="4C", confidence=0.9))
+    camera.handle(HandDealt(up_card=parse_card("4C"), confidence=0.9))
     camera.handle(TableRead(up_card="4C", spreads={"A": ANN, "B": BEN}, problems=[],
                             confidence=0.95, knocker="A"))
     return app, tablet
@@ -78,7 +79,7 @@ def test_the_correction_forms_fields_keep_the_layoff_when_posted_as_a_form(tmp_p
 
 
 def _scored(rules, up_card, knocker, hands):
-    return engine.score(rules, up_card=up_card, knocker=knocker, hands=hands)
+    return engine.score(rules, up_card=parse_card(up_card), knocker=knocker, hands=hands)
 
 
 def test_the_count_sentence_spells_the_engines_own_sum():

@@ -11,6 +11,7 @@ from test_webui_browser import draw_signature
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import PNG_DATA_URL, Tablet, make_app
 
+from scorer import parse_card
 from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 from webui.verify import main as verify_main
@@ -58,7 +59,7 @@ def test_the_signing_page_shows_the_other_signature_live_and_keeps_ones_own(serv
     store = app.extensions["gintray"].store
     hand = store.state(TABLE).current_hand()
     player = Actor("test")
-    store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H"), player)
+    store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, parse_card("9H")), player)
     proposal = parse_proposal({"kind": "manual", "winner": "A", "points": "300"})
     store.execute(TABLE, commands.propose(hand.game, hand.number, proposal), player)
     revision = store.state(TABLE).current_hand().revision

@@ -34,7 +34,7 @@ class Ev:
 
 
 def _full_result() -> dict[str, Any]:
-    return engine.score("tournament", up_card="4C", knocker="A",
+    return engine.score("tournament", up_card=scorer.parse_card("4C"), knocker="A",
                         hands={"A": ANN, "B": BEN}).to_json()
 
 
@@ -68,7 +68,8 @@ def _events() -> list[Ev]:
 
 
 def test_the_engine_door_returns_the_engines_types():
-    result = engine.score("tournament", up_card="4C", knocker="A", hands={"A": ANN, "B": BEN})
+    result = engine.score("tournament", up_card=scorer.parse_card("4C"), knocker="A",
+                          hands={"A": ANN, "B": BEN})
     assert isinstance(result, scorer.HandResult) and result.outcome is scorer.Outcome.KNOCK
     sheet = engine.sheet("tournament", [engine.sheet_hand(result)])
     assert isinstance(sheet, scorer.Sheet) and sheet.games[0].totals["A"] == result.points
@@ -77,8 +78,8 @@ def test_the_engine_door_returns_the_engines_types():
 
 
 def test_a_hand_result_reads_back_as_it_was_written():
-    laid = engine.score("tournament", up_card="4C", knocker="A", hands={"A": ANN, "B": BEN},
-                        laid_off={"B": ["8H"]})
+    laid = engine.score("tournament", up_card=scorer.parse_card("4C"), knocker="A",
+                        hands={"A": ANN, "B": BEN}, laid_off={"B": ["8H"]})
     assert laid.layoffs == [scorer.Layoff(scorer.parse_card("8H"),
                                           scorer.parse_cards(["5H", "6H", "7H"]))]
     # the knocker's aces as a set block two layoffs; the spread with them is an alternative
@@ -129,10 +130,40 @@ def test_the_match_and_the_knock_card_are_typed_and_written_as_before():
     assert isinstance(match.status, scorer.MatchStatus) and match.games_won == {"A": 0, "B": 0}
     assert state.match_json() == {"games": 1, "games_won": {"A": 0, "B": 0}, "complete": False,
                                   "winner": None, "best_of": 5, "decided": False}
-    knock = engine.knock_card_info("tournament", "4C")
+    knock = engine.knock_card_info("tournament", scorer.parse_card("4C"))
     assert (knock.limit, knock.gin_only, knock.pretty, knock.red) == (4, False, "4♣", False)
     assert knock.to_json() == {"limit": 4, "gin_only": False, "code": "4C", "pretty": "4♣",
                                "red": False}
-    assert engine.knock_card_info("tournament", "AS").gin_only  # 000: an ace up is gin only
+    # 000: an ace up is gin only
+    assert engine.knock_card_info("tournament", scorer.parse_card("AS")).gin_only
     assert engine.knock_card_info("tournament", None).to_json() == {"limit": None,
                                                                     "gin_only": False}
+
+
+def test_the_knock_card_is_the_engines_card_from_the_detector_to_the_state(tmp_path):
+    """The knock card is parsed once, where the detector read it: the reader's ``HandDealt``
+    carries the engine's ``Card``, the store records it without parsing it again (its code in
+    the log), the state holds the ``Card``; a tablet's code is parsed at the HTTP edge, and a
+    bad one refused there with the engine's words."""
+    from webui_helpers import Tablet, make_app
+
+    from vision.table.events import HandDealt
+    from webui.table.camera_feed import TableCamera
+
+    app = make_app(tmp_path)
+    parts = app.extensions["gintray"]
+    camera = TableCamera(parts.store, 1, "replay:none", tmp_path, parts.notifier.publish)
+    dealt = HandDealt(up_card=scorer.parse_card("4C"), confidence=0.9,
+                      alternative=scorer.parse_card("4S"))
+    camera.handle(dealt)
+    hand = parts.store.state(1).current_hand()
+    assert hand.up_card is dealt.up_card and hand.up_alternative is dealt.alternative
+    event = parts.store.events(1)[-1]
+    assert (event.payload["card"], event.payload["alternative"]) == ("4C", "4S")
+    tablet = Tablet(app)
+    assert tablet.hand()["up_card"] == "4C"
+    assert tablet.knock_card("10s").status_code == 200  # the players' fix, as they typed it
+    assert parts.store.state(1).current_hand().up_card == scorer.parse_card("TS")
+    refused = tablet.knock_card("1S")
+    assert refused.status_code == 400 and refused.get_json()["error"]["code"] == "bad_card"
+    assert parts.store.state(1).current_hand().up_card == scorer.parse_card("TS")

@@ -12,6 +12,7 @@ import test_webui_browser
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import PNG_DATA_URL, Tablet, make_app
 
+from scorer import parse_card
 from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 
@@ -26,7 +27,8 @@ def undo_buttons(tablet: Tablet, seat: str) -> list[tuple[str, str]]:
 def camera_deals(app, card: str, table: int = 1) -> None:
     store = app.extensions["gintray"].store
     hand = store.state(table).current_hand()
-    store.execute(table, commands.set_knock_card(hand.game, hand.number, card, source="camera"),
+    store.execute(table, commands.set_knock_card(hand.game, hand.number, parse_card(card),
+                                                        source="camera"),
                   Actor("camera"))
 
 
@@ -85,7 +87,7 @@ def test_a_tablet_undoes_its_confirmation_after_the_next_deal_was_read(served, t
     store = app.extensions["gintray"].store
     player = Actor("test")
     hand = store.state(TABLE).current_hand()
-    store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, "9H"), player)
+    store.execute(TABLE, commands.set_knock_card(hand.game, hand.number, parse_card("9H")), player)
     store.execute(TABLE, commands.propose(hand.game, hand.number, parse_proposal(
         {"kind": "manual", "winner": "A", "points": "20"})), player)
     revision = store.state(TABLE).current_hand().revision

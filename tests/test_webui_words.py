@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, Tablet, make_app
 
+from scorer import parse_card
 from vision.table.notes import NoteKind, Problem
 from webui.common import words
 from webui.common.proposal_form import parse_proposal
@@ -37,7 +38,8 @@ OLD_CAMERA_NOTES = [
 def camera_proposal(app, problems, cards_b=KNOCK_B):
     store = app.extensions["gintray"].store
     hand = store.state(1).current_hand()
-    store.execute(1, commands.set_knock_card(hand.game, hand.number, "9H"), Actor("camera"))
+    store.execute(1, commands.set_knock_card(hand.game, hand.number, parse_card("9H")),
+                  Actor("camera"))
     proposal = parse_proposal({"kind": "score", "knocker": "A",
                                         "cards": {"A": "5S", "B": " ".join(cards_b)},
                                         "melds": {"A": KNOCK_MELDS_A}})

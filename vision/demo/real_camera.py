@@ -1,6 +1,6 @@
 """A copy of the demo footage as the real clips look: warm light, soft video, auto exposure.
 
-The real footage of issue 36 (`benchmarks/real-footage/README.md`) shows what the clean demo
+The real footage (`benchmarks/real-footage/README.md`) shows what the clean demo
 frames lack and the noisy copy (`vision.demo.noisy`) does not add: a warm light the camera did
 not balance, a soft picture whose colour is smeared by video compression (a small black index
 comes out dark red-brown), a camera's auto exposure answering what the table shows, and a

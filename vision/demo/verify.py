@@ -123,7 +123,7 @@ def check_demo(detector: Any = None, *, use_truth: bool = False,
         current = frame["hand"] if frame["hand"] in per_hand else current
         for event in reader.feed(image).events:
             if isinstance(event, HandDealt):
-                per_hand[current]["dealt"].append(event.up_card)
+                per_hand[current]["dealt"].append(event.up_card.code)
             elif isinstance(event, TableRead):
                 per_hand[current]["final"] = event
     return [HandCheck(h["hand"], per_hand[h["hand"]]["dealt"], per_hand[h["hand"]]["final"],

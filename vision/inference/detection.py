@@ -4,6 +4,8 @@ container.
 Card codes enter vision here and only here: `card_code` is the one parser (the rules engine's
 `scorer.parse_card`), so ``"10C"``, ``"tc"`` and ``"TC"`` are all ``"TC"`` from here on, and a
 malformed code is a ValueError where it comes in, not a card that quietly goes missing later.
+`detected_card` gives the engine's `scorer.Card` of a code that came in this way (a look-up,
+not a second parse): what the reader's events carry to the web app.
 `Detections` is what crosses module lines (detector, tiles, reader, picture, evaluation), as
 supervision's ``Detections`` does; `Detections.from_labels` is the adapter for labelled corners
 (data sets, the demo's ground truth, test doubles).
@@ -16,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import overload
 
-from scorer import CardError, parse_card
+from scorer import DECK, Card, CardError, parse_card
 
 Box = tuple[float, float, float, float]
 
@@ -25,6 +27,15 @@ def card_code(text: str) -> str:
     """The canonical code of a card (``"10C"``, ``"tc"`` -> ``"TC"``) by the rules engine's
     parser; raises ValueError (`scorer.CardError`) for anything that is not a playing card."""
     return parse_card(text).code
+
+
+_DECK_BY_CODE: dict[str, Card] = {card.code: card for card in DECK}
+
+
+def detected_card(code: str) -> Card:
+    """The engine's `Card` of a code a `Detection` holds (canonical already, by `card_code`):
+    a look-up, no parsing; a KeyError for a code that did not come in through `card_code`."""
+    return _DECK_BY_CODE[code]
 
 
 def face_card_code(text: str | None) -> str | None:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from vision.inference.detection import detected_card
 from vision.table.events import HandDealt
 from vision.table.grouping import SeenCard
 from vision.table.layout import UP_CARD
@@ -80,5 +81,7 @@ class DealWatcher:
         self._seen_cleared = False
         self.up_card_confidence = float(np.mean(seen[single])) * len(seen[single]) / len(
             self._slot_history)
-        return HandDealt(up_card=single, confidence=self.up_card_confidence, frame_index=index,
-                         alternative=self._alternatives.get(single))
+        alternative = self._alternatives.get(single)
+        return HandDealt(up_card=detected_card(single), confidence=self.up_card_confidence,
+                         frame_index=index,
+                         alternative=detected_card(alternative) if alternative else None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from scorer import Card
 from vision.inference.detection import Detections
 from vision.table.notes import Problem
 
@@ -19,19 +20,20 @@ if TYPE_CHECKING:  # the grouping (and numpy) only where a table is read
 @dataclass(frozen=True)
 class HandDealt:
     """A fresh deal was seen: ``up_card`` lies alone in the tray's up-card slot (the knock card).
-    ``alternative``: the card the detector's runner-up reading says it may be instead."""
+    ``alternative``: the card the detector's runner-up reading says it may be instead. Both are
+    the engine's ``Card``, as the detector parsed them (`detected_card`)."""
 
-    up_card: str
+    up_card: Card
     confidence: float = 1.0
     frame_index: int | None = None
-    alternative: str | None = None
+    alternative: Card | None = None
     kind: str = field(default="hand_dealt", init=False)
 
     def to_json(self) -> dict[str, Any]:
-        out = {"kind": self.kind, "up_card": self.up_card,
+        out = {"kind": self.kind, "up_card": self.up_card.code,
                "confidence": round(self.confidence, 3), "frame_index": self.frame_index}
         if self.alternative:
-            out["alternative"] = self.alternative
+            out["alternative"] = self.alternative.code
         return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from webui.common.words import OUTCOME_WORDS, rules_words
-from webui.store.engine import PLAYERS, HandResult, Outcome, other_player
+from webui.store.engine import PLAYERS, HandResult, Outcome, card_code, other_player
 from webui.store.proposal import Kind, ManualResult
 from webui.store.record import RecordedProposal
 from webui.store.state import digest as record_digest
@@ -47,7 +47,7 @@ def game_view(state: Any, game: Any) -> dict[str, Any]:
     for hand, record in zip(hands, sheet.hands, strict=False):
         totals = record.get("totals") or (record.get("games") or [{}])[0].get("totals") or {}
         boxes = record.get("boxes") or boxes
-        rows.append({"hand": hand.number, "dealer": hand.dealer, "knock": hand.up_card,
+        rows.append({"hand": hand.number, "dealer": hand.dealer, "knock": card_code(hand.up_card),
                      "text": hand_text(players, hand.proposal),
                      "winner": record.get("winner"), "points": record.get("points"),  # None: dead
                      "totals": {p: totals.get(p, 0) for p in PLAYERS}})

@@ -5,7 +5,8 @@ PNG (by its signature bytes) of at most ``MAX_BYTES``, whose header names at mos
 ``MAX_SIDE`` pixels a side and ``MAX_PIXELS`` in all (read before anything is decoded, so a
 small file claiming 20000x20000 pixels costs nothing), and which OpenCV decodes whole. What is
 stored is a fresh PNG of the decoded picture, scaled down to fit ``STORED_BOX``: the PDF only
-ever draws pictures this module made.
+ever draws pictures this module made. OpenCV is loaded only when a signature is decoded: the
+hall, which imports this module for its PDFs, loads no image library until it draws one.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -54,6 +54,8 @@ def normalise(data: bytes) -> SignatureImage:
     if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE) or width * height > MAX_PIXELS:
         raise BadSignature(f"the signature is {width}x{height} pixels; a signing pad gives at "
                            f"most {MAX_SIDE} a side and {MAX_PIXELS:,} in all")
+    import cv2  # only here: see the module docstring
+
     picture = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
     if picture is None or picture.shape[1] != width or picture.shape[0] != height:
         raise BadSignature("the signature PNG cannot be decoded (damaged or not a picture)")

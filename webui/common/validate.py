@@ -15,6 +15,7 @@ import unicodedata
 from typing import Any
 
 from webui.common.refusal import Refusal
+from webui.store import engine
 
 # Larger than any game, hand, revision or event number a table reaches; small enough for
 # every database integer column.
@@ -75,6 +76,16 @@ def plain_text(value: Any, field: str, max_len: int, default: str = "") -> str:
         raise Refusal(f"{field} is {len(text)} characters long; at most "
                       f"{max_len}", code=f"bad_{field}", status=400)
     return text or default
+
+
+def playing_card(value: Any) -> engine.Card:
+    """``value`` (a code a person or a tablet sent: ``"7D"``, ``"10d"``) as the engine's
+    ``Card``, parsed here at the edge once; anything else is refused with 400 and the engine's
+    own words (code ``bad_card``)."""
+    try:
+        return engine.parse_card(value if isinstance(value, str) else str(value))
+    except engine.ScorerError as exc:
+        raise Refusal(exc.message, code=exc.code, status=400) from None
 
 
 def _shown(value: Any) -> str:

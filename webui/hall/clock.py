@@ -36,8 +36,7 @@ def table_playing(state: TableState) -> bool:
     game = state.game
     if game is None:
         return True
-    match = state.match_json()
-    return not match.get("complete") or not (game.ended and game.locked)
+    return not state.match().complete or not (game.ended and game.locked)
 
 
 @dataclass(frozen=True)

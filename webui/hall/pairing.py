@@ -156,7 +156,7 @@ def next_round(store: Store) -> int:
 
 
 def entrants_from(rows: list[dict[str, Any]]) -> list[Entrant]:
-    """The standings rows (``event.event_standings(...).rows``) as entrants to pair (withdrawn
+    """The standings rows (``tournament.standings_of(...).rows``) as entrants to pair (withdrawn
     players left out)."""
     return [Entrant(r["player_id"], r["name"], r["rank"], r["matches_won"]) for r in rows
             if not r.get("withdrawn")]

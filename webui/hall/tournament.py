@@ -93,7 +93,7 @@ def table_summary(store: Store, table_id: int, mirrored: bool) -> dict[str, Any]
         "rules": state.rules, "mirrored": mirrored,
         "game": game.number if game else None,
         "hand": hand.number if hand else None,
-        "up_card": hand.up_card if hand else None,
+        "up_card": engine.card_code(hand.up_card) if hand else None,
         "proposed": bool(hand and hand.proposal),
         "score": score, "waiting": waiting, "problems": problems(state),
         "match": match_result(state), "last_seq": state.last_seq,
@@ -151,19 +151,20 @@ def table_summaries(store: Store, table_ids: list[int], mirrored: set[int]
     return out
 
 
-EVENT_RULES_KEY = "hall_event_rules"
-DEFAULT_EVENT_RULES = "tournament"
+RULES_KEY = "hall_event_rules"  #: the setting's stored name, as databases hold it
+DEFAULT_RULES = "tournament"
 
 
-def event_rules(store: Store) -> str:
-    """The rules of the event (a preset name; the director sets it, ``tournament`` if not)."""
-    return store.get_setting(EVENT_RULES_KEY) or DEFAULT_EVENT_RULES
+def rules_of(store: Store) -> str:
+    """The rules the tournament plays (a preset name; the director sets it, ``tournament``
+    if not)."""
+    return store.get_setting(RULES_KEY) or DEFAULT_RULES
 
 
-def same_rules(table_rules: Any, event: Any) -> bool:
-    """Whether a table plays the event's rules (every rule equal, whatever the preset's name
-    or spelling); rules the engine cannot read are not the event's."""
-    return engine.same_rules(table_rules, event)
+def same_rules(table_rules: Any, played: Any) -> bool:
+    """Whether a table plays the tournament's rules (``played``: every rule equal, whatever the
+    preset's name or spelling); rules the engine cannot read are not the tournament's."""
+    return engine.same_rules(table_rules, played)
 
 
 @dataclass
@@ -230,7 +231,7 @@ class Standings:
         return tiebreaks.order_text(self.order)
 
 
-def event_standings(store: Store, table_ids: list[int], rules: Any,
+def standings_of(store: Store, table_ids: list[int], rules: Any,
                     order: tuple[TieBreak, ...] | None = None) -> Standings:
     """Players ranked by matches won, then the tie-breaks (``order``; default the event's,
     ``tiebreaks.load``), then name, over the tables playing the event's ``rules`` (others,
@@ -352,10 +353,10 @@ class _Names:
         return st
 
 
-def standings(store: Store, table_ids: list[int], rules: Any = DEFAULT_EVENT_RULES
+def standings(store: Store, table_ids: list[int], rules: Any = DEFAULT_RULES
               ) -> list[dict[str, Any]]:
-    """The ranked rows of ``event_standings`` (JSON)."""
-    return event_standings(store, table_ids, rules).rows
+    """The ranked rows of ``standings_of`` (JSON)."""
+    return standings_of(store, table_ids, rules).rows
 
 
 CSV_COLUMNS = ["rank", "player", "also entered as", "matches won", "matches played",
@@ -371,7 +372,7 @@ def csv_cell(value: Any) -> str:
 
 
 def standings_csv(rows: list[dict[str, Any]], ranked_by: str = "") -> str:
-    """The standings rows (``event_standings(...).rows``) as CSV text; after a blank row,
+    """The standings rows (``standings_of(...).rows``) as CSV text; after a blank row,
     the ranking rule (``Standings.ranked_by``) when given."""
     out = io.StringIO()
     writer = csv.writer(out)

@@ -46,14 +46,7 @@ def _open_hand(state: TableState, game_no: int, hand_no: int) -> HandState:
     return hand
 
 
-def _card(code: Any) -> str:
-    try:
-        return engine.normalise_cards([str(code)])[0]
-    except engine.ScorerError as exc:
-        raise Refusal(exc.message, code=exc.code, status=400) from None
-
-
-def _scored(state: TableState, up_card: str | None, proposal: Proposal, source: str,
+def _scored(state: TableState, up_card: engine.Card | None, proposal: Proposal, source: str,
             question: str | None = None) -> RecordedProposal:
     """A proposal scored with the table's rules, as recorded: the engine's result, or its
     refusal kept as the record's error. ``question``: the camera's question about the card
@@ -75,29 +68,30 @@ def _scored(state: TableState, up_card: str | None, proposal: Proposal, source: 
     return RecordedProposal(proposal, source, result=result)
 
 
-def _rescored(state: TableState, up_card: str, record: RecordedProposal) -> RecordedProposal:
+def _rescored(state: TableState, up_card: engine.Card,
+              record: RecordedProposal) -> RecordedProposal:
     return _scored(state, up_card, record.proposal, record.source, record.question)
 
 
-def set_knock_card(game: int, hand: int, card: Any, source: str = "manual",
-                   alternative: str | None = None) -> Command:
+def set_knock_card(game: int, hand: int, card: engine.Card, source: str = "manual",
+                   alternative: engine.Card | None = None) -> Command:
     """Record (or correct) the hand's knock card; the camera records it only once per hand,
-    with the card its runner-up reading says it may be (``alternative``: a one-tap swap)."""
+    with the card its runner-up reading says it may be (``alternative``: a one-tap swap).
+    The cards come typed (the detector's, or parsed at the HTTP edge): the log gets codes."""
 
     def run(state: TableState) -> list[tuple[str, dict[str, Any]]]:
         current = _open_hand(state, game, hand)
-        code = _card(card)
         if source == "camera" and current.up_card is not None:
             return []
-        if current.up_card == code:
+        if current.up_card == card:
             return []
-        payload: dict[str, Any] = {"game": current.game, "hand": current.number, "card": code,
-                                   "source": source}
-        if alternative and source == "camera" and alternative != code:
-            payload["alternative"] = _card(alternative)
+        payload: dict[str, Any] = {"game": current.game, "hand": current.number,
+                                   "card": card.code, "source": source}
+        if alternative and source == "camera" and alternative != card:
+            payload["alternative"] = alternative.code
         if current.proposal is not None:
-            rescored = _rescored(state, code, current.proposal)
-            changes = [f"knock card {code} (was {current.up_card or 'none'})",
+            rescored = _rescored(state, card, current.proposal)
+            changes = [f"knock card {card} (was {current.up_card or 'none'})",
                        *describe_changes(state.players, current.proposal, rescored)]
             voided = [state.players[p] for p in current.confirmed_by]
             payload["rescored"] = rescored.reworded(changes, voided).to_json()

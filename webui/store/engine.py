@@ -10,6 +10,7 @@ from typing import Any, Protocol
 import scorer
 from scorer import (
     PRESETS,
+    Card,
     HandResult,
     MatchStatus,
     Outcome,
@@ -31,11 +32,12 @@ def other_player(player: str) -> str:
     """The seat across the table from ``player``."""
     return PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
 
-__all__ = ["PLAYERS", "HandResult", "KnockCard", "MatchStatus", "Outcome", "ScorerError", "Sheet",
-           "SheetResult", "card_json", "dealer_after",
+__all__ = ["PLAYERS", "Card", "HandResult", "KnockCard", "MatchStatus", "Outcome", "ScorerError",
+           "Sheet", "SheetResult", "card_code", "card_json", "dealer_after",
            "hand_winner", "knock_card_info", "match", "melding_cards", "normalise_cards",
-           "other_player", "plays_match", "preset_names", "rules_json", "same_rules", "score",
-           "sheet", "sheet_hand", "spread_sizes", "team_hand"]
+           "other_player", "parse_card", "plays_match", "preset_names", "rules_json",
+           "same_rules", "score", "sheet", "sheet_hand", "spread_sizes", "stored_card",
+           "team_hand"]
 
 
 class SheetResult(Protocol):
@@ -87,6 +89,16 @@ def card_html(code: str | scorer.Card) -> str:
     return f'<span class="{cls}" title="{card.code}">{escape(card.pretty())}</span>'
 
 
+def card_code(card: Card | None) -> str | None:
+    """A card as the event log and the API write it (its code; None stays None)."""
+    return None if card is None else card.code
+
+
+def stored_card(code: str | None) -> Card | None:
+    """A card code the event log holds (written by ``card_code``) as the engine's ``Card``."""
+    return None if code is None else parse_card(code)
+
+
 def card_json(code: str) -> dict[str, Any]:
     """A card code with its pretty form, e.g. {"code": "TD", "pretty": "10♦", "red": true}."""
     card = parse_card(code)
@@ -131,18 +143,17 @@ class KnockCard:
         return info
 
 
-def knock_card_info(spec: Any, up_card: str | None) -> KnockCard:
+def knock_card_info(spec: Any, up_card: Card | None) -> KnockCard:
     """What a hand's up card means: its knock limit and whether the hand is gin only."""
     rules = rules_from_spec(spec)
-    card = parse_card(up_card) if up_card else None
     try:
-        limit: int | None = knock_limit_for(rules, card)
+        limit: int | None = knock_limit_for(rules, up_card)
     except ScorerError:  # the limit comes from the up card, not read yet
         limit = None
-    return KnockCard(limit, card)
+    return KnockCard(limit, up_card)
 
 
-def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list[str]],
+def score(spec: Any, *, up_card: Card | None, knocker: str, hands: dict[str, list[str]],
           melds: dict[str, list[list[str]]] | None = None,
           accept_improper_knock: bool = False,
           layout: dict[str, list[list[str]]] | None = None,
@@ -157,7 +168,7 @@ def score(spec: Any, *, up_card: str | None, knocker: str, hands: dict[str, list
         parsed_melds = {p: [scorer.parse_cards(group) for group in groups]
                         for p, groups in melds.items() if groups}
     laid = {p: groups for p, groups in (layout or {}).items() if groups}
-    result = score_hand(rules, up_card=parse_card(up_card) if up_card else None,
+    result = score_hand(rules, up_card=up_card,
                         knocker=knocker, hands=parsed_hands, melds=parsed_melds or None,
                         accept_improper_knock=accept_improper_knock, layout=laid or None,
                         laid_off={p: cs for p, cs in (laid_off or {}).items() if cs} or None)

@@ -27,20 +27,20 @@ class HandState:
     game: int
     number: int
     dealer: str
-    up_card: str | None = None
+    up_card: engine.Card | None = None
     up_source: str | None = None
     #: the camera's runner-up reading of the knock card (a one-tap swap), while it stands
-    up_alternative: str | None = None
+    up_alternative: engine.Card | None = None
     #: the knock card as the camera recorded it, kept when the players correct it: the
     #: camera's later readings of this deal still carry it (``dealt_as``)
-    camera_up_card: str | None = None
+    camera_up_card: engine.Card | None = None
     proposal: RecordedProposal | None = None
     revision: int = 0  # seq of the last event that changed what players confirm
     confirmations: dict[str, int] = field(default_factory=dict)
     director_confirmed: bool = False
     seqs: list[int] = field(default_factory=list)
 
-    def dealt_as(self, card: str) -> bool:
+    def dealt_as(self, card: engine.Card) -> bool:
         """Whether a camera reading with ``card`` in the up-card slot is of this hand's deal:
         the hand's knock card, or the camera's own reading of it that the players corrected
         (their fix is the truth the hand is scored with; the camera still sees what it read)."""
@@ -85,8 +85,8 @@ class HandState:
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "number": self.number, "dealer": self.dealer,
-                "up_card": self.up_card, "up_source": self.up_source,
-                "up_alternative": self.up_alternative,
+                "up_card": engine.card_code(self.up_card), "up_source": self.up_source,
+                "up_alternative": engine.card_code(self.up_alternative),
                 "proposal": self.proposal.to_json() if self.proposal is not None else None,
                 "revision": self.revision, "confirmed_by": self.confirmed_by,
                 "director_confirmed": self.director_confirmed, "confirmed": self.confirmed}
@@ -181,7 +181,8 @@ def sheet_record(state: TableState, game: GameState) -> dict[str, Any]:
         if not h.confirmed or h.proposal is None:
             continue
         recorded = h.proposal.to_json()
-        hands.append({"hand": h.number, "dealer": h.dealer, "knock_card": h.up_card,
+        hands.append({"hand": h.number, "dealer": h.dealer,
+                      "knock_card": engine.card_code(h.up_card),
                       "director": h.director_confirmed,
                       "proposal": {k: recorded[k] for k in keys if recorded.get(k) is not None}})
     record = {"table": state.name, "players": dict(state.players), "rules": state.rules,
@@ -434,10 +435,11 @@ def _apply(state: TableState, kind: str, p: dict[str, Any], seq: int) -> None:
     elif kind == EventKind.KNOCK_CARD_SET:
         hand = state.hand(p["game"], p["hand"], create=True)
         if hand is not None:
-            hand.up_card, hand.up_source = p["card"], p.get("source", "manual")
-            hand.up_alternative = p.get("alternative")
+            # the log holds codes: read back into the engine's cards here, once
+            hand.up_card, hand.up_source = engine.stored_card(p["card"]), p.get("source", "manual")
+            hand.up_alternative = engine.stored_card(p.get("alternative"))
             if hand.up_source == "camera":
-                hand.camera_up_card = p["card"]
+                hand.camera_up_card = hand.up_card
             hand.revision = seq
             hand.seqs.append(seq)
             if hand.proposal is not None and p.get("rescored") is not None:

@@ -24,7 +24,7 @@ from webui.common.errors import refuse, wants_json
 from webui.common.proposal_form import parse_proposal
 from webui.common.refusal import Refusal
 from webui.common.security import client_address, is_director, safe_next, store
-from webui.common.validate import json_body, plain_text, whole_number
+from webui.common.validate import json_body, plain_text, playing_card, whole_number
 from webui.store import Command, commands
 from webui.store.event_kind import EventKind
 from webui.table.live import (
@@ -118,7 +118,8 @@ def get_state(table_id: int) -> Any:
 def knock_card(table_id: int) -> Any:
     b = g.body
     return _answer(table_id,
-                   lambda: commands.set_knock_card(_whole("game"), _whole("hand"), b.get("card")),
+                   lambda: commands.set_knock_card(_whole("game"), _whole("hand"),
+                                                   playing_card(b.get("card"))),
                    "Knock card recorded.", EventKind.KNOCK_CARD_SET)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
-from webui.store.engine import PLAYERS
+from webui.store.engine import PLAYERS, parse_card
 from webui.table import create_app
 from webui.table.camera_feed import TableCamera
 from webui.table.parts import table_parts
@@ -90,7 +90,8 @@ def main(argv: list[str]) -> int:
         _confirm_both(store, table_id)
         for up, body in HANDS:
             hand = store.state(table_id).current_hand()
-            store.execute(table_id, commands.set_knock_card(hand.game, hand.number, up),
+            store.execute(table_id, commands.set_knock_card(hand.game, hand.number,
+                                                                  parse_card(up)),
                           Actor("screenshots"))
             store.execute(table_id, commands.propose(hand.game, hand.number,
                                                      parse_proposal(body)),

@@ -33,7 +33,7 @@ from webui.common.seating import (
 )
 from webui.common.security import client_address, is_director, is_local, store
 from webui.common.validate import plain_text
-from webui.store import commands
+from webui.store import commands, engine
 from webui.store.db import Device
 from webui.store.engine import PLAYERS
 from webui.store.event_kind import EventKind
@@ -177,7 +177,7 @@ def changes_since(table_id: int, state: TableState, seen: int | None) -> list[st
         return []  # the tablet saw a knock card and no proposal: this one is the first
     changes = []
     up_then = _knock_card_at(table_id, hand.seqs, seen)
-    if up_then is not None and up_then != hand.up_card:
+    if up_then is not None and up_then != engine.card_code(hand.up_card):
         changes.append(f"knock card {hand.up_card} (was {up_then})")
     return changes + commands.describe_changes(
         state.players, RecordedProposal.from_json(earlier), hand.proposal)

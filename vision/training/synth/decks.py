@@ -47,7 +47,7 @@ DECK_FILES: dict[str, str] = {
     "gnome-dondorf": "usr/share/aisleriot/cards/dondorf.svgz",
 }
 
-# Decks the namer is never trained on, rendered only to measure teaching a deck (issue 37):
+# Decks the namer is never trained on, rendered only to measure teaching a deck:
 # German index letters (B, D, K for jack, queen, king). GPL-3+ (aisleriot), like the others here.
 UNSEEN_DECK_FILES: dict[str, str] = {
     "gnome-berlin": "usr/share/aisleriot/cards/berlin.svgz",

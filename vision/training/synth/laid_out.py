@@ -1,4 +1,4 @@
-"""A picture of a deck laid out in the set order for teaching (issue 37): four rows of 13,
+"""A picture of a deck laid out in the set order for teaching: four rows of 13,
 clubs, diamonds, hearts, spades from top to bottom, ace to king from left to right, as a table
 camera sees it (turned, from a little above the near edge; light, blur and noise by the caller).
 """

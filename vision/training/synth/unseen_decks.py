@@ -1,4 +1,4 @@
-"""Decks the namer never saw, for measuring what teaching a deck does (issue 37, "Measure").
+"""Decks the namer never saw, for measuring what teaching a deck does.
 
 - ``gnome-berlin``: aisleriot's Berlin pattern, rendered from its SVG (`decks.UNSEEN_DECK_FILES`):
   German index letters, B, D, K for jack, queen, king;

@@ -76,6 +76,6 @@ def singles_tables() -> list[int]:
     return [t.id for t in store().tables() if t.id not in boards]
 
 
-def event_standings() -> tournament.Standings:
+def standings_now() -> tournament.Standings:
     """The standings of the event's singles tables on the event's rules."""
-    return tournament.event_standings(store(), singles_tables(), tournament.event_rules(store()))
+    return tournament.standings_of(store(), singles_tables(), tournament.rules_of(store()))

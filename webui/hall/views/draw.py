@@ -124,7 +124,7 @@ def seat_draw() -> Any:
         else:  # round 1: pushed to the table apps that sync, the rest opened here
             seated = stations.seat_round(store(), 1, [
                 (int(p["table"]), _seated(p["A"]), _seated(p["B"]))
-                for p in latest.pairs if not p.get("bye")], tournament.event_rules(store()))
+                for p in latest.pairs if not p.get("bye")], tournament.rules_of(store()))
             made = [x.table_id for x in seated if x.table_id is not None]
             pushed = [x.table for x in seated if x.station is not None]
             drawn = [n for p in latest.pairs for n in (p["A"], p.get("B")) if n]

@@ -11,7 +11,7 @@ from webui.common.errors import wants_json
 from webui.common.security import director_required, store
 from webui.hall.bundler import Bundler, signed_set
 from webui.hall.parts import hall_parts
-from webui.hall.views.overview import event_json
+from webui.hall.views.overview import tournament_json
 
 bp = Blueprint("exports", __name__)
 
@@ -29,7 +29,7 @@ def bundle() -> Any:
         return send_file(built, mimetype="application/zip", as_attachment=True,
                          download_name=f"gintray-event-{stamp}.zip", max_age=0)
     if not bundler.running():
-        ev = event_json()
+        ev = tournament_json()
         bundler.start({"standings": ev["standings"], "partnerships": ev["partnerships"]})
     status = bundler.status()
     if wants_json():

@@ -60,7 +60,7 @@ def tables_json() -> dict[str, Any]:
     }
 
 
-def event_json() -> dict[str, Any]:
+def tournament_json() -> dict[str, Any]:
     """Everything on the director's page, as JSON."""
     part = tables_json()
     tables = part["tables"]
@@ -68,8 +68,8 @@ def event_json() -> dict[str, Any]:
     boards = {b for p in teams for b in p.boards}
     singles = [t["id"] for t in tables if t["id"] not in boards]
     draw = latest_draw()
-    rules = tournament.event_rules(store())
-    ranked = tournament.event_standings(store(), singles, rules)
+    rules = tournament.rules_of(store())
+    ranked = tournament.standings_of(store(), singles, rules)
     return {
         **part,
         "event_rules": rules,
@@ -146,7 +146,7 @@ def _every() -> bool:
 @bp.get("/")
 @director_required
 def index() -> Any:
-    ev = event_json()
+    ev = tournament_json()
     return render_template("hall/index.html", ev=ev, shown=shown_tables(ev, _every()))
 
 
@@ -162,7 +162,7 @@ def live() -> Any:
 @bp.get("/api/event")
 @director_required
 def api_event() -> Any:
-    return jsonify(event_json())
+    return jsonify(tournament_json())
 
 
 @bp.get("/board")

@@ -11,7 +11,7 @@ from webui.common.security import director_required, store
 from webui.common.validate import whole_number
 from webui.hall import clock, entries, merges, roster
 from webui.hall.audit import AuditAction
-from webui.hall.views.base import director_name, done, event_standings, refusals
+from webui.hall.views.base import director_name, done, refusals, standings_now
 
 bp = Blueprint("players", __name__)
 PAGE = "players.players_page"
@@ -47,7 +47,7 @@ def withdraw_player(player_id: int) -> Any:
 @director_required
 def players_page() -> Any:
     """Every player of the event by id, with a form to merge one id into another."""
-    ranked = event_standings()
+    ranked = standings_now()
     merged = merges.merged_ids(store())
     names = roster.player_names(store())
     choices = sorted(((pid, name) for pid, name in names.items() if pid not in merged),
@@ -65,7 +65,7 @@ def merge_players() -> Any:
     from_id = whole_number(f.get("from_id"), "from_id", 1, label="the player to merge")
     into_id = whole_number(f.get("into_id"), "into_id", 1, label="the player to merge into")
     made = merges.merge(store(), from_id, into_id, director_name(), f.get("reason", ""),
-                        event_standings().meetings)
+                        standings_now().meetings)
     return done(AuditAction.MERGE,
                 f"{made.from_name} (player {made.from_id}) merged into {made.into_name} "
                 f"(player {made.into_id}): {made.reason}",

@@ -8,13 +8,13 @@ from flask import Blueprint, render_template
 
 from webui.common.security import store
 from webui.hall import clock, projector
-from webui.hall.views.base import event_standings
+from webui.hall.views.base import standings_now
 
 bp = Blueprint("projector", __name__)
 
 
 def _view() -> projector.ProjectorView:
-    return projector.build(store(), event_standings(), clock.now())
+    return projector.build(store(), standings_now(), clock.now())
 
 
 @bp.get("/projector")

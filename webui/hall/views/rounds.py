@@ -16,7 +16,7 @@ from webui.common.validate import whole_number
 from webui.hall import audit, clock, pairing, stations, tournament
 from webui.hall.audit import AuditAction
 from webui.hall.players import alphabetical
-from webui.hall.views.base import back_to, director_name, done, event_standings, refusals
+from webui.hall.views.base import back_to, director_name, done, refusals, standings_now
 
 bp = Blueprint("rounds", __name__)
 
@@ -64,7 +64,7 @@ def propose_pairing() -> Any:
         system = pairing.PairingSystem(request.form.get("system", "swiss"))
     except ValueError:
         refuse(400, "system must be swiss or knockout")
-    ranked = event_standings()
+    ranked = standings_now()
     if system is pairing.PairingSystem.KNOCKOUT:
         top_text = request.form.get("top", "").strip()
         top = whole_number(top_text, "top", 2) if top_text else None
@@ -96,7 +96,7 @@ def _system_words(planned: pairing.Planned) -> str:
 def approve_pairing(pairing_id: int) -> Any:
     """Approve a proposed pairing: its tables open with the players in the seats."""
     planned = pairing.approve(store(), pairing_id, director_name(),
-                                  tournament.event_rules(store()))
+                                  tournament.rules_of(store()))
     seats = stations.seats(store(), [planned.id])
     opened = ", ".join(str(x.table_id) for x in seats if x.station is None)
     pushed = ", ".join(str(x.table) for x in seats if x.station is not None)
@@ -128,7 +128,7 @@ def swap_players(pairing_id: int) -> Any:
     """Swap two players of a proposed pairing (seats, or a seat and the bye)."""
     first = whole_number(request.form.get("first"), "first", 1, label="first player")
     second = whole_number(request.form.get("second"), "second", 1, label="second player")
-    planned = pairing.swap(store(), pairing_id, first, second, event_standings().meetings)
+    planned = pairing.swap(store(), pairing_id, first, second, standings_now().meetings)
     return done(AuditAction.SWAP, f"round {planned.round} pairing changed by hand: "
                 f"{_pairs_words(planned)}",
                 f"Players swapped: {_pairs_words(planned)}.", "pairing")

@@ -18,9 +18,9 @@ from webui.hall.audit import AuditAction
 from webui.hall.views.base import (
     director_name,
     done,
-    event_standings,
     refusals,
     singles_tables,
+    standings_now,
 )
 from webui.store import engine
 
@@ -29,12 +29,12 @@ bp = Blueprint("standings", __name__)
 
 @bp.post("/event-rules")
 @director_required
-def set_event_rules() -> Any:
+def set_rules() -> Any:
     """The rules the event plays: only tables on these rules count in the standings."""
     rules = request.form.get("rules", "")
     if rules not in engine.preset_names():
         refuse(400, f"rules must be one of {', '.join(engine.preset_names())}")
-    store().set_setting(tournament.EVENT_RULES_KEY, rules)
+    store().set_setting(tournament.RULES_KEY, rules)
     return done(
         AuditAction.RULES,
         f"the event plays {rules} rules",
@@ -102,7 +102,7 @@ def give_adjustment() -> Any:
 @director_required
 def standings_csv() -> Response:
     """The standings as CSV (one row per player; names as typed, first spelling first)."""
-    ranked = event_standings()
+    ranked = standings_now()
     body = tournament.standings_csv(ranked.rows, ranked.ranked_by)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
     return Response(body, mimetype="text/csv", headers={
@@ -114,7 +114,7 @@ def standings_csv() -> Response:
 def results_csv() -> Response:
     """Every round's results, a row a table (games, points, won, playing or forfeit), then
     the round's byes (``webui.hall.results``)."""
-    rows = results.round_results(store(), singles_tables(), tournament.event_rules(store()))
+    rows = results.round_results(store(), singles_tables(), tournament.rules_of(store()))
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
     return Response(results.results_csv(rows), mimetype="text/csv", headers={
         "Content-Disposition": f'attachment; filename="gintray-results-{stamp}.csv"'})
@@ -125,12 +125,12 @@ def results_csv() -> Response:
 def results_print() -> Any:
     """Every round's results on a page to print or show: round by round, table by table,
     then the round's byes (the rows of ``/results.csv``)."""
-    rows = results.round_results(store(), singles_tables(), tournament.event_rules(store()))
+    rows = results.round_results(store(), singles_tables(), tournament.rules_of(store()))
     rounds: dict[int | None, list[results.ResultRow]] = {}
     for row in rows:
         rounds.setdefault(row.round, []).append(row)
     return render_template("hall/results_print.html", rounds=rounds,
-                           rules=tournament.event_rules(store()),
+                           rules=tournament.rules_of(store()),
                            at=datetime.now(UTC).isoformat())
 
 
@@ -138,8 +138,8 @@ def results_print() -> Any:
 @director_required
 def standings_print() -> Any:
     """The standings on a page to print or show (no forms, no refresh)."""
-    ranked = event_standings()
+    ranked = standings_now()
     return render_template("hall/standings_print.html", standings=ranked.rows,
                            left_out=[t.to_json() for t in ranked.left_out],
-                           rules=tournament.event_rules(store()),
+                           rules=tournament.rules_of(store()),
                            ranked_by=ranked.ranked_by, at=datetime.now(UTC).isoformat())

@@ -212,7 +212,7 @@ def forfeit(table_id: int) -> Any:
     if absent not in PLAYERS:
         raise Refusal("Say which seat did not show.")
     state = store().state(table_id)
-    if state.match_json()["complete"]:
+    if state.match().complete:
         raise Refusal("This match is decided: no forfeit.")
     seats = roster.table_players(store(), [(table_id, state.players)])[table_id]
     present = other_player(absent)

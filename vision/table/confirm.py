@@ -60,6 +60,16 @@ SAME_PLACE = 0.6  # two boxes whose centres are closer than this many box sizes:
 # card's index in the casino clip (2 %), an arm at the edge of the place 20-60, a hand or a card
 # laid over it 100-600
 PLACE_CHANGE_SHARE = 0.05
+# a runner-up name with this share of the leading name's summed score (`_scores`): the corner
+# is torn between them. A new corner so torn is a doubt, not a card, until one name leads by
+# this margin (a corner already shown stays a card, its other name the swap). The real dev
+# photos' 6C lying upside down beside a spade pip: 6S/6C 0.78-0.98 of each other read by read
+# over 30 noisy copies, 0.91 summed
+TORN_SHARE = 0.7
+# the margin before a shown name may change: it is kept while its summed score is this share
+# of the leading name's (the casino clip's 5C first read 5S: a wider margin, 0.7-0.85, keeps
+# the 5S two frames longer)
+KEEP_SHARE = 0.9
 HOLD_READS = 3  # reads of one picture that found a shown corner: held while its index holds
 INDEX_RIM = 0.15  # of a corner box's width and height a side: the rim around the glyphs
 INDEX_LIGHT_DRIFT = 1.25  # light on a held index may change this much (either way) and match
@@ -309,7 +319,11 @@ class ReadHistory:
                 continue
             if 2 * len(found) > len(voters) or (2 * len(found) == len(voters)
                                                  and was_shown is not None):
-                shown.append(_named(found, list(place.sightings.values())))
+                corner, torn = _named(found, list(place.sightings.values()), was_shown)
+                if torn and was_shown is None:
+                    doubts.append(corner)  # torn between two names: no card until one leads
+                    continue
+                shown.append(corner)
                 if len(found) >= HOLD_READS:
                     confirmed.append(shown[-1])
             else:
@@ -351,21 +365,49 @@ class ReadHistory:
         return list(self._read_places)
 
 
-def _ranked(found: list[Detection]) -> list[str]:
-    """The names of a place's sightings, most often given first (ties: the surer name)."""
-    names = Counter(d.card for d in found)
-    trust = Counter[str]()
+def _scores(found: list[Detection]) -> Counter[str]:
+    """Each name's summed score over a place's sightings: a sighting gives its card its
+    confidence and its runner-up its `alternative_confidence` (the namer's two best readings,
+    found x named), so a corner the namer is torn over shows as torn however the reads'
+    winners fall."""
+    scores = Counter[str]()
     for d in found:
-        trust[d.card] += d.confidence
-    return sorted(names, key=lambda c: (names[c], trust[c]), reverse=True)
+        scores[d.card] += d.confidence
+        if d.alternative is not None and d.alternative_confidence is not None:
+            scores[d.alternative] += d.alternative_confidence
+    return scores
 
 
-def _named(found: list[Detection], everything: list[Detection]) -> Detection:
-    """The corner most of the voting sightings named (ties: the surer name), the latest
-    sighting of it, with an alternative: the runner-up name of the votes, else of every read
-    kept of the place (a name the reads were torn between), else the namer's own runner-up."""
-    name = _ranked(found)[0]
-    best = next(d for d in reversed(found) if d.card == name)
-    others = [c for c in _ranked(found) + _ranked(everything) if c != name]
+def _ranked(found: list[Detection]) -> list[str]:
+    """The names of a place's sightings, best supported first (`_scores`; ties: most often
+    the winner)."""
+    scores = _scores(found)
+    names = Counter(d.card for d in found)
+    return sorted(scores, key=lambda c: (scores[c], names[c]), reverse=True)
+
+
+def _named(found: list[Detection], everything: list[Detection],
+           shown: Detection | None = None) -> tuple[Detection, bool]:
+    """The corner the voting sightings name, and whether they are torn over it. The name is
+    the best supported (`_scores`), but the name ``shown`` there keeps its place while it has
+    `KEEP_SHARE` of the leader's score (a margin before a shown name may change: a near-even
+    split never flips it); torn: another name has that share of the name's score. The corner
+    is the latest sighting of the name (a name only ever a runner-up: the latest sighting,
+    renamed, its score the name's mean), with an alternative: the runner-up name of the
+    votes, else of every read kept of the place, else the namer's own runner-up."""
+    scores = _scores(found)
+    ranked = _ranked(found)
+    name = ranked[0]
+    if shown is not None and scores[shown.card] >= KEEP_SHARE * scores[name]:
+        name = shown.card
+    torn = any(scores[c] >= TORN_SHARE * scores[name] for c in ranked if c != name)
+    others = [c for c in ranked + _ranked(everything) if c != name]
+    best = next((d for d in reversed(found) if d.card == name), None)
+    if best is None:  # kept by the margin though the latest reads' winners name another
+        latest = found[-1]
+        mean = min(1.0, scores[name] / len(found))
+        return Detection(name, latest.box, mean, latest.card,
+                         min(mean, latest.confidence)), torn
     alternative = others[0] if others else best.alternative
-    return Detection(best.card, best.box, best.confidence, alternative)
+    runner_up = (best.alternative_confidence if alternative == best.alternative else None)
+    return Detection(best.card, best.box, best.confidence, alternative, runner_up), torn

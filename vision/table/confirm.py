@@ -14,8 +14,11 @@ place (`ReadHistory.consensus`):
   still in the read's own frame (a hand sweeping past is no vote). A place no read saw as it
   is now keeps what it showed (a hand over a card: the last reading stands, as the gate does);
 - a corner is shown when most of the reads voting there found it (half of them keeps one
-  already shown), under the name most of them gave; another name some of them gave is offered
-  as its alternative (the one-tap swap);
+  already shown), under the name best supported by the namer's two best scores summed over
+  those reads (not one vote a read's winner: a near-even split flips the winner read by read);
+  another name some of them gave is offered as its alternative (the one-tap swap). A shown name
+  changes only when another leads it by a margin (`KEEP_SHARE`); a new corner torn between two
+  names (`TORN_SHARE`) is a doubt until one leads, never a card;
 - a corner a minority of the votes found is a *doubt*: never a card, reported for people to
   check;
 - a corner the vote showed from at least `HOLD_READS` reads is *held*: it stays shown while the
@@ -25,7 +28,11 @@ place (`ReadHistory.consensus`):
   again once its index changes (a hand over it, the card taken away or moved).
 
 A region read for the first time shows its one read at once: a changed region costs nothing
-more and shows its cards as soon as today (`RegionReader` reads it in the frame it settles).
+more and shows its cards as soon as today (`RegionReader` reads it in the frame it settles);
+but while re-reads will come, a corner that one read is unsure of (`SURE_CONFIDENCE`,
+`LONE_SHARE`) waits for a second read as a doubt. A sure corner (the demo's cards) is not
+delayed: a confirmation would need another frame (the same frame read again gives the same
+pixels), half a second at the demo's 2 frames a second.
 """
 
 from __future__ import annotations
@@ -70,6 +77,14 @@ TORN_SHARE = 0.7
 # of the leading name's (the casino clip's 5C first read 5S: a wider margin, 0.7-0.85, keeps
 # the 5S two frames longer)
 KEEP_SHARE = 0.9
+# a new corner one read alone found, while re-reads of its picture will come, waits for one
+# as a doubt when it is unsure: its confidence under SURE_CONFIDENCE (the detector keeps 0.25
+# and up) or its runner-up name at least LONE_SHARE as likely. The real dev photo 12_48_18 with
+# webcam noise: an 8D found at 0.28 in the first read and by few reads after it was shown,
+# then dropped. The casino clip: the 5C first read 5S (5C over half as likely) was shown 6
+# frames (LONE_SHARE 0.4-0.55 alike; at 0.4 the 4C waits 12 frames, 5 at 0.5)
+SURE_CONFIDENCE = 0.35
+LONE_SHARE = 0.5
 HOLD_READS = 3  # reads of one picture that found a shown corner: held while its index holds
 INDEX_RIM = 0.15  # of a corner box's width and height a side: the rim around the glyphs
 INDEX_LIGHT_DRIFT = 1.25  # light on a held index may change this much (either way) and match
@@ -283,11 +298,14 @@ class ReadHistory:
         self.shown = Consensus(Detections(), Detections())
 
     def consensus(self, now: Signature,
-                  on_face: Callable[[tuple[float, float, float, float]], bool] | None = None
-                  ) -> Consensus:
+                  on_face: Callable[[tuple[float, float, float, float]], bool] | None = None,
+                  rereads: bool = False) -> Consensus:
         """The vote of the reads on the picture ``now`` (kept as what the region shows).
         ``on_face`` says whether a card face lies around a box in the frame now (None: not
-        asked): a shown corner no read saw as it is now stays only where one does."""
+        asked): a shown corner no read saw as it is now stays only where one does.
+        ``rereads``: more reads of this picture will come (the reader re-reads it in idle
+        time): a new corner one read alone found under `SURE_CONFIDENCE` waits for one as a
+        doubt."""
         since = [_ChangeMap.between(read.picture, now) for read in self.reads]
         before = list(self.shown.detections)
         places = self._places()
@@ -320,7 +338,10 @@ class ReadHistory:
             if 2 * len(found) > len(voters) or (2 * len(found) == len(voters)
                                                  and was_shown is not None):
                 corner, torn = _named(found, list(place.sightings.values()), was_shown)
-                if torn and was_shown is None:
+                unsure = rereads and len(voters) == 1 and (
+                    corner.confidence < SURE_CONFIDENCE or (corner.alternative_confidence or 0.0)
+                    >= LONE_SHARE * corner.confidence)
+                if was_shown is None and (torn or unsure):
                     doubts.append(corner)  # torn between two names: no card until one leads
                     continue
                 shown.append(corner)

@@ -77,7 +77,8 @@ class Detection:
         if runner_up is not None:
             runner_up = float(runner_up)
             if alternative is None or not 0.0 <= runner_up <= confidence:
-                raise ValueError(f"bad alternative confidence {self.alternative_confidence!r}: "
+                raise ValueError(f"bad detection alternative confidence "
+                                 f"{self.alternative_confidence!r}: "
                                  "an alternative's, at most the card's own confidence")
         object.__setattr__(self, "alternative_confidence", runner_up)
         object.__setattr__(self, "card", card)

@@ -304,8 +304,8 @@ class ReadHistory:
         ``on_face`` says whether a card face lies around a box in the frame now (None: not
         asked): a shown corner no read saw as it is now stays only where one does.
         ``rereads``: more reads of this picture will come (the reader re-reads it in idle
-        time): a new corner one read alone found under `SURE_CONFIDENCE` waits for one as a
-        doubt."""
+        time): a new corner one read alone found under `SURE_CONFIDENCE`, or with its runner-up
+        name `LONE_SHARE` as likely, waits for one as a doubt."""
         since = [_ChangeMap.between(read.picture, now) for read in self.reads]
         before = list(self.shown.detections)
         places = self._places()
@@ -342,7 +342,7 @@ class ReadHistory:
                     corner.confidence < SURE_CONFIDENCE or (corner.alternative_confidence or 0.0)
                     >= LONE_SHARE * corner.confidence)
                 if was_shown is None and (torn or unsure):
-                    doubts.append(corner)  # torn between two names: no card until one leads
+                    doubts.append(corner)  # no card until a name leads / a read confirms it
                     continue
                 shown.append(corner)
                 if len(found) >= HOLD_READS:
@@ -412,7 +412,7 @@ def _named(found: list[Detection], everything: list[Detection],
     """The corner the voting sightings name, and whether they are torn over it. The name is
     the best supported (`_scores`), but the name ``shown`` there keeps its place while it has
     `KEEP_SHARE` of the leader's score (a margin before a shown name may change: a near-even
-    split never flips it); torn: another name has that share of the name's score. The corner
+    split never flips it); torn: another name has `TORN_SHARE` of the name's score. The corner
     is the latest sighting of the name (a name only ever a runner-up: the latest sighting,
     renamed, its score the name's mean), with an alternative: the runner-up name of the
     votes, else of every read kept of the place, else the namer's own runner-up."""

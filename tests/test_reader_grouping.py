@@ -41,6 +41,11 @@ def test_a_bad_detection_is_a_clear_value_error():
             Detection(card, box, confidence)
     with pytest.raises(ValueError, match="bad detection"):
         Detection("7D", (0, 0, 10, 20), 0.9, alternative="7X")
+    for alternative, runner_up in (("7C", 0.95), ("7C", -0.1), (None, 0.3)):
+        with pytest.raises(ValueError, match="bad detection alternative confidence"):
+            Detection("7D", (0, 0, 10, 20), 0.9, alternative, runner_up)
+    assert Detection("7D", (0, 0, 10, 20), 0.9, "7C", 0.45).moved(
+        (1, 1, 11, 21)).alternative_confidence == 0.45
     assert Detection("10d", (0, 0, 10, 20), 0.9, "7c") == Detection("TD", (0, 0, 10, 20), 0.9,
                                                                        "7C")
     with pytest.raises(TypeError):

@@ -55,6 +55,8 @@ class Detection:
 
     `alternative` is the runner-up reading when the namer found it nearly as likely (a blurred
     club that may be a spade): the card to offer when people check this one; None otherwise.
+    `alternative_confidence` is that reading's score on the same scale (found x named), where
+    the detector gives it (None: not known); the live reader's votes weigh names by it.
     Validated on construction: both codes are brought to canonical form (`card_code`), the box
     must have x1 < x2 and y1 < y2, the confidence must lie in [0, 1]; ValueError otherwise.
     """
@@ -63,6 +65,7 @@ class Detection:
     box: Box
     confidence: float
     alternative: str | None = None
+    alternative_confidence: float | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -81,6 +84,14 @@ class Detection:
         confidence = float(self.confidence)
         if not 0.0 <= confidence <= 1.0:
             raise ValueError(f"bad detection confidence {self.confidence!r}: must be in [0, 1]")
+        runner_up = self.alternative_confidence
+        if runner_up is not None:
+            runner_up = float(runner_up)
+            if alternative is None or not 0.0 <= runner_up <= confidence:
+                raise ValueError(f"bad detection alternative confidence "
+                                 f"{self.alternative_confidence!r}: "
+                                 "an alternative's, at most the card's own confidence")
+        object.__setattr__(self, "alternative_confidence", runner_up)
         object.__setattr__(self, "card", card)
         object.__setattr__(self, "alternative", alternative)
         object.__setattr__(self, "box", box)
@@ -94,7 +105,8 @@ class Detection:
 
     def moved(self, box: Sequence[float]) -> Detection:
         """The same reading with another box (tiles back to frame pixels)."""
-        return Detection(self.card, tuple(box), self.confidence, self.alternative)  # type: ignore[arg-type]
+        return Detection(self.card, tuple(box), self.confidence, self.alternative,  # type: ignore[arg-type]
+                         self.alternative_confidence)
 
     def to_json(self) -> dict:
         """{"card", "box", "confidence"} (and "alternative" when there is one) as

@@ -510,15 +510,18 @@ def _best_corners(boxes: np.ndarray, scores: np.ndarray,
 def _named_corner(box: np.ndarray, score: float, probs: np.ndarray,
                   threshold: float) -> Detection | None:
     """One found corner as a detection (None: no card, or under ``threshold``); its runner-up
-    card, when at least `ALTERNATIVE_SHARE` as likely, is its ``alternative``."""
+    card, when at least `ALTERNATIVE_SHARE` as likely, is its ``alternative`` (its score,
+    found x named, the ``alternative_confidence``)."""
     reading = read_corner(box, score, probs)
     if reading is None or reading.confidence < threshold:
         return None
     k = reading.card_index
     runner_up = int(np.argsort(probs[:-1])[-2])
     doubt = probs[runner_up] >= ALTERNATIVE_SHARE * probs[k]
+    share = min(1.0, float(probs[runner_up]) / max(float(probs[k]), 1e-9))
     return Detection(NAMER_CLASSES[k], tuple(float(v) for v in box), reading.confidence,
-                     NAMER_CLASSES[runner_up] if doubt else None)
+                     NAMER_CLASSES[runner_up] if doubt else None,
+                     reading.confidence * share if doubt else None)
 
 
 def default_backend() -> str:

@@ -14,8 +14,11 @@ place (`ReadHistory.consensus`):
   still in the read's own frame (a hand sweeping past is no vote). A place no read saw as it
   is now keeps what it showed (a hand over a card: the last reading stands, as the gate does);
 - a corner is shown when most of the reads voting there found it (half of them keeps one
-  already shown), under the name most of them gave; another name some of them gave is offered
-  as its alternative (the one-tap swap);
+  already shown), under the name best supported by the namer's two best scores summed over
+  those reads (not one vote a read's winner: a near-even split flips the winner read by read);
+  another name some of them gave is offered as its alternative (the one-tap swap). A shown name
+  changes only when another leads it by a margin (`KEEP_SHARE`); a new corner torn between two
+  names (`TORN_SHARE`) is a doubt until one leads, never a card;
 - a corner a minority of the votes found is a *doubt*: never a card, reported for people to
   check;
 - a corner the vote showed from at least `HOLD_READS` reads is *held*: it stays shown while the
@@ -25,7 +28,11 @@ place (`ReadHistory.consensus`):
   again once its index changes (a hand over it, the card taken away or moved).
 
 A region read for the first time shows its one read at once: a changed region costs nothing
-more and shows its cards as soon as today (`RegionReader` reads it in the frame it settles).
+more and shows its cards as soon as today (`RegionReader` reads it in the frame it settles);
+but while re-reads will come, a corner that one read is unsure of (`SURE_CONFIDENCE`,
+`LONE_SHARE`) waits for a second read as a doubt. A sure corner (the demo's cards) is not
+delayed: a confirmation would need another frame (the same frame read again gives the same
+pixels), half a second at the demo's 2 frames a second.
 """
 
 from __future__ import annotations
@@ -60,6 +67,24 @@ SAME_PLACE = 0.6  # two boxes whose centres are closer than this many box sizes:
 # card's index in the casino clip (2 %), an arm at the edge of the place 20-60, a hand or a card
 # laid over it 100-600
 PLACE_CHANGE_SHARE = 0.05
+# a runner-up name with this share of the leading name's summed score (`_scores`): the corner
+# is torn between them. A new corner so torn is a doubt, not a card, until one name leads by
+# this margin (a corner already shown stays a card, its other name the swap). The real dev
+# photos' 6C lying upside down beside a spade pip: 6S/6C 0.78-0.98 of each other read by read
+# over 30 noisy copies, 0.91 summed
+TORN_SHARE = 0.7
+# the margin before a shown name may change: it is kept while its summed score is this share
+# of the leading name's (the casino clip's 5C first read 5S: a wider margin, 0.7-0.85, keeps
+# the 5S two frames longer)
+KEEP_SHARE = 0.9
+# a new corner one read alone found, while re-reads of its picture will come, waits for one
+# as a doubt when it is unsure: its confidence under SURE_CONFIDENCE (the detector keeps 0.25
+# and up) or its runner-up name at least LONE_SHARE as likely. The real dev photo 12_48_18 with
+# webcam noise: an 8D found at 0.28 in the first read and by few reads after it was shown,
+# then dropped. The casino clip: the 5C first read 5S (5C over half as likely) was shown 6
+# frames (LONE_SHARE 0.4-0.55 alike; at 0.4 the 4C waits 12 frames, 5 at 0.5)
+SURE_CONFIDENCE = 0.35
+LONE_SHARE = 0.5
 HOLD_READS = 3  # reads of one picture that found a shown corner: held while its index holds
 INDEX_RIM = 0.15  # of a corner box's width and height a side: the rim around the glyphs
 INDEX_LIGHT_DRIFT = 1.25  # light on a held index may change this much (either way) and match
@@ -273,11 +298,14 @@ class ReadHistory:
         self.shown = Consensus(Detections(), Detections())
 
     def consensus(self, now: Signature,
-                  on_face: Callable[[tuple[float, float, float, float]], bool] | None = None
-                  ) -> Consensus:
+                  on_face: Callable[[tuple[float, float, float, float]], bool] | None = None,
+                  rereads: bool = False) -> Consensus:
         """The vote of the reads on the picture ``now`` (kept as what the region shows).
         ``on_face`` says whether a card face lies around a box in the frame now (None: not
-        asked): a shown corner no read saw as it is now stays only where one does."""
+        asked): a shown corner no read saw as it is now stays only where one does.
+        ``rereads``: more reads of this picture will come (the reader re-reads it in idle
+        time): a new corner one read alone found under `SURE_CONFIDENCE`, or with its runner-up
+        name `LONE_SHARE` as likely, waits for one as a doubt."""
         since = [_ChangeMap.between(read.picture, now) for read in self.reads]
         before = list(self.shown.detections)
         places = self._places()
@@ -309,7 +337,14 @@ class ReadHistory:
                 continue
             if 2 * len(found) > len(voters) or (2 * len(found) == len(voters)
                                                  and was_shown is not None):
-                shown.append(_named(found, list(place.sightings.values())))
+                corner, torn = _named(found, list(place.sightings.values()), was_shown)
+                unsure = rereads and len(voters) == 1 and (
+                    corner.confidence < SURE_CONFIDENCE or (corner.alternative_confidence or 0.0)
+                    >= LONE_SHARE * corner.confidence)
+                if was_shown is None and (torn or unsure):
+                    doubts.append(corner)  # no card until a name leads / a read confirms it
+                    continue
+                shown.append(corner)
                 if len(found) >= HOLD_READS:
                     confirmed.append(shown[-1])
             else:
@@ -351,21 +386,49 @@ class ReadHistory:
         return list(self._read_places)
 
 
-def _ranked(found: list[Detection]) -> list[str]:
-    """The names of a place's sightings, most often given first (ties: the surer name)."""
-    names = Counter(d.card for d in found)
-    trust = Counter[str]()
+def _scores(found: list[Detection]) -> Counter[str]:
+    """Each name's summed score over a place's sightings: a sighting gives its card its
+    confidence and its runner-up its `alternative_confidence` (the namer's two best readings,
+    found x named), so a corner the namer is torn over shows as torn however the reads'
+    winners fall."""
+    scores = Counter[str]()
     for d in found:
-        trust[d.card] += d.confidence
-    return sorted(names, key=lambda c: (names[c], trust[c]), reverse=True)
+        scores[d.card] += d.confidence
+        if d.alternative is not None and d.alternative_confidence is not None:
+            scores[d.alternative] += d.alternative_confidence
+    return scores
 
 
-def _named(found: list[Detection], everything: list[Detection]) -> Detection:
-    """The corner most of the voting sightings named (ties: the surer name), the latest
-    sighting of it, with an alternative: the runner-up name of the votes, else of every read
-    kept of the place (a name the reads were torn between), else the namer's own runner-up."""
-    name = _ranked(found)[0]
-    best = next(d for d in reversed(found) if d.card == name)
-    others = [c for c in _ranked(found) + _ranked(everything) if c != name]
+def _ranked(found: list[Detection]) -> list[str]:
+    """The names of a place's sightings, best supported first (`_scores`; ties: most often
+    the winner)."""
+    scores = _scores(found)
+    names = Counter(d.card for d in found)
+    return sorted(scores, key=lambda c: (scores[c], names[c]), reverse=True)
+
+
+def _named(found: list[Detection], everything: list[Detection],
+           shown: Detection | None = None) -> tuple[Detection, bool]:
+    """The corner the voting sightings name, and whether they are torn over it. The name is
+    the best supported (`_scores`), but the name ``shown`` there keeps its place while it has
+    `KEEP_SHARE` of the leader's score (a margin before a shown name may change: a near-even
+    split never flips it); torn: another name has `TORN_SHARE` of the name's score. The corner
+    is the latest sighting of the name (a name only ever a runner-up: the latest sighting,
+    renamed, its score the name's mean), with an alternative: the runner-up name of the
+    votes, else of every read kept of the place, else the namer's own runner-up."""
+    scores = _scores(found)
+    ranked = _ranked(found)
+    name = ranked[0]
+    if shown is not None and scores[shown.card] >= KEEP_SHARE * scores[name]:
+        name = shown.card
+    torn = any(scores[c] >= TORN_SHARE * scores[name] for c in ranked if c != name)
+    others = [c for c in ranked + _ranked(everything) if c != name]
+    best = next((d for d in reversed(found) if d.card == name), None)
+    if best is None:  # kept by the margin though the latest reads' winners name another
+        latest = found[-1]
+        mean = min(1.0, scores[name] / len(found))
+        return Detection(name, latest.box, mean, latest.card,
+                         min(mean, latest.confidence)), torn
     alternative = others[0] if others else best.alternative
-    return Detection(best.card, best.box, best.confidence, alternative)
+    runner_up = (best.alternative_confidence if alternative == best.alternative else None)
+    return Detection(best.card, best.box, best.confidence, alternative, runner_up), torn

@@ -193,6 +193,7 @@ class RegionReader:
             elif changes[region.name] is Change.MOVING:
                 self._confirmations[region.name] = 0
         reread = self._reread(image, regions, changes, owner, signature)
+        rereads = self.budget.share > 0 and now is not None  # more reads of a still picture
         faces = _FaceCheck(image)
         kept: list[Detection] = []
         doubts: list[Detection] = []
@@ -202,7 +203,7 @@ class RegionReader:
             before = history.shown.detections
             shown = history.shown
             if changes[region.name] is not Change.UNCHANGED or region.name in reread:
-                shown = history.consensus(signature, faces)  # unchanged, not read: as it was
+                shown = history.consensus(signature, faces, rereads)  # unchanged: as it was
             if shown.detections != before:
                 renamed.append(region.name)
             kept.extend(shown.detections)

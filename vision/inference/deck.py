@@ -15,7 +15,11 @@ Reading with a profile (`DeckProfile.adapt`), for each crop at each quarter turn
 - the reading is ``g`` x the probe's cards + (1 - ``g``) x the namer's own probabilities
   ("not a corner" included), averaged over the turns as the namer's are; what the probe gives
   "another card" (a deck taught only some cards: an 8 beside a jack printed "B") goes to the
-  namer's reading too.
+  namer's reading too;
+- a crop the shipped namer reads surely (`SURE_READING`) as a card that was not taught keeps
+  the namer's reading: the probe never saw that card's own corners, only procedural indices
+  of it, so the nearest taught card of its rank would take it (taught from a deck's earlier
+  photos without its clubs and three diamonds, its held-out 9D read as the taught 9S, 2C as 2S).
 
 So a corner like the taught ones reads as the probe says (a jack printed "B" reads as a jack),
 and anything else (a card not taught, a pip, the table) keeps the shipped namer's reading.
@@ -44,6 +48,9 @@ FEATURE_OUTPUT = "/inner/inner.11/Relu_output_0"
 #: a crop this much (cosine similarity) less like its nearest prototype than that card's
 #: teaching radius keeps the namer's reading entirely
 GATE_WIDTH = 0.15
+#: the shipped namer reads a crop this surely as one card: a letter it never saw is not read
+#: this surely (the drawn jacks printed "B" of tests/test_deck.py), a standard index mostly is
+SURE_READING = 0.9
 
 
 class DeckProfileError(ValueError):
@@ -147,9 +154,20 @@ class DeckProfile:
         best = similarity[np.arange(len(x)), nearest]
         return np.clip(1.0 + (best - self.radius[nearest]) / GATE_WIDTH, 0.0, 1.0)
 
+    def _surely_untaught(self, probs: np.ndarray) -> np.ndarray:
+        """(N,) whether the namer's (N, 53) reading is surely a card not taught."""
+        untaught = np.ones(probs.shape[1], bool)
+        untaught[self.card_columns] = False
+        untaught[-1] = False  # "not a corner" is no card
+        best = probs.argmax(axis=1)
+        return untaught[best] & (probs[np.arange(len(probs)), best] >= SURE_READING)
+
     def adapt(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
         """The namer's (N, 53) probabilities of crops at one turn, read with this deck."""
-        share = self.taught_share(features)[:, None]
+        share = self.taught_share(features)
+        if self.other:  # a card not taught, read surely by the namer, stays the namer's
+            share = np.where(self._surely_untaught(probs), 0.0, share)
+        share = share[:, None]
         probe = self.probe(features)
         taught = np.zeros_like(probs)
         taught[:, self.card_columns] = probe[:, : len(self.cards)]

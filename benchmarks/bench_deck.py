@@ -20,7 +20,9 @@ B/D/K, a four-colour deck, a jumbo-index deck). For each, one picture of the dec
 set order (`laid_out_picture`, then a table camera's light, focus, noise and JPEG by
 `vision.training.perturb`) is taught as `gintray deck learn --layout` teaches it
 (`vision.deck.layout.laid_out_photo`, `teach_deck`), and `--scenes` synthetic scenes of that
-deck alone (`gintray synth`'s generator, 640 px) are read without and with its profile.
+deck alone (`gintray synth`'s generator, 640 px, its cards `TABLE_CARD_WIDTH` wide as a table
+camera sees them; `--training-sizes`: the training range, twice that) are read without and with
+its profile.
 
 `--phone`: the second deck (`../shared/data/real-cards-phone`), taught from its earlier scenes only
 (`vision.training.phone_data.split_by_time`: whole scenes, the last 30 % held out, so photos
@@ -52,6 +54,11 @@ from vision.training.evaluate import evaluate_folder, labelled_frames, load_labe
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "real-cards"
 PI5_YOLO11N_ONNX_MS = 168.082  # Ultralytics' Raspberry Pi guide, Pi 5, FP32, 640
+#: the scenes' card widths at 640 px (before the 16:9 squash some scenes get): the phone deck's
+#: ~170 px cards (25-35 px indices) down to a far webcam's; the training generator's range at
+#: 640 px is twice this (140-340 px cards, indices up to 120 px and more: closer than a table
+#: camera sees, and where the finder misses most)
+TABLE_CARD_WIDTH = (70.0, 170.0)
 
 
 def is_phone_photo(path: Path) -> bool:
@@ -114,7 +121,8 @@ def camera_look(picture: np.ndarray, seed: int, light: float = 1.3,
 
 
 def unseen_deck(deck: str, scenes: int, seed: int, out: Path,
-                reference_deck: str | None = None) -> dict:
+                reference_deck: str | None = None,
+                card_width: tuple[float, float] | None = TABLE_CARD_WIDTH) -> dict:
     """Teach `deck` from one laid-out picture, read `scenes` scenes of it without and with."""
     import tempfile
 
@@ -153,7 +161,8 @@ def unseen_deck(deck: str, scenes: int, seed: int, out: Path,
     held_out = {"before": _cards_f1(detector, other, usable),
                 "after": _cards_f1(load_detector(deck=path), other, usable)}
     with tempfile.TemporaryDirectory() as folder:
-        write_dataset(Path(folder), scenes, seed, size=640, workers=1, decks=[deck])
+        write_dataset(Path(folder), scenes, seed, size=640, workers=1, decks=[deck],
+                      card_width=card_width)
         before = summary(evaluate_folder(Path(folder), detector, labelled_boxes=True))
         after = summary(evaluate_folder(Path(folder), load_detector(deck=path),
                                         labelled_boxes=True))
@@ -161,7 +170,7 @@ def unseen_deck(deck: str, scenes: int, seed: int, out: Path,
         if reference_deck:  # the same scenes' layout drawn with a deck the namer was trained on
             with tempfile.TemporaryDirectory() as known:
                 write_dataset(Path(known), scenes, seed, size=640, workers=1,
-                              decks=[reference_deck])
+                              decks=[reference_deck], card_width=card_width)
                 reference = summary(evaluate_folder(Path(known), detector, labelled_boxes=True))
     return {"deck": deck, "laid_out": len(usable), "found": len(photo.cards),
             "named_by_place_right": right, "corners": sum(len(c.corners) for c in photo.cards),
@@ -261,7 +270,8 @@ def _check_apart(earlier, held) -> None:
           f"{gap / 60:.0f} min between the last taught and the first held-out photo", flush=True)
 
 
-def unseen_decks_main(scenes: int, seed: int, out: Path) -> int:
+def unseen_decks_main(scenes: int, seed: int, out: Path,
+                      card_width: tuple[float, float] | None = TABLE_CARD_WIDTH) -> int:
     from vision.training.synth.unseen_decks import (
         DERIVED_FROM,
         UNSEEN_DECKS,
@@ -274,7 +284,7 @@ def unseen_decks_main(scenes: int, seed: int, out: Path) -> int:
     results = []
     for deck in UNSEEN_DECKS:
         result = unseen_deck(deck, scenes, seed, out,
-                             DERIVED_FROM.get(deck, "kde-standard"))
+                             DERIVED_FROM.get(deck, "kde-standard"), card_width)
         print(json.dumps(result), flush=True)
         results.append(result)
     for r in results:
@@ -302,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="teach the phone deck from its earlier scenes and read its held-out "
                     "photos (bench_melds_real's proposals) without and with the profile")
     ap.add_argument("--scenes", type=int, default=100, help="scenes a deck (--unseen-decks)")
+    ap.add_argument("--training-sizes", action="store_true",
+                    help="scenes with the training generator's card sizes (up to half the "
+                    "frame), not a table camera's (TABLE_CARD_WIDTH)")
     ap.add_argument("--per-card", type=int, default=3, help="photos a card (default 3)")
     ap.add_argument("--source", choices=["phone", "webcam", "all"], default="phone")
     ap.add_argument("--copies", type=int, default=None, help="crops a corner (default: teach's)")
@@ -319,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
         return phone_main(args.per_card, args.seed, out)
     if args.unseen_decks:
         out = args.out if args.out.suffix != ".json" else Path("/tmp/unseen-decks")
-        return unseen_decks_main(args.scenes, args.seed, out)
+        return unseen_decks_main(args.scenes, args.seed, out,
+                                 None if args.training_sizes else TABLE_CARD_WIDTH)
 
     from vision.deck.teach import COPIES, teach_deck
     from vision.inference.detector import DEFAULT_NAMER_ONNX, Namer, load_detector

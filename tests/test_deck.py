@@ -120,6 +120,10 @@ def test_a_sure_reading_stands_unless_teaching_saw_the_namer_misread_so():
     for reading in ("none", "9H", "9D"):
         read = saw_nothing.adapt(_namer_reading(reading, 0.97), near_the_9s)
         assert NAMER_CLASSES[int(read.argmax())] == reading
+    # sure at one quarter turn only (a "B" read as an 8 upside down): the turns' mean decides
+    one_turn = saw_nothing.adapt(_namer_reading("8S", 0.97), near_the_9s,
+                                 judged=_namer_reading("8S", 0.5))
+    assert NAMER_CLASSES[int(one_turn.argmax())] == "9S"
     written = saw_9d.text()  # the record travels in the file, checksum and all
     assert parse_profile(written).misread == ("9D",)
 

@@ -167,18 +167,17 @@ def fit_profile(features: np.ndarray, labels: np.ndarray, cards: Sequence[str],
 
 def namer_misreads(namer: Namer, corners: Sequence[TaughtCorner],
                    turns: int = DEFAULT_TURNS) -> tuple[str, ...]:
-    """The cards (or "not a corner") the shipped namer surely (`SURE_READING`) reads, at any
-    of the reader's quarter turns, on a taught corner of another card (each corner as the
-    detector cuts it)."""
+    """The cards (or "not a corner") the shipped namer surely (`SURE_READING`) reads on a
+    taught corner of another card (each corner as the detector cuts it, its reading averaged
+    over the reader's quarter turns, as `Namer.probabilities` judges it)."""
     misread: set[str] = set()
     for start in range(0, len(corners), BATCH):
         batch = corners[start : start + BATCH]
         probs, _ = namer.features([namer.crop(c.image, c.box) for c in batch], turns=turns)
-        for corner, readings in zip(batch, probs.transpose(1, 0, 2), strict=True):
-            for p in readings:
-                k = int(p.argmax())
-                if p[k] >= SURE_READING and NAMER_CLASSES[k] != corner.card:
-                    misread.add(NAMER_CLASSES[k])
+        for corner, p in zip(batch, probs.mean(axis=0), strict=True):
+            k = int(p.argmax())
+            if p[k] >= SURE_READING and NAMER_CLASSES[k] != corner.card:
+                misread.add(NAMER_CLASSES[k])
     return tuple(sorted(misread, key=NAMER_CLASSES.index))
 
 

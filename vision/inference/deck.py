@@ -181,10 +181,14 @@ class DeckProfile:
         best = probs.argmax(axis=1)
         return self.trusted()[best] & (probs[np.arange(len(probs)), best] >= SURE_READING)
 
-    def adapt(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
-        """The namer's (N, 53) probabilities of crops at one turn, read with this deck."""
+    def adapt(self, probs: np.ndarray, features: np.ndarray,
+              judged: np.ndarray | None = None) -> np.ndarray:
+        """The namer's (N, 53) probabilities of crops at one turn, read with this deck;
+        `judged` (N, 53): the namer's reading whose sureness decides (the reader gives its
+        mean over the turns, so one turn's sure misreading does not decide; default `probs`)."""
         share = self.taught_share(features)
-        share = np.where(self._surely_trusted(probs), 0.0, share)
+        sure = self._surely_trusted(probs if judged is None else judged)
+        share = np.where(sure, 0.0, share)
         share = share[:, None]
         probe = self.probe(features)
         taught = np.zeros_like(probs)

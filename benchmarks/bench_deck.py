@@ -2,6 +2,8 @@
 
 Run:  GINTRAY_THREADS=1 .venv/bin/python benchmarks/bench_deck.py [--per-card 3] [--source phone]
           [--out /tmp/dev-deck.json] [--no-baseline]
+      GINTRAY_THREADS=1 .venv/bin/python benchmarks/bench_deck.py --phone [--per-card 3]
+          [--out /tmp/phone-deck.json]
       GINTRAY_THREADS=1 .venv/bin/python benchmarks/bench_deck.py --unseen-decks [--scenes 100]
           [--out /tmp/unseen-decks]
 
@@ -18,7 +20,16 @@ B/D/K, a four-colour deck, a jumbo-index deck). For each, one picture of the dec
 set order (`laid_out_picture`, then a table camera's light, focus, noise and JPEG by
 `vision.training.perturb`) is taught as `gintray deck learn --layout` teaches it
 (`vision.deck.layout.laid_out_photo`, `teach_deck`), and `--scenes` synthetic scenes of that
-deck alone (`gintray synth`'s generator, 640 px) are read without and with its profile.
+deck alone (`gintray synth`'s generator, 640 px, its cards `TABLE_CARD_WIDTH` wide as a table
+camera sees them; `--training-sizes`: the training range, twice that) are read without and with
+its profile.
+
+`--phone`: the second deck (`../shared/data/real-cards-phone`), taught from its earlier scenes only
+(`vision.training.phone_data.split_by_time`: whole scenes, the last 30 % held out, so photos
+seconds apart are never on both sides), corners found in its whole-card boxes as
+`vision.training.phone_corners` finds them, `--per-card` photos a card from different scenes;
+then its held-out photos are read as `benchmarks/bench_melds_real.py` reads them (proposals
+right: cards exact, melds, deadwood) without and with the profile.
 
 Pi 5 estimate (the method of hardware/pi/detector_formats.md): the published Pi 5 time of one
 YOLO11n ONNX pass at 640 (168.082 ms) over this CPU's one-thread time of a 640x640 pass of the
@@ -43,6 +54,11 @@ from vision.training.evaluate import evaluate_folder, labelled_frames, load_labe
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "real-cards"
 PI5_YOLO11N_ONNX_MS = 168.082  # Ultralytics' Raspberry Pi guide, Pi 5, FP32, 640
+#: the scenes' card widths at 640 px (before the 16:9 squash some scenes get): the phone deck's
+#: ~170 px cards (25-35 px indices) down to a far webcam's; the training generator's range at
+#: 640 px is twice this (140-340 px cards, indices up to 120 px and more: closer than a table
+#: camera sees, and where the finder misses most)
+TABLE_CARD_WIDTH = (70.0, 170.0)
 
 
 def is_phone_photo(path: Path) -> bool:
@@ -105,7 +121,8 @@ def camera_look(picture: np.ndarray, seed: int, light: float = 1.3,
 
 
 def unseen_deck(deck: str, scenes: int, seed: int, out: Path,
-                reference_deck: str | None = None) -> dict:
+                reference_deck: str | None = None,
+                card_width: tuple[float, float] | None = TABLE_CARD_WIDTH) -> dict:
     """Teach `deck` from one laid-out picture, read `scenes` scenes of it without and with."""
     import tempfile
 
@@ -144,7 +161,8 @@ def unseen_deck(deck: str, scenes: int, seed: int, out: Path,
     held_out = {"before": _cards_f1(detector, other, usable),
                 "after": _cards_f1(load_detector(deck=path), other, usable)}
     with tempfile.TemporaryDirectory() as folder:
-        write_dataset(Path(folder), scenes, seed, size=640, workers=1, decks=[deck])
+        write_dataset(Path(folder), scenes, seed, size=640, workers=1, decks=[deck],
+                      card_width=card_width)
         before = summary(evaluate_folder(Path(folder), detector, labelled_boxes=True))
         after = summary(evaluate_folder(Path(folder), load_detector(deck=path),
                                         labelled_boxes=True))
@@ -152,7 +170,7 @@ def unseen_deck(deck: str, scenes: int, seed: int, out: Path,
         if reference_deck:  # the same scenes' layout drawn with a deck the namer was trained on
             with tempfile.TemporaryDirectory() as known:
                 write_dataset(Path(known), scenes, seed, size=640, workers=1,
-                              decks=[reference_deck])
+                              decks=[reference_deck], card_width=card_width)
                 reference = summary(evaluate_folder(Path(known), detector, labelled_boxes=True))
     return {"deck": deck, "laid_out": len(usable), "found": len(photo.cards),
             "named_by_place_right": right, "corners": sum(len(c.corners) for c in photo.cards),
@@ -175,7 +193,85 @@ def _outline_holds(outline, centre) -> bool:
     return x1 < centre[0] < x2 and y1 < centre[1] < y2
 
 
-def unseen_decks_main(scenes: int, seed: int, out: Path) -> int:
+def phone_teaching_corners(frames, per_card: int, detector):
+    """TaughtCorners of the phone deck from its earlier scenes (never the held-out ones): each
+    photo's corners found and named after the labelled whole card that holds them, a photo the
+    exporter may have mirrored kept the way round its corners agree better with the labels
+    (`vision.training.phone_corners`, as the namer's phone data were made); for each card its
+    corners in the first `per_card` photos that show it, each from another scene."""
+    from vision.deck.teach import TaughtCorner
+    from vision.training.phone_corners import frame_corners
+
+    scenes: dict[str, set[int]] = {}
+    corners = []
+    for frame in frames:
+        wanted = {c for c in frame.cards if frame.scene not in scenes.get(c, set())
+                  and len(scenes.get(c, ())) < per_card}
+        if not wanted:
+            continue
+        image, read, _flipped = frame_corners(detector, frame)
+        for corner in read.corners:
+            if corner.code in wanted:
+                corners.append(TaughtCorner(corner.code, image, corner.box, frame.image.name))
+        for card in {c.code for c in read.corners} & wanted:
+            scenes.setdefault(card, set()).add(frame.scene)
+    return corners
+
+
+def phone_main(per_card: int, seed: int, out: Path) -> int:
+    """Teach the phone deck from its earlier scenes; read its held-out photos without and with."""
+    from bench_melds_real import score_held_out
+    from bench_melds_real import summary as proposals
+
+    from vision.deck.teach import COPIES, teach_deck
+    from vision.inference.detector import DEFAULT_NAMER_ONNX, Namer, load_detector
+    from vision.training.phone_data import load_frames, split_by_time
+
+    print(f"CPU: {cpu_info().describe()}", flush=True)
+    earlier, held = split_by_time(load_frames())
+    _check_apart(earlier, held)
+    corners = phone_teaching_corners(earlier, per_card, load_detector("onnx",
+                                                                      normalise_light=False))
+    cards = sorted({c.card for c in corners})
+    print(f"teaching {len(corners)} corners of {len(cards)} cards from "
+          f"{len({c.source for c in corners})} photos of the earlier scenes "
+          f"({per_card} scenes a card at most); not taught: "
+          f"{' '.join(sorted(set(_all_cards()) - set(cards)))}", flush=True)
+    started = time.process_time()
+    profile = teach_deck(corners, Namer(DEFAULT_NAMER_ONNX, with_features=True), COPIES, seed)
+    taught_s = time.process_time() - started
+    profile.save(out)
+    result: dict = {"cpu": cpu_info().describe(), "corners": len(corners), "cards": len(cards),
+                    "teach_cpu_s": round(taught_s, 1), "profile": str(out),
+                    "held_out_photos": len(held)}
+    for label, detector in (("without", load_detector()), ("with", load_detector(deck=out))):
+        as_read, by_eye = score_held_out(held, detector)
+        result[label] = {"all": proposals(as_read), "right_way_round": proposals(by_eye)}
+        print(f"{label} a profile: held-out, all: {json.dumps(result[label]['all'])}; each the "
+              f"right way round: {json.dumps(result[label]['right_way_round'])}", flush=True)
+    print(json.dumps(result))
+    return 0
+
+
+def _all_cards() -> list[str]:
+    return [r + s for s in "CDHS" for r in "A23456789TJQK"]
+
+
+def _check_apart(earlier, held) -> None:
+    """The teaching and held-out photos are whole scenes apart (near-duplicates, photos seconds
+    apart, never on both sides): the first held-out photo is more than a scene gap after the
+    last earlier one."""
+    from vision.training.phone_data import SCENE_GAP_SECONDS
+
+    gap = (held[0].taken - earlier[-1].taken).total_seconds()
+    if gap <= SCENE_GAP_SECONDS or {f.scene for f in earlier} & {f.scene for f in held}:
+        raise SystemExit(f"teaching and held-out photos are not scenes apart ({gap:.0f} s)")
+    print(f"teaching photos: {len(earlier)} (earlier scenes), held out: {len(held)}; "
+          f"{gap / 60:.0f} min between the last taught and the first held-out photo", flush=True)
+
+
+def unseen_decks_main(scenes: int, seed: int, out: Path,
+                      card_width: tuple[float, float] | None = TABLE_CARD_WIDTH) -> int:
     from vision.training.synth.unseen_decks import (
         DERIVED_FROM,
         UNSEEN_DECKS,
@@ -188,7 +284,7 @@ def unseen_decks_main(scenes: int, seed: int, out: Path) -> int:
     results = []
     for deck in UNSEEN_DECKS:
         result = unseen_deck(deck, scenes, seed, out,
-                             DERIVED_FROM.get(deck, "kde-standard"))
+                             DERIVED_FROM.get(deck, "kde-standard"), card_width)
         print(json.dumps(result), flush=True)
         results.append(result)
     for r in results:
@@ -212,7 +308,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--unseen-decks", action="store_true",
                     help="teach the unseen decks from a laid-out picture each and read scenes")
+    ap.add_argument("--phone", action="store_true",
+                    help="teach the phone deck from its earlier scenes and read its held-out "
+                    "photos (bench_melds_real's proposals) without and with the profile")
     ap.add_argument("--scenes", type=int, default=100, help="scenes a deck (--unseen-decks)")
+    ap.add_argument("--training-sizes", action="store_true",
+                    help="scenes with the training generator's card sizes (up to half the "
+                    "frame), not a table camera's (TABLE_CARD_WIDTH)")
     ap.add_argument("--per-card", type=int, default=3, help="photos a card (default 3)")
     ap.add_argument("--source", choices=["phone", "webcam", "all"], default="phone")
     ap.add_argument("--copies", type=int, default=None, help="crops a corner (default: teach's)")
@@ -225,9 +327,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="score dev against corrected labels (models/dev_label_fixes.csv: five "
                     "threes labelled as fours), as gintray eval-detector --label-fixes does")
     args = ap.parse_args(argv)
+    if args.phone:
+        out = args.out if args.out != Path("/tmp/dev-deck.json") else Path("/tmp/phone-deck.json")
+        return phone_main(args.per_card, args.seed, out)
     if args.unseen_decks:
         out = args.out if args.out.suffix != ".json" else Path("/tmp/unseen-decks")
-        return unseen_decks_main(args.scenes, args.seed, out)
+        return unseen_decks_main(args.scenes, args.seed, out,
+                                 None if args.training_sizes else TABLE_CARD_WIDTH)
 
     from vision.deck.teach import COPIES, teach_deck
     from vision.inference.detector import DEFAULT_NAMER_ONNX, Namer, load_detector

@@ -27,6 +27,7 @@ by eye (``vision/training/phone_orientation.csv``; a mirrored camera is flipped 
 layout, so this is what a table sees). Usage::
 
     .venv/bin/python benchmarks/bench_melds_real.py [--backend onnx] [--limit N] [--json OUT]
+        [--deck DECK.json]
 """
 
 from __future__ import annotations
@@ -108,6 +109,25 @@ def read_as_seen(frame: PhoneFrame, read: TableRead, detector: object) -> TableR
     image = cv2.imread(str(frame.image), cv2.IMREAD_COLOR)
     return read_image(image, None, detector,
                       MirrorSetting.YES if frame.seen_mirrored else MirrorSetting.NO)
+
+
+def score_held_out(frames: list[PhoneFrame], detector: object
+                   ) -> tuple[list[FrameScore], list[FrameScore]]:
+    """The held-out photos' verdicts (as `gintray read` reads them; each the right way round as
+    seen by eye), the benchmark's "phone held-out" rows."""
+    as_read, by_eye = [], []
+    for frame in frames:
+        read = read_photo(frame.image, detector, unmirror=frame.may_be_mirrored)
+        as_read.append(score_frame(frame.image.stem, "held-out", not frame.may_be_mirrored,
+                                   frame.cards, read))
+        by_eye.append(score_by_eye(frame, read, detector))
+    return as_read, by_eye
+
+
+def score_by_eye(frame: PhoneFrame, read: TableRead, detector: object) -> FrameScore:
+    """A held-out photo's verdict read the right way round as seen by eye."""
+    return score_frame(frame.image.stem, "held-out by eye", True, frame.cards,
+                       read_as_seen(frame, read, detector))
 
 
 def score_frame(name: str, side: str, never_mirrored: bool, truth: tuple[str, ...],
@@ -204,12 +224,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every frame's verdict here")
     parser.add_argument("--namer", default=None, help="namer ONNX (default: the shipped one)")
     parser.add_argument("--weights", default=None, help="finder file (default: the shipped one)")
+    parser.add_argument("--deck", type=Path, default=None,
+                        help="read with this deck profile (gintray deck learn)")
     args = parser.parse_args(argv)
     from vision.inference.cpu import cpu_info
     from vision.inference.detector import default_backend, load_detector
 
     backend = args.backend or default_backend()
-    detector = load_detector(backend, weights=args.weights, namer_weights=args.namer)
+    detector = load_detector(backend, weights=args.weights, namer_weights=args.namer,
+                             deck=args.deck)
     print(f"CPU: {cpu_info().describe()} ({platform.node()}); backend {backend}; models "
           f"{', '.join(Path(p).name for p in detector.model_paths)}")
     earlier, held = split_by_time(load_frames())
@@ -234,8 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             scores.append(score_frame(frame.image.stem, side, not frame.may_be_mirrored,
                                       frame.cards, read))
             if side == "held-out":
-                scores.append(score_frame(frame.image.stem, "held-out by eye", True,
-                                          frame.cards, read_as_seen(frame, read, detector)))
+                scores.append(score_by_eye(frame, read, detector))
     for stem, image, truth in dev_frames()[: args.limit]:
         scores.append(score_frame(stem, "dev", True, truth, read_photo(image, detector, False)))
     seconds = time.perf_counter() - started

@@ -13,7 +13,14 @@ from webui_helpers import Tablet, make_app
 
 from gintray_cli import main as gintray
 from vision.inference import doctor
-from vision.inference.deck import DeckProfile, DeckProfileError, file_sha256, load_profile
+from vision.inference.corner_crops import NAMER_CLASSES
+from vision.inference.deck import (
+    DeckProfile,
+    DeckProfileError,
+    file_sha256,
+    load_profile,
+    parse_profile,
+)
 from vision.inference.detector import (
     DEFAULT_NAMER_ONNX,
     DetectorUnavailable,
@@ -67,6 +74,58 @@ def test_a_jack_printed_b_reads_as_a_jack_after_teaching(german_jacks, shipped):
             assert read <= {"J" + suit}, (suit, scale, angle, read)
             right += read == {"J" + suit}
     assert right >= len(SUITS) * len(NEW_VIEWS) - 2
+
+
+def _nines_profile(misread: tuple[str, ...] | None = None) -> DeckProfile:
+    """A profile taught only the 9S (and "another card") whose probe says 9S for any crop
+    like the taught ones: features along the first axis."""
+    weights = np.zeros((4, 2), np.float32)
+    weights[0] = (8.0, -8.0)
+    return DeckProfile("0" * 64, ("9S",), mean=np.zeros(4, np.float32),
+                       scale=np.ones(4, np.float32), weights=weights,
+                       bias=np.zeros(2, np.float32),
+                       prototypes=np.array([[1, 0, 0, 0]], np.float32),
+                       radius=np.array([0.9], np.float32), other=True, misread=misread)
+
+
+def _namer_reading(card: str, p: float) -> np.ndarray:
+    probs = np.full((1, len(NAMER_CLASSES)), (1 - p) / (len(NAMER_CLASSES) - 1), np.float32)
+    probs[0, NAMER_CLASSES.index(card)] = p
+    return probs
+
+
+def test_a_card_not_taught_that_the_namer_reads_surely_stays_the_namers():
+    """Taught from a deck's earlier photos, which showed its 9S but not its 9D, the profile
+    read the held-out photos' 9D (features near the taught 9S) as 9S; the shipped namer reads
+    them surely as 9D. A corner the namer is unsure of (a letter it never saw) is the probe's."""
+    profile = _nines_profile()
+    near_the_9s = np.array([[5.0, 0.3, 0.0, 0.2]], np.float32)
+    sure_9d = profile.adapt(_namer_reading("9D", 0.97), near_the_9s)
+    assert NAMER_CLASSES[int(sure_9d.argmax())] == "9D"
+    unsure = profile.adapt(_namer_reading("8D", 0.6), near_the_9s)
+    assert NAMER_CLASSES[int(unsure.argmax())] == "9S"
+    sure_9s = profile.adapt(_namer_reading("9S", 0.97), near_the_9s)  # a taught card, read so
+    assert NAMER_CLASSES[int(sure_9s.argmax())] == "9S"
+
+
+def test_a_sure_reading_stands_unless_teaching_saw_the_namer_misread_so():
+    """A profile records what the namer surely misread on the taught corners: a deck whose 9S
+    the namer surely read as 9D (ink it never saw) makes a sure 9D the probe's; a sure reading
+    teaching never saw wrong (a pip read "not a corner", a 9H) stands."""
+    near_the_9s = np.array([[5.0, 0.3, 0.0, 0.2]], np.float32)
+    saw_9d = _nines_profile(misread=("9D",))
+    assert NAMER_CLASSES[int(saw_9d.adapt(_namer_reading("9D", 0.97), near_the_9s).argmax())] \
+        == "9S"
+    saw_nothing = _nines_profile(misread=())
+    for reading in ("none", "9H", "9D"):
+        read = saw_nothing.adapt(_namer_reading(reading, 0.97), near_the_9s)
+        assert NAMER_CLASSES[int(read.argmax())] == reading
+    # sure at one quarter turn only (a "B" read as an 8 upside down): the turns' mean decides
+    one_turn = saw_nothing.adapt(_namer_reading("8S", 0.97), near_the_9s,
+                                 judged=_namer_reading("8S", 0.5))
+    assert NAMER_CLASSES[int(one_turn.argmax())] == "9S"
+    written = saw_9d.text()  # the record travels in the file, checksum and all
+    assert parse_profile(written).misread == ("9D",)
 
 
 @pytest.mark.slow

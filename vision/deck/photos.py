@@ -16,6 +16,7 @@ import numpy as np
 
 from vision.deck.teach import TaughtCorner
 from vision.inference.corner_crops import NAMER_CLASSES
+from vision.inference.deck import SURE_READING
 from vision.inference.detection import card_code
 from vision.inference.detector import CardDetector
 
@@ -23,10 +24,6 @@ from vision.inference.detector import CardDetector
 TEACH_SCORE = 0.4
 #: a card shows at most four indices (most two): more in one photo is more than one card
 MOST_INDICES = 4
-#: a corner the shipped namer reads this surely says which rank it shows; two such corners of
-#: different ranks in one photo are two cards (a club read as a spade keeps its rank, and a
-#: letter the namer never saw is not read surely)
-SURE_READING = 0.9
 
 
 @dataclass
@@ -51,7 +48,9 @@ def _card_of(path: Path) -> str | None:
 
 
 def _sure_ranks(detector: CardDetector, image: np.ndarray, boxes: np.ndarray) -> dict[str, str]:
-    """rank -> a card the shipped namer surely reads on one of the boxes."""
+    """rank -> a card the shipped namer surely (`SURE_READING`) reads on one of the boxes: two
+    such corners of different ranks in one photo are two cards (a club read as a spade keeps
+    its rank, and a letter the namer never saw is not read surely)."""
     probs = detector.namer.probabilities([detector.namer.crop(image, tuple(b)) for b in boxes],
                                          detector.turns)
     sure: dict[str, str] = {}

@@ -23,8 +23,8 @@ import cv2
 import numpy as np
 
 from vision.inference.corner_crops import NAMER_CLASSES, crop_corner, tilt_about_box
-from vision.inference.deck import DeckProfile
-from vision.inference.detector import Namer
+from vision.inference.deck import SURE_READING, DeckProfile
+from vision.inference.detector import DEFAULT_TURNS, Namer
 from vision.training import perturb
 from vision.training.synth.index_glyphs import sample_index
 from vision.training.train_classifier import small_index_crop
@@ -165,6 +165,22 @@ def fit_profile(features: np.ndarray, labels: np.ndarray, cards: Sequence[str],
                        bias, prototypes, radius, feature_output, teaching, other)
 
 
+def namer_misreads(namer: Namer, corners: Sequence[TaughtCorner],
+                   turns: int = DEFAULT_TURNS) -> tuple[str, ...]:
+    """The cards (or "not a corner") the shipped namer surely (`SURE_READING`) reads on a
+    taught corner of another card (each corner as the detector cuts it, its reading averaged
+    over the reader's quarter turns, as `Namer.probabilities` judges it)."""
+    misread: set[str] = set()
+    for start in range(0, len(corners), BATCH):
+        batch = corners[start : start + BATCH]
+        probs, _ = namer.features([namer.crop(c.image, c.box) for c in batch], turns=turns)
+        for corner, p in zip(batch, probs.mean(axis=0), strict=True):
+            k = int(p.argmax())
+            if p[k] >= SURE_READING and NAMER_CLASSES[k] != corner.card:
+                misread.add(NAMER_CLASSES[k])
+    return tuple(sorted(misread, key=NAMER_CLASSES.index))
+
+
 def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPIES,
                seed: int = 0) -> DeckProfile:
     """A deck profile for `namer` (loaded `with_features`) from the deck's taught corners.
@@ -195,7 +211,7 @@ def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPI
     labels += [len(cards)] * len(others)
     profile = fit_profile(np.concatenate(features), np.array(labels), cards, namer.sha256,
                           namer.feature_output)
-    return replace(profile, teaching={
+    return replace(profile, misread=namer_misreads(namer, corners), teaching={
         "corners": len(corners), "copies": copies, "seed": seed,
         "photos": sorted({c.source for c in corners if c.source}),
         "cpu_seconds": round(time.process_time() - started, 2)})

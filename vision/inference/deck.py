@@ -15,7 +15,16 @@ Reading with a profile (`DeckProfile.adapt`), for each crop at each quarter turn
 - the reading is ``g`` x the probe's cards + (1 - ``g``) x the namer's own probabilities
   ("not a corner" included), averaged over the turns as the namer's are; what the probe gives
   "another card" (a deck taught only some cards: an 8 beside a jack printed "B") goes to the
-  namer's reading too.
+  namer's reading too;
+- a crop the shipped namer reads surely (`SURE_READING`) as a card or as "not a corner" (a
+  pip, a face picture) keeps the namer's reading, unless teaching saw the namer surely read a
+  taught corner of another card so (`misread`: a deck's green club read as a spade makes a
+  sure spade the probe's). Taught
+  from the phone deck's earlier photos, which show few of its diamonds and none of its clubs,
+  the probe read its held-out 9D as the taught 9S and 2C as 2S (cards it never saw but as
+  procedural indices), and its TD as TS (the TD taught from 4 corners of one photo), where the
+  namer read them surely and right. A profile file without `misread` (taught before it was
+  recorded) trusts only the sure reading of a card not taught.
 
 So a corner like the taught ones reads as the probe says (a jack printed "B" reads as a jack),
 and anything else (a card not taught, a pip, the table) keeps the shipped namer's reading.
@@ -44,6 +53,9 @@ FEATURE_OUTPUT = "/inner/inner.11/Relu_output_0"
 #: a crop this much (cosine similarity) less like its nearest prototype than that card's
 #: teaching radius keeps the namer's reading entirely
 GATE_WIDTH = 0.15
+#: the shipped namer reads a crop this surely as one card: a letter it never saw is not read
+#: this surely (the drawn jacks printed "B" of tests/test_deck.py), a standard index mostly is
+SURE_READING = 0.9
 
 
 class DeckProfileError(ValueError):
@@ -106,9 +118,15 @@ class DeckProfile:
     #: the probe has one more output, "another card" (a card not taught): true when some cards
     #: were not taught; a crop it puts there keeps the namer's reading
     other: bool = False
+    #: the cards (or "not a corner") the shipped namer surely read on a taught corner of
+    #: another card (a deck's green club read as a spade): its sure reading of them is not
+    #: trusted. None in a profile taught before this was recorded: then only the sure reading
+    #: of a card not taught is trusted
+    misread: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         bad = [c for c in self.cards if c not in NAMER_CLASSES[:-1]]
+        bad += [c for c in self.misread or () if c not in NAMER_CLASSES]
         if bad or len(set(self.cards)) != len(self.cards) or not self.cards:
             raise DeckProfileError(f"a deck profile's cards must be distinct card codes: {bad}")
         k, f = len(self.cards), len(self.mean)
@@ -147,9 +165,31 @@ class DeckProfile:
         best = similarity[np.arange(len(x)), nearest]
         return np.clip(1.0 + (best - self.radius[nearest]) / GATE_WIDTH, 0.0, 1.0)
 
-    def adapt(self, probs: np.ndarray, features: np.ndarray) -> np.ndarray:
-        """The namer's (N, 53) probabilities of crops at one turn, read with this deck."""
-        share = self.taught_share(features)[:, None]
+    def trusted(self) -> np.ndarray:
+        """(53,) the cards whose sure reading by the shipped namer stands (module docstring)."""
+        trusted = np.zeros(len(NAMER_CLASSES), bool)
+        if self.misread is not None:  # "not a corner" too: a pip or a face picture
+            trusted[:] = True
+            trusted[[NAMER_CLASSES.index(c) for c in self.misread]] = False
+        elif self.other:
+            trusted[:-1] = True  # "not a corner" is no card
+            trusted[self.card_columns] = False
+        return trusted
+
+    def _surely_trusted(self, probs: np.ndarray) -> np.ndarray:
+        """(N,) whether the namer's (N, 53) reading is surely a card it is trusted with."""
+        best = probs.argmax(axis=1)
+        return self.trusted()[best] & (probs[np.arange(len(probs)), best] >= SURE_READING)
+
+    def adapt(self, probs: np.ndarray, features: np.ndarray,
+              judged: np.ndarray | None = None) -> np.ndarray:
+        """The namer's (N, 53) probabilities of crops at one turn, read with this deck;
+        `judged` (N, 53): the namer's reading whose sureness decides (the reader gives its
+        mean over the turns, so one turn's sure misreading does not decide; default `probs`)."""
+        share = self.taught_share(features)
+        sure = self._surely_trusted(probs if judged is None else judged)
+        share = np.where(sure, 0.0, share)
+        share = share[:, None]
         probe = self.probe(features)
         taught = np.zeros_like(probs)
         taught[:, self.card_columns] = probe[:, : len(self.cards)]
@@ -166,7 +206,8 @@ class DeckProfile:
                 "mean": _floats(self.mean), "scale": _floats(self.scale),
                 "weights": _floats(self.weights), "bias": _floats(self.bias),
                 "prototypes": _floats(self.prototypes), "radius": _floats(self.radius),
-                "other": self.other, "teaching": self.teaching or {}}
+                "other": self.other, "teaching": self.teaching or {},
+                **({} if self.misread is None else {"misread": list(self.misread)})}
 
     def text(self) -> str:
         """The profile's file text: its content with its checksum."""
@@ -237,6 +278,7 @@ def parse_profile(text: str, where: str = "the deck profile") -> DeckProfile:
             prototypes=np.array(data["prototypes"], np.float32),
             radius=np.array(data["radius"], np.float32),
             feature_output=str(data["feature_output"]), teaching=dict(data["teaching"]),
-            other=bool(data["other"]))
+            other=bool(data["other"]),
+            misread=None if data.get("misread") is None else tuple(data["misread"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise DeckProfileError(f"deck profile {where} is incomplete ({exc})") from None

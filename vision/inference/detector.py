@@ -265,7 +265,8 @@ class Namer:
             probs = self._run(namer_input(patches, turns))
         else:
             probs, features = self._run_with_features(namer_input(patches, turns))
-            probs = self.deck.adapt(probs, features)
+            mean = probs.reshape(turns, len(patches), -1).mean(axis=0)
+            probs = self.deck.adapt(probs, features, np.tile(mean, (turns, 1)))
         return probs.reshape(turns, len(patches), -1).mean(axis=0)
 
     def features(self, patches: list[np.ndarray], turns: int = 1) -> tuple[np.ndarray, np.ndarray]:

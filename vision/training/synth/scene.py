@@ -263,10 +263,19 @@ def _layout(rng: np.random.Generator, w: int, h: int, cw: float, n_codes: int) -
     return spots[: max(1, n_codes)]
 
 
+#: a card's width in a scene, in pixels of a 320 px scene (scaled with `size`): the training
+#: range, up to half a 640 px frame across, closer than a table camera sees cards
+TRAINING_CARD_WIDTH = (70.0, 170.0)
+
+
 def compose_scene(
-    seed: int, size: int = 320, decks: list[str] | None = None, min_visible: float = 0.6
+    seed: int, size: int = 320, decks: list[str] | None = None, min_visible: float = 0.6,
+    card_width: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, list[Label]]:
-    """One synthetic BGR scene of `size` x `size` pixels and its visible corner labels."""
+    """One synthetic BGR scene of `size` x `size` pixels and its visible corner labels.
+
+    `card_width` (pixels of this scene, before any squash to a square) overrides the training
+    range `TRAINING_CARD_WIDTH`; the same seed draws the same scene at another card size."""
     rng = np.random.default_rng(seed)
     decks = decks or available_decks()
     stretch = rng.uniform(1.6, 1.9) if rng.random() < 0.55 else rng.uniform(0.85, 1.2)
@@ -283,7 +292,8 @@ def compose_scene(
         m[:, 2] = (rng.uniform(-0.2, 0.8) * w, rng.uniform(-0.2, 0.8) * h)
         _paste(canvas, owner, tray, m, -1, shadow=0.3, rng=rng)
     deck_names = list(rng.choice(decks, size=2 if rng.random() < 0.2 else 1))
-    card_w = rng.uniform(70, 170) * (size / 320)
+    low, high = card_width or tuple(w * size / 320 for w in TRAINING_CARD_WIDTH)
+    card_w = rng.uniform(low, high)
     spots = _layout(rng, w, h, card_w, 30)
     placed: list[_Placed] = []
     faces_by_deck = {d: CardFaces(width=240, deck=d) for d in deck_names}

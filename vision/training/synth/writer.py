@@ -12,9 +12,9 @@ from vision.training.synth.decks import ensure_decks
 from vision.training.synth.scene import CLASS_NAMES, compose_scene
 
 
-def _write_one(args: tuple[Path, int, int, list[str]]) -> int:
-    out, seed, size, decks = args
-    img, labels = compose_scene(seed, size, decks)
+def _write_one(args: tuple[Path, int, int, list[str], tuple[float, float] | None]) -> int:
+    out, seed, size, decks, card_width = args
+    img, labels = compose_scene(seed, size, decks, card_width=card_width)
     name = f"synth_{seed:08d}"
     cv2.imwrite(str(out / "images" / f"{name}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
     lines = []
@@ -29,9 +29,11 @@ def _write_one(args: tuple[Path, int, int, list[str]]) -> int:
 
 
 def write_dataset(out: Path, count: int, seed: int, size: int = 320, workers: int = 2,
-                  decks: list[str] | None = None) -> int:
+                  decks: list[str] | None = None,
+                  card_width: tuple[float, float] | None = None) -> int:
     """Generate `count` scenes (scene i uses seed `seed * 1_000_003 + i`) of the training decks
-    or of `decks` (already rendered); return label count."""
+    or of `decks` (already rendered), cards `card_width` pixels wide (default: the training
+    range, `scene.compose_scene`); return label count."""
     if decks is None:
         ensure_decks()
         decks = available_decks()
@@ -42,7 +44,7 @@ def write_dataset(out: Path, count: int, seed: int, size: int = 320, workers: in
     (out / "data.yaml").write_text(
         f"path: {out.resolve()}\ntrain: images\nval: images\nnames:\n{names}\n"
     )
-    jobs = [(out, seed * 1_000_003 + i, size, decks) for i in range(count)]
+    jobs = [(out, seed * 1_000_003 + i, size, decks, card_width) for i in range(count)]
     if workers <= 1:
         return sum(map(_write_one, jobs))
     with ProcessPoolExecutor(max_workers=workers) as pool:

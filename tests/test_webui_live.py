@@ -108,7 +108,7 @@ def test_camera_feed_proposes_and_never_confirms(tmp_path):
     assert proposal.error is None, proposal
     spread = first["spreads"]["B"]
     owned = [c for g in spread["groups"] for c in g] + spread["loose"] + spread["layoffs"]
-    assert sorted(proposal.cards["B"]) == sorted(owned)
+    assert sorted(c.code for c in proposal.cards["B"]) == sorted(owned)
     assert not hand.confirmed and hand.confirmed_by == []  # people confirm, never the camera
     assert proposal.snapshot
     tablet = Tablet(app)
@@ -262,7 +262,8 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
     answer = tablet.client.post("/api/t/1/proposal", data=fields)
     assert answer.status_code in (200, 302, 303), answer.get_data(as_text=True)
     swapped = store.state(1).current_hand().proposal
-    assert other in swapped.cards["B"] and doubted not in swapped.cards["B"]
+    assert parse_card(other) in swapped.cards["B"]
+    assert parse_card(doubted) not in swapped.cards["B"]
     assert sorted(swapped.cards["A"]) == sorted(proposal.cards["A"])
     assert swapped.source == "manual" and swapped.problems == ()
 
@@ -284,7 +285,7 @@ def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path)
     app, store = _demo_replay(tmp_path, Misses(truth["frames"]))
     hand = store.state(1).current_hand()
     proposal = hand.proposal
-    assert len(proposal.cards["B"]) == 9 and missed not in proposal.cards["B"]
+    assert len(proposal.cards["B"]) == 9 and parse_card(missed) not in proposal.cards["B"]
     assert proposal.result is None  # no points from a camera miss
     asked = "The camera sees 9 of Ben's cards (10 expected): it may have missed a card."
     assert proposal.question.startswith(asked)

@@ -56,7 +56,7 @@ def test_a_request_becomes_the_proposal_it_always_was():
 
 def test_the_one_tap_swap_is_computed_not_spliced_in_a_template():
     (swap,) = swaps(RecordedProposal.from_json(CAMERA_JSON))
-    assert swap.doubt == Doubt("B", "8D", "8H")
+    assert swap.doubt == Doubt("B", parse_card("8D"), parse_card("8H"))
     assert swap.fields == {"melds_A": "2C 3C 4C", "cards_A": "5S", "melds_B": "",
                            "cards_B": "8H 9S"}
     assert swaps(RecordedProposal.from_json({**CAMERA_JSON, "kind": "dead"})) == []
@@ -71,7 +71,7 @@ def test_the_doubts_are_the_cameras_doubtful_card_notes_still_in_the_hand():
     proposal = Proposal.from_json({**CAMERA_JSON, "problems": [doubt.to_json(),
                                                                other.to_json()]})
     assert proposal.problems == (doubt, other)
-    assert proposal.doubts == (Doubt("B", "8D", "8H"),)
+    assert proposal.doubts == (Doubt("B", parse_card("8D"), parse_card("8H")),)
     on_table = {**CAMERA_JSON, "cards": {"A": ["2C", "3C", "4C", "8H"], "B": ["8D", "9S"]}}
     assert Proposal.from_json(on_table).doubts == ()
     corrected = {**CAMERA_JSON, "cards": {"A": ["2C", "3C", "4C", "5S"], "B": ["8C", "9S"]}}
@@ -82,7 +82,7 @@ def test_an_old_database_with_notes_as_text_still_offers_the_swap():
     old = {**CAMERA_JSON, "problems": ["doubtful_card: 8D may be 8H (player B)"],
            "doubts": [{"player": "B", "card": "8D", "alternative": "8H"}]}
     (swap,) = swaps(RecordedProposal.from_json(old))
-    assert swap.doubt == Doubt("B", "8D", "8H")
+    assert swap.doubt == Doubt("B", parse_card("8D"), parse_card("8H"))
 
 
 def test_a_hands_phase():

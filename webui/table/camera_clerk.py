@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -70,9 +70,9 @@ class CameraClerk:
         if knocker is None:  # a read without a knock cannot be a proposal
             log.warning("table %s: a spread read without a knocker was ignored", self.table_id)
             return
-        hands = read.hands()
-        layout = {p: groups for p, groups in read.layout().items() if groups}
-        laid_off = {p: list(s.layoffs) for p, s in spreads.items() if s.layoffs}
+        hands = {p: _cards(cs) for p, cs in read.hands().items()}
+        layout = {p: [_cards(g) for g in groups] for p, groups in read.layout().items() if groups}
+        laid_off = {p: _cards(s.layoffs) for p, s in spreads.items() if s.layoffs}
         up_card = detected_card(read.up_card) if read.up_card else None
         problems = tuple(read.problems)
         proposal = Proposal(  # the layout only chooses among spreads that score the same
@@ -121,12 +121,17 @@ class CameraClerk:
             log.exception("camera reading not recorded")
 
 
-def missing_cards(hands: dict[str, list[str]], knocker: str,
+def _cards(read: Iterable[str]) -> list[engine.Card]:
+    """The engine's cards of codes the detector parsed (``detected_card``: a look-up)."""
+    return [detected_card(code) for code in read]
+
+
+def missing_cards(hands: dict[str, list[engine.Card]], knocker: str,
                   up_card: engine.Card | None) -> tuple[Missing, ...]:
     """For each player short of cards, the few cards that would meld with those seen (the
     engine's ``melding_cards``; never a card on the table or the knock card): one-tap answers
     to the card-count question."""
-    taken = [c for cards in hands.values() for c in cards] + ([up_card.code] if up_card else [])
+    taken = [c for cards in hands.values() for c in cards] + ([up_card] if up_card else [])
     out = []
     for player, cards in sorted(hands.items()):
         if not cards or len(cards) >= min(engine.spread_sizes(player == knocker)):

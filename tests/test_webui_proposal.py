@@ -124,3 +124,19 @@ def test_what_a_signature_covers_reads_back_unchanged(stored):
     again = RecordedProposal.from_json(stored).to_json()
     assert {k: again.get(k) for k in SHEET_KEYS} == {k: stored.get(k) for k in SHEET_KEYS}
     assert RecordedProposal.from_json(again) == RecordedProposal.from_json(stored)
+
+
+def test_a_proposal_holds_the_engines_cards_from_a_form_and_from_the_log():
+    """Codes are parsed once, at the HTTP edge or where the log is read back; the proposal
+    and the engine's door hold the engine's ``Card`` (a "10d" typed on a tablet is TD)."""
+    typed = parse_proposal({"knocker": "A", "melds": {"A": "8c 9c 10c"},
+                            "cards": {"A": "KS", "B": "2H"}, "laid_off": {"B": "2H"}})
+    assert typed.cards == {"A": [parse_card(c) for c in ("8C", "9C", "TC", "KS")],
+                           "B": [parse_card("2H")]}
+    assert typed.melds == {"A": [[parse_card("8C"), parse_card("9C"), parse_card("TC")]]}
+    assert typed.laid_off == {"B": [parse_card("2H")]}
+    assert typed.to_json()["cards"]["A"] == ["8C", "9C", "TC", "KS"]  # codes only in the JSON
+    stored = Proposal.from_json(CAMERA_JSON)
+    assert all(isinstance(c, type(parse_card("2C"))) for hand in stored.cards.values()
+               for c in hand)
+    assert stored.melds == {"A": [[parse_card("2C"), parse_card("3C"), parse_card("4C")]]}

@@ -48,7 +48,7 @@ def test_up_card_is_recorded_once_and_not_changed_by_discards():
     dealt = [e for e in events if isinstance(e, HandDealt)]
     assert [e.up_card.code for e in dealt] == ["7D"]
     tables = [e for e in events if isinstance(e, TableRead)]
-    assert tables and all(t.up_card == "7D" for t in tables)
+    assert tables and all(t.up_card.code == "7D" for t in tables)
 
 
 def test_up_card_needs_several_stable_frames():

@@ -27,7 +27,7 @@ def spreads_read(up_card: str) -> TableRead:
     """The camera's reading of both spreads at the end of the hand dealt with ``up_card``."""
     spreads = {"A": SpreadRead("A", ANN_MELDS, ANN_LOOSE, 0.95),
                "B": SpreadRead("B", BEN_MELDS, BEN_LOOSE, 0.95, layoffs=BEN_LAYOFFS)}
-    return TableRead(up_card=up_card, spreads=spreads, problems=[], confidence=0.95,
+    return TableRead(up_card=parse_card(up_card), spreads=spreads, problems=[], confidence=0.95,
                      knocker="A")
 
 
@@ -68,7 +68,7 @@ def test_the_proposal_is_scored_with_the_corrected_knock_card(tmp_path):
                                      ["9D", "TD", "JD"]], ["5S"], 0.95),
                "B": SpreadRead("B", [["KS", "KH", "KC"], ["4H", "5H", "6H"]],
                                ["QS", "2D"], 0.95, layoffs=["8D", "QD"])}
-    camera.handle(TableRead(up_card="3H", spreads=spreads, problems=[], confidence=0.95,
+    camera.handle(TableRead(up_card=parse_card("3H"), spreads=spreads, problems=[], confidence=0.95,
                             knocker="A"))
     hand = tablet.hand()
     assert hand["up_card"] == "9C"
@@ -109,8 +109,8 @@ def test_a_short_hands_answers_leave_out_the_corrected_knock_card(tmp_path):
     short = Problem(NoteKind.WRONG_CARD_COUNT, player="B", count=9, expected=(10,))
     spreads = {"A": SpreadRead("A", ANN_MELDS, ANN_LOOSE, 0.95),
                "B": SpreadRead("B", BEN_MELDS, ["4H", "4D", "KD"], 0.95)}
-    camera.handle(TableRead(up_card="4C", spreads=spreads, problems=[short], confidence=0.95,
-                            knocker="A"))
+    camera.handle(TableRead(up_card=parse_card("4C"), spreads=spreads, problems=[short],
+                            confidence=0.95, knocker="A"))
     proposal = tablet.hand()["proposal"]
     assert proposal is not None and proposal.get("question")
     offered = {m["card"] for m in proposal["missing"] if m["player"] == "B"}

@@ -385,7 +385,8 @@ def _fake_read(cards_a, cards_b, melds_a, up_card="9H"):
     spread = SimpleNamespace(arranged_by_engine=False, layoffs=[])
     cards = [{"card": c} for c in cards_a + cards_b]
     return SimpleNamespace(
-        spreads={"A": spread, "B": spread}, knocker="A", up_card=up_card, problems=[],
+        spreads={"A": spread, "B": spread}, knocker="A", up_card=parse_card(up_card),
+        problems=[],
         confidence=0.9, cards=cards, hands=lambda: {"A": list(cards_a), "B": list(cards_b)},
         layout=lambda: {"A": [list(g) for g in melds_a]})
 

@@ -32,7 +32,7 @@ def demo_hand_read(tmp_path):
     app = make_app(tmp_path)
     camera, tablet = camera_of(app, tmp_path), Tablet(app)
     camera.handle(HandDealt(up_card=parse_card("4C"), confidence=0.9))
-    camera.handle(TableRead(up_card="4C", spreads={"A": ANN, "B": BEN}, problems=[],
+    camera.handle(TableRead(up_card=parse_card("4C"), spreads={"A": ANN, "B": BEN}, problems=[],
                             confidence=0.95, knocker="A"))
     return app, tablet
 

@@ -74,7 +74,7 @@ def compare(final: TableRead | None, dealt: list[str], truth: dict[str, Any]) ->
     diffs = []
     if dealt != [truth["up_card"]]:
         diffs.append(f"knock card events {dealt}, expected [{truth['up_card']}]")
-    if final.up_card != truth["up_card"]:
+    if (final.up_card.code if final.up_card else None) != truth["up_card"]:
         diffs.append(f"up card {final.up_card}, expected {truth['up_card']}")
     if final.knocker != truth["knocker"]:
         diffs.append(f"knocker {final.knocker}, expected {truth['knocker']}")

@@ -107,7 +107,7 @@ class TableRead:
     only then).
     """
 
-    up_card: str | None
+    up_card: Card | None  #: the engine's card, as the detector parsed it (`detected_card`)
     spreads: dict[str, SpreadRead]
     problems: list[Problem]
     confidence: float
@@ -126,7 +126,8 @@ class TableRead:
         return {player: spread.layout for player, spread in self.spreads.items()}
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "up_card": self.up_card, "knocker": self.knocker,
+        return {"kind": self.kind, "up_card": self.up_card.code if self.up_card else None,
+                "knocker": self.knocker,
                 "spreads": {p: s.to_json() for p, s in self.spreads.items()},
                 "problems": [p.to_json() for p in self.problems],
                 "confidence": round(self.confidence, 3),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer import spread_sizes
+from vision.inference.detection import detected_card
 from vision.table.events import SpreadRead, TableRead
 from vision.table.grouping import SeenCard, clusters_of, group_cards, index_unit
 from vision.table.layout import UP_CARD, TableLayout
@@ -163,7 +164,7 @@ def read_spreads(
     if knock is not None:
         confidences.insert(0, knock.up_card_confidence)
     return TableRead(
-        up_card=up_card,
+        up_card=detected_card(up_card) if up_card else None,
         spreads=spreads,
         problems=problems,
         confidence=min(confidences, default=1.0),

@@ -73,7 +73,7 @@ class CameraClerk:
         hands = {p: _cards(cs) for p, cs in read.hands().items()}
         layout = {p: [_cards(g) for g in groups] for p, groups in read.layout().items() if groups}
         laid_off = {p: _cards(s.layoffs) for p, s in spreads.items() if s.layoffs}
-        up_card = detected_card(read.up_card) if read.up_card else None
+        up_card = read.up_card
         problems = tuple(read.problems)
         proposal = Proposal(  # the layout only chooses among spreads that score the same
             Kind.SCORE, knocker=knocker, cards=hands, layout=layout or None,

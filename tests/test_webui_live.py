@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from webui_helpers import Tablet, frame_level_demo_layout, make_app
 
-from scorer import parse_card
+from scorer import parse_card, parse_cards
 from vision.demo import verify
 from vision.inference.detection import Detections
 from webui.table.camera_feed import TableCamera
@@ -387,8 +387,9 @@ def _fake_read(cards_a, cards_b, melds_a, up_card="9H"):
     return SimpleNamespace(
         spreads={"A": spread, "B": spread}, knocker="A", up_card=parse_card(up_card),
         problems=[],
-        confidence=0.9, cards=cards, hands=lambda: {"A": list(cards_a), "B": list(cards_b)},
-        layout=lambda: {"A": [list(g) for g in melds_a]})
+        confidence=0.9, cards=cards,
+        hands=lambda: {"A": parse_cards(cards_a), "B": parse_cards(cards_b)},
+        layout=lambda: {"A": [parse_cards(g) for g in melds_a]})
 
 
 def test_an_unchanged_camera_reread_keeps_confirmations_and_a_change_is_told(tmp_path):

@@ -83,7 +83,7 @@ def compare(final: TableRead | None, dealt: list[str], truth: dict[str, Any]) ->
         if got is None:
             diffs.append(f"no spread for {player}")
             continue
-        have = _spread_key({"groups": got.groups, "loose": got.loose, "layoffs": got.layoffs})
+        have = _spread_key(got.to_json())
         want = _spread_key(spread)
         if have != want:
             diffs.append(f"{player}: read {have}, expected {want}")

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from vision.inference.detection import detected_card
 from vision.table.events import Event, HandDealt, TableRead
 from webui.common.durable import write_atomically
 from webui.common.refusal import Refusal
@@ -70,9 +69,9 @@ class CameraClerk:
         if knocker is None:  # a read without a knock cannot be a proposal
             log.warning("table %s: a spread read without a knocker was ignored", self.table_id)
             return
-        hands = {p: _cards(cs) for p, cs in read.hands().items()}
-        layout = {p: [_cards(g) for g in groups] for p, groups in read.layout().items() if groups}
-        laid_off = {p: _cards(s.layoffs) for p, s in spreads.items() if s.layoffs}
+        hands = read.hands()
+        layout = {p: groups for p, groups in read.layout().items() if groups}
+        laid_off = {p: list(s.layoffs) for p, s in spreads.items() if s.layoffs}
         up_card = read.up_card
         problems = tuple(read.problems)
         proposal = Proposal(  # the layout only chooses among spreads that score the same
@@ -119,11 +118,6 @@ class CameraClerk:
             log.info("camera reading not recorded: %s", exc.message)
         except Exception:
             log.exception("camera reading not recorded")
-
-
-def _cards(read: Iterable[str]) -> list[engine.Card]:
-    """The engine's cards of codes the detector parsed (``detected_card``: a look-up)."""
-    return [detected_card(code) for code in read]
 
 
 def missing_cards(hands: dict[str, list[engine.Card]], knocker: str,

@@ -115,8 +115,9 @@ def request_cards(given: list[str]) -> list[Card]:
     return scorer.parse_cards(given)
 
 
-def card_json(code: str) -> dict[str, Any]:
-    """A card code with its pretty form, e.g. {"code": "TD", "pretty": "10♦", "red": true}."""
+def card_json(code: str | Card) -> dict[str, Any]:
+    """A card (or a code the log holds) with its pretty form, e.g. {"code": "TD", "pretty":
+    "10♦", "red": true}."""
     card = parse_card(code)
     return {"code": card.code, "pretty": card.pretty(), "red": card.suit in "HD"}
 
@@ -150,7 +151,7 @@ class KnockCard:
         """As the API has always written it: limit, gin_only and the card's ``card_json``."""
         info: dict[str, Any] = {"limit": self.limit, "gin_only": self.gin_only}
         if self.card is not None:
-            info.update(card_json(self.card.code))
+            info.update(card_json(self.card))
         return info
 
 

@@ -59,9 +59,8 @@ class CameraClerk:
 
     def propose(self, read: TableRead) -> None:
         """A reading of both spreads as a ``Proposal`` (built here, the camera's one door into
-        the records). Its card codes are the detector's, parsed once where they entered vision
-        (``vision.inference.detection.card_code``, the engine's parser): taken as they are,
-        the knock card as the engine's ``Card`` it names (``detected_card``, a look-up)."""
+        the records). Its cards are the engine's ``Card``s the reader looked up once where the
+        spread was read (``vision.table.spreads.spread_read``): taken as they are."""
         spreads = read.spreads
         if set(spreads) != set(engine.PLAYERS):
             return

@@ -9,16 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from scorer import Card
+from scorer import Card, codes
 from vision.inference.detection import Detections
 from vision.table.notes import Problem
 
 if TYPE_CHECKING:  # the grouping (and numpy) only where a table is read
     from vision.table.grouping import SeenCard
-
-
-def _codes(cards: list[Card]) -> list[str]:
-    return [card.code for card in cards]
 
 
 @dataclass(frozen=True)
@@ -73,10 +69,10 @@ class SpreadRead:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "player": self.player,
-                "groups": [_codes(g) for g in self.groups],
-                "loose": _codes(self.loose), "layoffs": _codes(self.layoffs),
+                "groups": [codes(g) for g in self.groups],
+                "loose": codes(self.loose), "layoffs": codes(self.layoffs),
                 "arranged_by_engine": self.arranged_by_engine,
-                **({"laid": [_codes(g) for g in self.laid]} if self.arranged_by_engine else {}),
+                **({"laid": [codes(g) for g in self.laid]} if self.arranged_by_engine else {}),
                 "confidence": round(self.confidence, 3)}
 
 

@@ -16,6 +16,7 @@ from scorer import (
     Outcome,
     ScorerError,
     Sheet,
+    codes,
     knock_limit_for,
     next_dealer,
     parse_card,
@@ -97,11 +98,6 @@ def card_code(card: Card | None) -> str | None:
 def stored_card(code: str | None) -> Card | None:
     """A card code the event log holds (written by ``card_code``) as the engine's ``Card``."""
     return None if code is None else parse_card(code)
-
-
-def codes(cards: list[Card]) -> list[str]:
-    """Cards as the event log and the API write them (their codes, in order)."""
-    return [c.code for c in cards]
 
 
 def stored_cards(held: list[str]) -> list[Card]:

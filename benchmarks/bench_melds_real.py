@@ -50,6 +50,7 @@ from vision.inference.mirror import MirrorSetting  # noqa: E402
 from vision.table.events import SpreadRead, TableRead  # noqa: E402
 from vision.table.grouping import SeenCard, group_cards  # noqa: E402
 from vision.table.reader import read_image  # noqa: E402
+from vision.table.spreads import spread_read  # noqa: E402
 from vision.table.voting import RegionVoter  # noqa: E402
 from vision.training.phone_data import PhoneFrame, load_frames, split_by_time  # noqa: E402
 
@@ -133,7 +134,7 @@ def score_by_eye(frame: PhoneFrame, read: TableRead, detector: object) -> FrameS
 def score_frame(name: str, side: str, never_mirrored: bool, truth: tuple[str, ...],
                 read: TableRead) -> FrameScore:
     spread = only_spread(read)
-    seen = spread.cards
+    seen = [card.code for card in spread.cards]
     truth_set = set(truth)
     deadwood = proposal_deadwood(spread)
     return FrameScore(
@@ -177,9 +178,7 @@ def vote_scene(reads: list[TableRead]) -> TableRead:
         result = voter.add(seen_cards(read))
     assert result is not None
     grouping = group_cards(result.cards)
-    spread = SpreadRead(player="table", groups=grouping.groups, loose=grouping.loose,
-                        confidence=result.confidence,
-                        arranged_by_engine=grouping.arranged_by_engine, laid=grouping.laid)
+    spread = spread_read("table", grouping, result.confidence)
     return TableRead(up_card=None, spreads={"table": spread}, problems=[],
                      confidence=result.confidence)
 

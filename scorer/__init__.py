@@ -4,7 +4,7 @@ Standard library only (importing it never pulls in numpy, torch, cameras or HTTP
 See ``scorer/README.md`` for the API, the JSON CLI and the rule presets.
 """
 
-from scorer.cards import DECK, SUITS, Card, parse_card, parse_cards
+from scorer.cards import DECK, SUITS, Card, codes, parse_card, parse_cards
 from scorer.errors import (
     CardError,
     ImproperKnockError,
@@ -68,6 +68,7 @@ __all__ = [
     "Shutout",
     "arrange",
     "best_melds",
+    "codes",
     "hand_winner",
     "is_meld",
     "knock_limit_for",

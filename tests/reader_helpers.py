@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from scorer import parse_cards
 from vision.inference.detection import Detection, Detections
+from vision.table.events import SpreadRead
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("GINTRAY_SHARED", REPO.parent / "shared"))
@@ -173,3 +175,10 @@ class TickingClock:
     def __call__(self) -> float:
         self.now += self.cost
         return self.now
+
+
+def spread_of(player: str, groups: list[list[str]], loose: list[str], confidence: float,
+              layoffs: tuple[str, ...] | list[str] = ()) -> SpreadRead:
+    """A `SpreadRead` written with card codes (the reader holds the engine's cards)."""
+    return SpreadRead(player, [parse_cards(g) for g in groups], parse_cards(loose), confidence,
+                      layoffs=parse_cards(layoffs))

@@ -22,12 +22,12 @@ from hall_helpers import (
     play_hand,
 )
 
-from scorer import parse_card
+from scorer import MatchStatus, parse_card
 from vision.table.notes import NoteKind, Problem
 from webui.common.proposal_form import parse_proposal
 from webui.common.signing import verify_pdf
 from webui.common.words import problem_sentence
-from webui.hall import create_hall_app
+from webui.hall import create_hall_app, tournament
 from webui.hall.cli import hall_main, sync_main
 from webui.hall.draw import DrawError, blind_draw
 from webui.hall.sync import open_store, sync_once
@@ -129,6 +129,10 @@ def test_standings_and_best_of_five_match_results(hall):
     assert match["Table 1"]["complete"] and match["Table 1"]["winner_name"] == "Ann"
     assert match["Table 1"]["games_won"] == {"A": 3, "B": 0}
     assert match["Table 2"]["games_won"] == {"A": 0, "B": 1} and not match["Table 2"]["complete"]
+    # the page model holds the engine's match, written as JSON only by the API
+    typed = tournament.table_summary(store, t1, False)["match"]
+    assert isinstance(typed.status, MatchStatus) and typed.winner == "A"
+    assert typed.to_json() == match["Table 1"]
     ranked = [(s["name"], s["matches_won"], s["games_won"], s["games_lost"])
               for s in ev["standings"]]
     assert ranked[0] == ("Ann", 1, 3, 0)

@@ -23,6 +23,7 @@ from scorer import parse_card
 from webui.hall import create_hall_app, local_time
 from webui.hall.health import SyncState, table_health
 from webui.hall.sync import SyncConflict, linked_tables, open_store, sync_once
+from webui.hall.tournament import table_summary
 from webui.store import Actor, commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
@@ -85,9 +86,11 @@ def test_sync_health_last_sync_stalled_conflict_and_refused_with_what_to_do(tmp_
     assert "sync ok, last " in client.get("/").get_data(as_text=True)
 
     # no sync for 10 minutes while the match goes on: stalled, with what to do
-    health = table_health(central, list(rows.values()))
+    # the director's page model (typed), not its JSON
+    models = [table_summary(central, tid, tid == mirror) for tid in (direct, mirror)]
+    health = table_health(central, models)
     synced_at = health[mirror].synced_at
-    later = table_health(central, list(rows.values()), now=synced_at + timedelta(minutes=10))
+    later = table_health(central, models, now=synced_at + timedelta(minutes=10))
     assert later[mirror].state is SyncState.STALLED and later[direct].state is SyncState.DIRECT
     assert "no sync for 10 min while its match is still being played" in later[mirror].problem
     assert "gintray sync" in later[mirror].todo

@@ -123,7 +123,7 @@ def test_a_camera_that_mirrors_its_picture_reads_the_demo_hands_once_its_layout_
     finals = [ev for ev in seen if isinstance(ev, TableRead)]
     assert len(dealt) == len(truth["hands"]) and finals
     for number, hand in enumerate(truth["hands"]):
-        final = [ev for ev in finals if ev.up_card == hand["up_card"]][-1]
+        final = [ev for ev in finals if ev.up_card and ev.up_card.code == hand["up_card"]][-1]
         assert compare(final, [dealt[number]], hand) == []
     last = truth["frames"][-1]["frame"]
     shown = feed.latest_frame()

@@ -165,7 +165,7 @@ def test_camera_vanishing_mid_hand_is_reported_and_the_hand_is_still_read(tmp_pa
     assert [type(e) for e in events].count(CameraBack) == 1
     assert [e.up_card.code for e in events if isinstance(e, HandDealt)] == ["7D"]
     final = [e for e in events if isinstance(e, TableRead)][-1]
-    assert final.up_card == "7D" and final.knocker == "A"
+    assert final.up_card.code == "7D" and final.knocker == "A"
     assert len(final.spreads["A"].cards) == 10
 
 

@@ -209,6 +209,6 @@ def test_a_marker_read_as_a_card_is_ignored():
     x, y = PLACES[4]
     on_marker = Detection("8C", (x + 20, y + 20, x + 40, y + 50), 0.4)
     in_slot = Detection("7D", (600, 380, 616, 416), 0.9)
-    assert read_detections([on_marker, in_slot], layout).up_card == "7D"
+    assert read_detections([on_marker, in_slot], layout).up_card.code == "7D"
     unmarked = TableLayout(wide_slot, manual.areas, (W, H))
     assert read_detections([on_marker, in_slot], unmarked).up_card is None  # 2 cards in slot

@@ -10,7 +10,7 @@ import test_webui_browser
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import KNOCK_A, KNOCK_B
 
-from scorer import parse_card
+from scorer import parse_card, parse_cards
 from vision.table.notes import NoteKind, Problem
 from webui.store import Actor, commands
 from webui.store.proposal import Kind, Proposal
@@ -41,8 +41,9 @@ def camera_reads(store, knock_card: str, knock_alternative: str | None,
         hand.game, hand.number, parse_card(knock_card), source="camera",
         alternative=parse_card(knock_alternative) if knock_alternative else None),
                   CAMERA)
-    proposal = Proposal(Kind.SCORE, knocker="A", cards={"A": cards_a, "B": list(KNOCK_B)},
-                        layout={"A": melds_a}, problems=doubts)
+    proposal = Proposal(Kind.SCORE, knocker="A",
+                        cards={"A": parse_cards(cards_a), "B": parse_cards(KNOCK_B)},
+                        layout={"A": [parse_cards(g) for g in melds_a]}, problems=doubts)
     store.execute(TABLE, commands.propose(hand.game, hand.number, proposal, source="camera",
                                           strict=False), CAMERA)
 
@@ -110,7 +111,7 @@ def test_a_misread_meld_card_is_fixed_and_confirmed_in_three_taps(served):
 
     count, hand = play(served, fix)
     assert count <= 3 and hand.confirmed
-    assert sorted(hand.proposal.cards["A"]) == sorted(true_a)
+    assert sorted(hand.proposal.cards["A"]) == sorted(parse_cards(true_a))
     assert hand.proposal.result.deadwood["A"] == 5
 
 
@@ -137,7 +138,7 @@ def test_a_misread_card_the_camera_was_sure_of_is_fixed_in_two_taps_and_confirme
 
     count, hand = play(served, fix)
     assert count <= 4 and hand.confirmed
-    assert sorted(hand.proposal.cards["A"]) == sorted(true_a)
+    assert sorted(hand.proposal.cards["A"]) == sorted(parse_cards(true_a))
     assert hand.proposal.result.deadwood["A"] == 5
 
 

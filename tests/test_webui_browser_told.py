@@ -9,7 +9,7 @@ import test_webui_browser
 from test_webui_phone import SIZES, TABLE, join_page, open_browser
 from webui_helpers import KNOCK_A, KNOCK_B
 
-from scorer import parse_card
+from scorer import parse_card, parse_cards
 from webui.store import Actor, commands
 from webui.store.proposal import Kind, Proposal
 
@@ -20,7 +20,8 @@ CAMERA = Actor("camera")
 
 def camera_proposes(store, cards_b: list[str]) -> None:
     hand = store.state(TABLE).current_hand()
-    proposal = Proposal(Kind.SCORE, knocker="A", cards={"A": list(KNOCK_A), "B": cards_b})
+    proposal = Proposal(Kind.SCORE, knocker="A",
+                        cards={"A": parse_cards(KNOCK_A), "B": parse_cards(cards_b)})
     store.execute(TABLE, commands.propose(hand.game, hand.number, proposal, source="camera",
                                           strict=False), CAMERA)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from reader_helpers import fan, laid_card, stack
 from webui_helpers import Tablet, make_app
 
-from scorer import parse_card, score_hand
+from scorer import score_hand
 from vision.table.grouping import cards_from_detections
 from vision.table.spreads import Knock, read_spreads
 from webui.table.camera_feed import TableCamera
@@ -30,7 +30,7 @@ def _camera_proposal(tmp_path, read):
     store = app.extensions["gintray"].store
     feed = TableCamera(store, 1, "replay:none", tmp_path,
                        app.extensions["gintray"].notifier.publish)
-    feed.clerk.dealt(parse_card(read.up_card))
+    feed.clerk.dealt(read.up_card)
     feed.clerk.propose(read)
     tablet = Tablet(app)
     return tablet, tablet.hand()["proposal"]

@@ -8,10 +8,11 @@ The camera's events are the reader's own types, handed to the feed as the camera
 
 from __future__ import annotations
 
+from reader_helpers import spread_of
 from webui_helpers import Tablet, make_app
 
 from scorer import parse_card
-from vision.table.events import HandDealt, SpreadRead, TableRead
+from vision.table.events import HandDealt, TableRead
 from webui.table.camera_feed import TableCamera
 
 # Ann knocks with 1 (AD) over Ben's 23 (KD QD 3D); Ben lays 8H off onto Ann's 5H 6H 7H:
@@ -25,9 +26,9 @@ BEN_LAYOFFS = ["8H"]
 
 def spreads_read(up_card: str) -> TableRead:
     """The camera's reading of both spreads at the end of the hand dealt with ``up_card``."""
-    spreads = {"A": SpreadRead("A", ANN_MELDS, ANN_LOOSE, 0.95),
-               "B": SpreadRead("B", BEN_MELDS, BEN_LOOSE, 0.95, layoffs=BEN_LAYOFFS)}
-    return TableRead(up_card=up_card, spreads=spreads, problems=[], confidence=0.95,
+    spreads = {"A": spread_of("A", ANN_MELDS, ANN_LOOSE, 0.95),
+               "B": spread_of("B", BEN_MELDS, BEN_LOOSE, 0.95, layoffs=BEN_LAYOFFS)}
+    return TableRead(up_card=parse_card(up_card), spreads=spreads, problems=[], confidence=0.95,
                      knocker="A")
 
 
@@ -64,11 +65,11 @@ def test_the_proposal_is_scored_with_the_corrected_knock_card(tmp_path):
     camera.handle(HandDealt(up_card=parse_card("3H"), confidence=0.9))
     assert tablet.knock_card("9C").status_code == 200
     camera.handle(HandDealt(up_card=parse_card("3H"), confidence=0.9))  # the deal seen again
-    spreads = {"A": SpreadRead("A", [["2C", "3C", "4C"], ["7H", "7S", "7D"],
+    spreads = {"A": spread_of("A", [["2C", "3C", "4C"], ["7H", "7S", "7D"],
                                      ["9D", "TD", "JD"]], ["5S"], 0.95),
-               "B": SpreadRead("B", [["KS", "KH", "KC"], ["4H", "5H", "6H"]],
+               "B": spread_of("B", [["KS", "KH", "KC"], ["4H", "5H", "6H"]],
                                ["QS", "2D"], 0.95, layoffs=["8D", "QD"])}
-    camera.handle(TableRead(up_card="3H", spreads=spreads, problems=[], confidence=0.95,
+    camera.handle(TableRead(up_card=parse_card("3H"), spreads=spreads, problems=[], confidence=0.95,
                             knocker="A"))
     hand = tablet.hand()
     assert hand["up_card"] == "9C"
@@ -107,10 +108,10 @@ def test_a_short_hands_answers_leave_out_the_corrected_knock_card(tmp_path):
     camera.handle(HandDealt(up_card=parse_card("4C"), confidence=0.9))
     assert tablet.knock_card("4S").status_code == 200
     short = Problem(NoteKind.WRONG_CARD_COUNT, player="B", count=9, expected=(10,))
-    spreads = {"A": SpreadRead("A", ANN_MELDS, ANN_LOOSE, 0.95),
-               "B": SpreadRead("B", BEN_MELDS, ["4H", "4D", "KD"], 0.95)}
-    camera.handle(TableRead(up_card="4C", spreads=spreads, problems=[short], confidence=0.95,
-                            knocker="A"))
+    spreads = {"A": spread_of("A", ANN_MELDS, ANN_LOOSE, 0.95),
+               "B": spread_of("B", BEN_MELDS, ["4H", "4D", "KD"], 0.95)}
+    camera.handle(TableRead(up_card=parse_card("4C"), spreads=spreads, problems=[short],
+                            confidence=0.95, knocker="A"))
     proposal = tablet.hand()["proposal"]
     assert proposal is not None and proposal.get("question")
     offered = {m["card"] for m in proposal["missing"] if m["player"] == "B"}

@@ -51,7 +51,7 @@ def test_a_fixed_knock_card_keeps_the_cameras_proposal_coming(served, tmp_path):
             shows(page, "#knock-card", "4♠", exact=True)
             shows(page, ".waiting-result", "the camera reads")
         # the camera still sees its own 4C
-        camera.handle(TableRead(up_card="4C", spreads={"A": ANN, "B": BEN}, problems=[],
+        camera.handle(TableRead(up_card=parse_card("4C"), spreads={"A": ANN, "B": BEN}, problems=[],
                                 confidence=0.95, knocker="A"))
         for page, name in ((ann, "tablet"), (ben, "phone")):
             shows(page, "#proposal .headline", "Ann")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from webui_helpers import Tablet, frame_level_demo_layout, make_app
 
-from scorer import parse_card
+from scorer import parse_card, parse_cards
 from vision.demo import verify
 from vision.inference.detection import Detections
 from webui.table.camera_feed import TableCamera
@@ -108,7 +108,7 @@ def test_camera_feed_proposes_and_never_confirms(tmp_path):
     assert proposal.error is None, proposal
     spread = first["spreads"]["B"]
     owned = [c for g in spread["groups"] for c in g] + spread["loose"] + spread["layoffs"]
-    assert sorted(proposal.cards["B"]) == sorted(owned)
+    assert sorted(c.code for c in proposal.cards["B"]) == sorted(owned)
     assert not hand.confirmed and hand.confirmed_by == []  # people confirm, never the camera
     assert proposal.snapshot
     tablet = Tablet(app)
@@ -262,7 +262,8 @@ def test_a_card_the_camera_was_unsure_of_is_swapped_with_one_tap(tmp_path):
     answer = tablet.client.post("/api/t/1/proposal", data=fields)
     assert answer.status_code in (200, 302, 303), answer.get_data(as_text=True)
     swapped = store.state(1).current_hand().proposal
-    assert other in swapped.cards["B"] and doubted not in swapped.cards["B"]
+    assert parse_card(other) in swapped.cards["B"]
+    assert parse_card(doubted) not in swapped.cards["B"]
     assert sorted(swapped.cards["A"]) == sorted(proposal.cards["A"])
     assert swapped.source == "manual" and swapped.problems == ()
 
@@ -284,7 +285,7 @@ def test_a_card_the_camera_never_sees_is_a_question_not_penalty_points(tmp_path)
     app, store = _demo_replay(tmp_path, Misses(truth["frames"]))
     hand = store.state(1).current_hand()
     proposal = hand.proposal
-    assert len(proposal.cards["B"]) == 9 and missed not in proposal.cards["B"]
+    assert len(proposal.cards["B"]) == 9 and parse_card(missed) not in proposal.cards["B"]
     assert proposal.result is None  # no points from a camera miss
     asked = "The camera sees 9 of Ben's cards (10 expected): it may have missed a card."
     assert proposal.question.startswith(asked)
@@ -384,9 +385,11 @@ def _fake_read(cards_a, cards_b, melds_a, up_card="9H"):
     spread = SimpleNamespace(arranged_by_engine=False, layoffs=[])
     cards = [{"card": c} for c in cards_a + cards_b]
     return SimpleNamespace(
-        spreads={"A": spread, "B": spread}, knocker="A", up_card=up_card, problems=[],
-        confidence=0.9, cards=cards, hands=lambda: {"A": list(cards_a), "B": list(cards_b)},
-        layout=lambda: {"A": [list(g) for g in melds_a]})
+        spreads={"A": spread, "B": spread}, knocker="A", up_card=parse_card(up_card),
+        problems=[],
+        confidence=0.9, cards=cards,
+        hands=lambda: {"A": parse_cards(cards_a), "B": parse_cards(cards_b)},
+        layout=lambda: {"A": [parse_cards(g) for g in melds_a]})
 
 
 def test_an_unchanged_camera_reread_keeps_confirmations_and_a_change_is_told(tmp_path):

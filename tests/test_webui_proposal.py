@@ -56,7 +56,7 @@ def test_a_request_becomes_the_proposal_it_always_was():
 
 def test_the_one_tap_swap_is_computed_not_spliced_in_a_template():
     (swap,) = swaps(RecordedProposal.from_json(CAMERA_JSON))
-    assert swap.doubt == Doubt("B", "8D", "8H")
+    assert swap.doubt == Doubt("B", parse_card("8D"), parse_card("8H"))
     assert swap.fields == {"melds_A": "2C 3C 4C", "cards_A": "5S", "melds_B": "",
                            "cards_B": "8H 9S"}
     assert swaps(RecordedProposal.from_json({**CAMERA_JSON, "kind": "dead"})) == []
@@ -71,7 +71,7 @@ def test_the_doubts_are_the_cameras_doubtful_card_notes_still_in_the_hand():
     proposal = Proposal.from_json({**CAMERA_JSON, "problems": [doubt.to_json(),
                                                                other.to_json()]})
     assert proposal.problems == (doubt, other)
-    assert proposal.doubts == (Doubt("B", "8D", "8H"),)
+    assert proposal.doubts == (Doubt("B", parse_card("8D"), parse_card("8H")),)
     on_table = {**CAMERA_JSON, "cards": {"A": ["2C", "3C", "4C", "8H"], "B": ["8D", "9S"]}}
     assert Proposal.from_json(on_table).doubts == ()
     corrected = {**CAMERA_JSON, "cards": {"A": ["2C", "3C", "4C", "5S"], "B": ["8C", "9S"]}}
@@ -82,7 +82,7 @@ def test_an_old_database_with_notes_as_text_still_offers_the_swap():
     old = {**CAMERA_JSON, "problems": ["doubtful_card: 8D may be 8H (player B)"],
            "doubts": [{"player": "B", "card": "8D", "alternative": "8H"}]}
     (swap,) = swaps(RecordedProposal.from_json(old))
-    assert swap.doubt == Doubt("B", "8D", "8H")
+    assert swap.doubt == Doubt("B", parse_card("8D"), parse_card("8H"))
 
 
 def test_a_hands_phase():
@@ -124,3 +124,19 @@ def test_what_a_signature_covers_reads_back_unchanged(stored):
     again = RecordedProposal.from_json(stored).to_json()
     assert {k: again.get(k) for k in SHEET_KEYS} == {k: stored.get(k) for k in SHEET_KEYS}
     assert RecordedProposal.from_json(again) == RecordedProposal.from_json(stored)
+
+
+def test_a_proposal_holds_the_engines_cards_from_a_form_and_from_the_log():
+    """Codes are parsed once, at the HTTP edge or where the log is read back; the proposal
+    and the engine's door hold the engine's ``Card`` (a "10d" typed on a tablet is TD)."""
+    typed = parse_proposal({"knocker": "A", "melds": {"A": "8c 9c 10c"},
+                            "cards": {"A": "KS", "B": "2H"}, "laid_off": {"B": "2H"}})
+    assert typed.cards == {"A": [parse_card(c) for c in ("8C", "9C", "TC", "KS")],
+                           "B": [parse_card("2H")]}
+    assert typed.melds == {"A": [[parse_card("8C"), parse_card("9C"), parse_card("TC")]]}
+    assert typed.laid_off == {"B": [parse_card("2H")]}
+    assert typed.to_json()["cards"]["A"] == ["8C", "9C", "TC", "KS"]  # codes only in the JSON
+    stored = Proposal.from_json(CAMERA_JSON)
+    assert all(isinstance(c, type(parse_card("2C"))) for hand in stored.cards.values()
+               for c in hand)
+    assert stored.melds == {"A": [[parse_card("2C"), parse_card("3C"), parse_card("4C")]]}

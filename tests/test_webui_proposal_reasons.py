@@ -6,19 +6,20 @@ its bonus, the spade doubling)."""
 
 from __future__ import annotations
 
+from reader_helpers import spread_of
 from test_webui_knock_fix import camera_of
 from webui_helpers import GIN_A, GIN_B, KNOCK_A, KNOCK_B, Tablet, make_app
 
 from scorer import parse_card
-from vision.table.events import HandDealt, SpreadRead, TableRead
+from vision.table.events import HandDealt, TableRead
 from webui.common.words import count_sentence
 from webui.store import engine
 
 PLAYERS = {"A": "Ann", "B": "Ben"}
 # the demo footage's first hand (vision/demo/ground_truth.json): knock card 4C, Ann knocks with
 # 1 (AC); Ben holds three eights and lays the fourth, 8H, off onto Ann's 5H 6H 7H
-ANN = SpreadRead("A", [["5H", "6H", "7H"], ["6C", "6D", "6S"], ["9S", "TS", "JS"]], ["AC"], 0.95)
-BEN = SpreadRead("B", [["8C", "8D", "8S"], ["2H", "3H", "4H"]], ["KD", "TD", "3C"], 0.95,
+ANN = spread_of("A", [["5H", "6H", "7H"], ["6C", "6D", "6S"], ["9S", "TS", "JS"]], ["AC"], 0.95)
+BEN = spread_of("B", [["8C", "8D", "8S"], ["2H", "3H", "4H"]], ["KD", "TD", "3C"], 0.95,
                  layoffs=["8H"])
 
 
@@ -32,7 +33,7 @@ def demo_hand_read(tmp_path):
     app = make_app(tmp_path)
     camera, tablet = camera_of(app, tmp_path), Tablet(app)
     camera.handle(HandDealt(up_card=parse_card("4C"), confidence=0.9))
-    camera.handle(TableRead(up_card="4C", spreads={"A": ANN, "B": BEN}, problems=[],
+    camera.handle(TableRead(up_card=parse_card("4C"), spreads={"A": ANN, "B": BEN}, problems=[],
                             confidence=0.95, knocker="A"))
     return app, tablet
 
@@ -52,9 +53,9 @@ def test_the_demo_hands_laid_off_8h_is_a_layoff_and_the_count_is_spelt_out(tmp_p
     # the layoff the camera saw travels with a correction of another card (the form's fields)
     assert 'name="laid_off_B" value="8H"' in panel
     fixed = tablet.propose(kind="score", knocker="A",
-                           cards={"A": " ".join(c for g in ANN.groups for c in g) + " AD",
-                                  "B": " ".join(BEN.cards)},
-                           layout={"A": " | ".join(" ".join(g) for g in ANN.groups)},
+                           cards={"A": " ".join(c.code for g in ANN.groups for c in g) + " AD",
+                                  "B": " ".join(c.code for c in BEN.cards)},
+                           layout={"A": " | ".join(" ".join(map(str, g)) for g in ANN.groups)},
                            laid_off={"B": "8H"})
     assert fixed.status_code == 200, fixed.get_json()
     assert tablet.hand()["proposal"]["result"]["layoffs"][0]["card"] == "8H"

@@ -52,8 +52,8 @@ def _describe(read: TableRead) -> str:
     if read.mirrored:
         lines.insert(0, "the photo is a mirror image: read flipped back")
     for player, spread in read.spreads.items():
-        groups = "  ".join("[" + " ".join(g) + "]" for g in spread.groups) or "-"
-        lines.append(f"{player}: groups {groups}  loose {' '.join(spread.loose) or '-'}")
+        groups = "  ".join("[" + " ".join(map(str, g)) + "]" for g in spread.groups) or "-"
+        lines.append(f"{player}: groups {groups}  loose {' '.join(map(str, spread.loose)) or '-'}")
     lines += [f"problem: {p}" for p in read.problems]
     return "\n".join(lines)
 

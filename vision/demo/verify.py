@@ -74,7 +74,7 @@ def compare(final: TableRead | None, dealt: list[str], truth: dict[str, Any]) ->
     diffs = []
     if dealt != [truth["up_card"]]:
         diffs.append(f"knock card events {dealt}, expected [{truth['up_card']}]")
-    if final.up_card != truth["up_card"]:
+    if (final.up_card.code if final.up_card else None) != truth["up_card"]:
         diffs.append(f"up card {final.up_card}, expected {truth['up_card']}")
     if final.knocker != truth["knocker"]:
         diffs.append(f"knocker {final.knocker}, expected {truth['knocker']}")
@@ -83,7 +83,7 @@ def compare(final: TableRead | None, dealt: list[str], truth: dict[str, Any]) ->
         if got is None:
             diffs.append(f"no spread for {player}")
             continue
-        have = _spread_key({"groups": got.groups, "loose": got.loose, "layoffs": got.layoffs})
+        have = _spread_key(got.to_json())
         want = _spread_key(spread)
         if have != want:
             diffs.append(f"{player}: read {have}, expected {want}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from scorer import Card
+from scorer import Card, codes
 from vision.inference.detection import Detections
 from vision.table.notes import Problem
 
@@ -39,7 +39,8 @@ class HandDealt:
 
 @dataclass(frozen=True)
 class SpreadRead:
-    """One player's cards read into melds (``groups``) and deadwood (``loose``).
+    """One player's cards read into melds (``groups``) and deadwood (``loose``), as the
+    engine's ``Card``s the detector parsed (`spreads.spread_read` looks them up once).
 
     ``layoffs`` are the cards this player (the defender) placed on the knocker's melds.
     ``arranged_by_engine``: the groups as laid on the table (``laid``) left more deadwood than
@@ -48,29 +49,30 @@ class SpreadRead:
     """
 
     player: str
-    groups: list[list[str]]
-    loose: list[str]
+    groups: list[list[Card]]
+    loose: list[Card]
     confidence: float
-    layoffs: list[str] = field(default_factory=list)
+    layoffs: list[Card] = field(default_factory=list)
     arranged_by_engine: bool = False
-    laid: list[list[str]] = field(default_factory=list)
+    laid: list[list[Card]] = field(default_factory=list)
     kind: str = field(default="spread_read", init=False)
 
     @property
-    def layout(self) -> list[list[str]]:
+    def layout(self) -> list[list[Card]]:
         """The melds as they lie on the table (what the engine's ``layout`` takes)."""
         return [list(g) for g in (self.laid if self.arranged_by_engine else self.groups)]
 
     @property
-    def cards(self) -> list[str]:
+    def cards(self) -> list[Card]:
         """Every card of this spread that is this player's own (groups + loose + layoffs)."""
         return [c for g in self.groups for c in g] + list(self.loose) + list(self.layoffs)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "player": self.player, "groups": [list(g) for g in self.groups],
-                "loose": list(self.loose), "layoffs": list(self.layoffs),
+        return {"kind": self.kind, "player": self.player,
+                "groups": [codes(g) for g in self.groups],
+                "loose": codes(self.loose), "layoffs": codes(self.layoffs),
                 "arranged_by_engine": self.arranged_by_engine,
-                **({"laid": [list(g) for g in self.laid]} if self.arranged_by_engine else {}),
+                **({"laid": [codes(g) for g in self.laid]} if self.arranged_by_engine else {}),
                 "confidence": round(self.confidence, 3)}
 
 
@@ -107,7 +109,7 @@ class TableRead:
     only then).
     """
 
-    up_card: str | None
+    up_card: Card | None  #: the engine's card, as the detector parsed it (`detected_card`)
     spreads: dict[str, SpreadRead]
     problems: list[Problem]
     confidence: float
@@ -116,17 +118,18 @@ class TableRead:
     mirrored: bool = False  # read in the photo's mirror image (`vision.inference.mirror`)
     kind: str = field(default="table_read", init=False)
 
-    def hands(self) -> dict[str, list[str]]:
+    def hands(self) -> dict[str, list[Card]]:
         """Each player's ten (or eleven) cards, layoffs counted with the defender who owned them."""
         return {player: spread.cards for player, spread in self.spreads.items()}
 
-    def layout(self) -> dict[str, list[list[str]]]:
+    def layout(self) -> dict[str, list[list[Card]]]:
         """Each player's melds as they lie on the table, for the engine's ``layout``: it only
         chooses among arrangements that score the same (``scorer.score_hand``)."""
         return {player: spread.layout for player, spread in self.spreads.items()}
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "up_card": self.up_card, "knocker": self.knocker,
+        return {"kind": self.kind, "up_card": self.up_card.code if self.up_card else None,
+                "knocker": self.knocker,
                 "spreads": {p: s.to_json() for p, s in self.spreads.items()},
                 "problems": [p.to_json() for p in self.problems],
                 "confidence": round(self.confidence, 3),

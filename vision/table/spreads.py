@@ -11,9 +11,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scorer import spread_sizes
+from scorer import Card, spread_sizes
+from vision.inference.detection import detected_card
 from vision.table.events import SpreadRead, TableRead
-from vision.table.grouping import SeenCard, clusters_of, group_cards, index_unit
+from vision.table.grouping import Grouping, SeenCard, clusters_of, group_cards, index_unit
 from vision.table.layout import UP_CARD, TableLayout
 from vision.table.notes import NoteKind, Problem
 from vision.table.voting import VoteResult
@@ -72,12 +73,23 @@ def _doubts(player: str, cards: Iterable[SeenCard]) -> list[Problem]:
                     alternative=c.alternative) for c in cards if c.alternative]
 
 
+def spread_read(player: str, grouping: Grouping, confidence: float,
+                layoffs: Sequence[SeenCard] = ()) -> SpreadRead:
+    """A player's grouped cards as a `SpreadRead` of the engine's cards: the codes the
+    detector parsed, looked up once here (`detected_card`)."""
+    def cards(codes: Iterable[str]) -> list[Card]:
+        return [detected_card(code) for code in codes]
+
+    return SpreadRead(player=player, groups=[cards(g) for g in grouping.groups],
+                      loose=cards(grouping.loose), confidence=confidence,
+                      layoffs=cards(c.card for c in layoffs),
+                      arranged_by_engine=grouping.arranged_by_engine,
+                      laid=[cards(g) for g in grouping.laid])
+
+
 def _spread(player: str, cards: Sequence[SeenCard], confidence: float,
             layoffs: Sequence[SeenCard] = (), unit: float | None = None) -> SpreadRead:
-    grouping = group_cards(cards, unit)
-    return SpreadRead(player=player, groups=grouping.groups, loose=grouping.loose,
-                      confidence=confidence, layoffs=[c.card for c in layoffs],
-                      arranged_by_engine=grouping.arranged_by_engine, laid=grouping.laid)
+    return spread_read(player, group_cards(cards, unit), confidence, layoffs)
 
 
 def _layoffs(cards: Sequence[SeenCard], own: frozenset[str], knocker: str,
@@ -150,7 +162,7 @@ def read_spreads(
             problems += _vote_problems(player, votes[player])
         if knock is None:
             continue
-        for code in spread.cards:
+        for code in (card.code for card in spread.cards):
             if code in seen_in and seen_in[code] != player:
                 problems.append(Problem(NoteKind.DUPLICATE_CARD, player=player,
                                         other_player=seen_in[code], cards=(code,)))
@@ -163,7 +175,7 @@ def read_spreads(
     if knock is not None:
         confidences.insert(0, knock.up_card_confidence)
     return TableRead(
-        up_card=up_card,
+        up_card=detected_card(up_card) if up_card else None,
         spreads=spreads,
         problems=problems,
         confidence=min(confidences, default=1.0),

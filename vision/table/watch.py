@@ -169,8 +169,9 @@ def describe_event(event: Event) -> str:
     if isinstance(event, HandDealt):
         return f"knock card {event.up_card} ({event.confidence:.2f})"
     if isinstance(event, SpreadRead):
-        groups = " ".join("[" + " ".join(g) + "]" for g in event.groups)
-        return f"{event.player} spread {groups} loose {' '.join(event.loose) or '-'}".strip()
+        groups = " ".join("[" + " ".join(map(str, g)) + "]" for g in event.groups)
+        loose = " ".join(map(str, event.loose)) or "-"
+        return f"{event.player} spread {groups} loose {loose}".strip()
     if isinstance(event, TableRead):
         return (f"table read: knock card {event.up_card or '-'}, knocker "
                 f"{event.knocker or '-'}, {len(event.problems)} problem(s)")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Flask, current_app, send_from_directory
+from flask.json.provider import DefaultJSONProvider
 from flask_wtf.csrf import CSRFProtect
 from markupsafe import Markup
 from werkzeug.exceptions import NotFound
@@ -83,6 +84,7 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
     names no page (``webui.common.errors.answer_refusal``).
     """
     app = Flask(import_name, static_folder=None)
+    app.json = TypedJSONProvider(app)
     app.url_map.converters["int"] = BoundedInt
     _serve_static(app, [*([static_folder] if static_folder else []), KIT_STATIC])
     cfg = dict(config or {})
@@ -112,6 +114,18 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
     register_error_pages(app, error_template, refused_home)
     app.after_request(security_headers)
     return app
+
+
+class TypedJSONProvider(DefaultJSONProvider):
+    """JSON as both apps answer it: a typed value (the engine's results, a page model's parts)
+    is written by its own ``to_json()``, at the HTTP edge only."""
+
+    @staticmethod
+    def default(o: Any) -> Any:
+        to_json = getattr(o, "to_json", None)
+        if callable(to_json):
+            return to_json()
+        return DefaultJSONProvider.default(o)
 
 
 def _serve_static(app: Flask, folders: list[Path]) -> None:

@@ -1,7 +1,7 @@
 """A proposed hand result as a request sends it (a tablet's form or JSON, a director's
 correction in the hall), checked at the HTTP edge and made a ``Proposal`` for the store's
-commands: ``parse_proposal``. Cards are read by the rules engine (``engine.normalise_cards``);
-numbers and notes go through ``webui.common.validate``."""
+commands: ``parse_proposal``. Cards are read by the rules engine, here, once
+(``engine.request_cards``); numbers and notes go through ``webui.common.validate``."""
 
 from __future__ import annotations
 
@@ -54,10 +54,10 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
     if body.get("knocker") in (None, ""):
         raise Refusal("say who knocked: the score depends on it", code="no_knocker", status=400)
     knocker = _seat(body.get("knocker"))
-    cards: dict[str, list[str]] = {}
-    melds: dict[str, list[list[str]]] = {}
-    layout: dict[str, list[list[str]]] = {}
-    laid_off: dict[str, list[str]] = {}
+    cards: dict[str, list[engine.Card]] = {}
+    melds: dict[str, list[list[engine.Card]]] = {}
+    layout: dict[str, list[list[engine.Card]]] = {}
+    laid_off: dict[str, list[engine.Card]] = {}
     raw_cards = body.get("cards") or {}
     raw_melds = body.get("melds") or {}
     raw_layout = body.get("layout") or {}
@@ -71,11 +71,11 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
         loose = _card_list(raw_cards.get(p, []), f"cards of {p}")
         flat = [c for g in groups for c in g] + loose
         try:
-            cards[p] = engine.normalise_cards(flat)
-            melds[p] = [engine.normalise_cards(g) for g in groups]
-            laid = [engine.normalise_cards(g)
+            cards[p] = engine.request_cards(flat)
+            melds[p] = [engine.request_cards(g) for g in groups]
+            laid = [engine.request_cards(g)
                     for g in _groups(raw_layout.get(p, []), f"layout of {p}")]
-            off = engine.normalise_cards(_card_list(raw_laid_off.get(p, []),
+            off = engine.request_cards(_card_list(raw_laid_off.get(p, []),
                                                     f"cards laid off by {p}"))
         except engine.ScorerError as exc:
             raise Refusal(f"player {p}: {exc.message}", code=exc.code, status=400) from None
@@ -87,7 +87,7 @@ def parse_proposal(body: dict[str, Any]) -> Proposal:
         layout[p] = laid
     overlap = set(cards["A"]) & set(cards["B"])
     if overlap:
-        raise Refusal(f"{', '.join(sorted(overlap))} appears in both "
+        raise Refusal(f"{', '.join(sorted(c.code for c in overlap))} appears in both "
                       "hands", code="duplicate_card", status=400)
     improper = body.get("improper_accepted") not in (None, "", False, "0", "false")
     return Proposal(Kind.SCORE, knocker=knocker, cards=cards, improper_accepted=improper,

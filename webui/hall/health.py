@@ -142,7 +142,7 @@ def table_health(central: Store, summaries: list[Mapping[str, Any]],
                                    f"sync refused: {refusal.message}", REFUSED_TODO)
         elif synced_at is None or now - synced_at > stall_after:
             since = f"for {_ago(now - synced_at)}" if synced_at else "since it was linked"
-            still_open = not t["match"].get("complete") and tid not in settled
+            still_open = not t["match"].complete and tid not in settled
             if still_open or unsynced:
                 why = (f"{unsynced} event(s) at the table not in the event database" if unsynced
                        else "its match is still being played")

@@ -43,12 +43,44 @@ def match_status(state: TableState) -> engine.MatchStatus:
     return engine_sheet(state).match()
 
 
-def match_result(state: TableState) -> dict[str, Any]:
-    """``match_status`` as the director's pages and the hall's API show it, with the players'
-    names."""
-    match = match_status(state)
-    return {**match.to_json(), "names": dict(state.players),
-            "winner_name": state.players.get(match.winner) if match.winner else None}
+@dataclass(frozen=True)
+class MatchResult:
+    """A table's match as the director's pages read it: the engine's ``MatchStatus`` with the
+    players' ``names``; written as JSON (``to_json``) only at the HTTP edge."""
+
+    status: engine.MatchStatus
+    names: dict[str, str]
+
+    @property
+    def complete(self) -> bool:
+        return self.status.complete
+
+    @property
+    def games(self) -> int:
+        return self.status.games
+
+    @property
+    def games_won(self) -> dict[str, int]:
+        return self.status.games_won
+
+    @property
+    def winner(self) -> str | None:
+        return self.status.winner
+
+    @property
+    def winner_name(self) -> str | None:
+        return self.names.get(self.winner) if self.winner else None
+
+    def to_json(self) -> dict[str, Any]:
+        """As the hall's API has always written it."""
+        return {**self.status.to_json(), "names": dict(self.names),
+                "winner_name": self.winner_name}
+
+
+def match_result(state: TableState) -> MatchResult:
+    """``match_status`` with the players' names, for the director's pages and the hall's
+    API."""
+    return MatchResult(match_status(state), dict(state.players))
 
 
 def problems(state: TableState) -> list[str]:

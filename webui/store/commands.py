@@ -141,8 +141,8 @@ def _canonical(record: RecordedProposal) -> dict[str, Any]:
     note = result.note if isinstance(result, ManualResult) else None
     return {
         "kind": record.kind.value, "knocker": record.knocker,
-        "cards": {p: sorted(c) for p, c in record.cards.items()},
-        "melds": {p: sorted(sorted(g) for g in groups)
+        "cards": {p: sorted(engine.codes(c)) for p, c in record.cards.items()},
+        "melds": {p: sorted(sorted(engine.codes(g)) for g in groups)
                   for p, groups in (record.melds or {}).items() if groups},
         "improper_accepted": record.improper_accepted,
         "result": {} if result is None else {"winner": result.winner, "points": result.points,

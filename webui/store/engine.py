@@ -16,6 +16,7 @@ from scorer import (
     Outcome,
     ScorerError,
     Sheet,
+    codes,
     knock_limit_for,
     next_dealer,
     parse_card,
@@ -33,11 +34,11 @@ def other_player(player: str) -> str:
     return PLAYERS[1] if player == PLAYERS[0] else PLAYERS[0]
 
 __all__ = ["PLAYERS", "Card", "HandResult", "KnockCard", "MatchStatus", "Outcome", "ScorerError",
-           "Sheet", "SheetResult", "card_code", "card_json", "dealer_after",
-           "hand_winner", "knock_card_info", "match", "melding_cards", "normalise_cards",
-           "other_player", "parse_card", "plays_match", "preset_names", "rules_json",
+           "Sheet", "SheetResult", "card_code", "card_json", "codes", "dealer_after",
+           "hand_winner", "knock_card_info", "match", "melding_cards", "other_player",
+           "parse_card", "plays_match", "preset_names", "request_cards", "rules_json",
            "same_rules", "score", "sheet", "sheet_hand", "spread_sizes", "stored_card",
-           "team_hand"]
+           "stored_cards", "team_hand"]
 
 
 class SheetResult(Protocol):
@@ -99,20 +100,27 @@ def stored_card(code: str | None) -> Card | None:
     return None if code is None else parse_card(code)
 
 
-def card_json(code: str) -> dict[str, Any]:
-    """A card code with its pretty form, e.g. {"code": "TD", "pretty": "10♦", "red": true}."""
+def stored_cards(held: list[str]) -> list[Card]:
+    """Card codes the event log holds (written by ``codes``) as the engine's cards."""
+    return [parse_card(code) for code in held]
+
+
+def request_cards(given: list[str]) -> list[Card]:
+    """A request's card codes as the engine's cards (rejects malformed and duplicate cards
+    with ScorerError): the HTTP edge's one parse of a tablet's cards."""
+    return scorer.parse_cards(given)
+
+
+def card_json(code: str | Card) -> dict[str, Any]:
+    """A card (or a code the log holds) with its pretty form, e.g. {"code": "TD", "pretty":
+    "10♦", "red": true}."""
     card = parse_card(code)
     return {"code": card.code, "pretty": card.pretty(), "red": card.suit in "HD"}
 
 
-def normalise_cards(codes: list[str]) -> list[str]:
-    """Canonical codes of ``codes`` (rejects malformed and duplicate cards with ScorerError)."""
-    return [c.code for c in scorer.parse_cards(codes)]
-
-
-def melding_cards(cards: list[str], taken: list[str]) -> list[str]:
-    """The few cards that would meld with ``cards`` (never one of ``taken``), as codes."""
-    return [c.code for c in scorer.melding_cards(cards, taken)]
+def melding_cards(cards: list[Card], taken: list[Card]) -> list[Card]:
+    """The few cards that would meld with ``cards`` (never one of ``taken``)."""
+    return scorer.melding_cards(cards, taken)
 
 
 @dataclass(frozen=True)
@@ -139,7 +147,7 @@ class KnockCard:
         """As the API has always written it: limit, gin_only and the card's ``card_json``."""
         info: dict[str, Any] = {"limit": self.limit, "gin_only": self.gin_only}
         if self.card is not None:
-            info.update(card_json(self.card.code))
+            info.update(card_json(self.card))
         return info
 
 
@@ -153,23 +161,19 @@ def knock_card_info(spec: Any, up_card: Card | None) -> KnockCard:
     return KnockCard(limit, up_card)
 
 
-def score(spec: Any, *, up_card: Card | None, knocker: str, hands: dict[str, list[str]],
-          melds: dict[str, list[list[str]]] | None = None,
+def score(spec: Any, *, up_card: Card | None, knocker: str, hands: dict[str, list[Card]],
+          melds: dict[str, list[list[Card]]] | None = None,
           accept_improper_knock: bool = False,
-          layout: dict[str, list[list[str]]] | None = None,
-          laid_off: dict[str, list[str]] | None = None) -> HandResult:
+          layout: dict[str, list[list[Card]]] | None = None,
+          laid_off: dict[str, list[Card]] | None = None) -> HandResult:
     """Score one hand; returns the engine's result (raises ScorerError on bad input).
     ``melds``: declared (checked as laid); ``layout``: how the cards lie, and ``laid_off``:
     the cards seen laid off, preferences among arrangements that score the same."""
     rules = rules_from_spec(spec)
-    parsed_hands = {p: scorer.parse_cards(cards) for p, cards in hands.items()}
-    parsed_melds = None
-    if melds:
-        parsed_melds = {p: [scorer.parse_cards(group) for group in groups]
-                        for p, groups in melds.items() if groups}
+    declared = {p: groups for p, groups in (melds or {}).items() if groups}
     laid = {p: groups for p, groups in (layout or {}).items() if groups}
     result = score_hand(rules, up_card=up_card,
-                        knocker=knocker, hands=parsed_hands, melds=parsed_melds or None,
+                        knocker=knocker, hands=hands, melds=declared or None,
                         accept_improper_knock=accept_improper_knock, layout=laid or None,
                         laid_off={p: cs for p, cs in (laid_off or {}).items() if cs} or None)
     return result

@@ -17,6 +17,7 @@ from typing import Any
 
 from vision.table.notes import NoteKind, Problem, problems_from_json
 from webui.store import engine
+from webui.store.engine import Card, codes, stored_cards
 
 PLAYERS = engine.PLAYERS
 
@@ -68,8 +69,8 @@ class Doubt:
     """A card the detector was unsure of in a player's cards, and the card it may be."""
 
     player: str
-    card: str
-    alternative: str
+    card: Card
+    alternative: Card
 
 
 @dataclass(frozen=True)
@@ -78,14 +79,14 @@ class Missing:
     seen), offered as a one-tap answer to the camera's card-count question."""
 
     player: str
-    card: str
+    card: Card
 
     def to_json(self) -> dict[str, str]:
-        return {"player": self.player, "card": self.card}
+        return {"player": self.player, "card": self.card.code}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Missing:
-        return cls(str(data["player"]), str(data["card"]))
+        return cls(str(data["player"]), engine.parse_card(str(data["card"])))
 
 
 @dataclass(frozen=True)
@@ -123,10 +124,10 @@ class Proposal:
 
     kind: Kind
     knocker: str | None = None
-    cards: dict[str, list[str]] | None = None
-    melds: dict[str, list[list[str]]] | None = None
-    layout: dict[str, list[list[str]]] | None = None
-    laid_off: dict[str, list[str]] | None = None
+    cards: dict[str, list[Card]] | None = None
+    melds: dict[str, list[list[Card]]] | None = None
+    layout: dict[str, list[list[Card]]] | None = None
+    laid_off: dict[str, list[Card]] | None = None
     improper_accepted: bool = False
     #: a result entered by hand
     result: ManualResult | None = None
@@ -140,10 +141,11 @@ class Proposal:
     def doubts(self) -> tuple[Doubt, ...]:
         """The cards the camera doubted (its ``doubtful_card`` notes) that are still among
         the player's cards, each with a card it may be that is not on the table."""
-        cards = self.cards or {}
-        on_table = {c for hand in cards.values() for c in hand}
+        cards = {p: {c.code: c for c in hand} for p, hand in (self.cards or {}).items()}
+        on_table = {code for hand in cards.values() for code in hand}
         return tuple(
-            Doubt(p.player, p.card, p.alternative) for p in self.problems or ()
+            Doubt(p.player, cards[p.player][p.card], engine.parse_card(p.alternative))
+            for p in self.problems or ()
             if p.kind is NoteKind.DOUBTFUL_CARD and p.player is not None and p.card
             and p.alternative and p.card in cards.get(p.player, ())
             and p.alternative not in on_table)
@@ -156,15 +158,15 @@ class Proposal:
         if self.kind is Kind.MANUAL:
             return {"kind": "manual", "result": self.result.to_json() if self.result else {}}
         out: dict[str, Any] = {"kind": "score", "knocker": self.knocker,
-                               "cards": {p: list(c) for p, c in (self.cards or {}).items()}}
+                               "cards": {p: codes(c) for p, c in (self.cards or {}).items()}}
         if self.improper_accepted:
             out["improper_accepted"] = True
         if self.melds is not None:
-            out["melds"] = {p: [list(g) for g in gs] for p, gs in self.melds.items()}
+            out["melds"] = {p: [codes(g) for g in gs] for p, gs in self.melds.items()}
         if self.layout:
-            out["layout"] = {p: [list(g) for g in gs] for p, gs in self.layout.items()}
+            out["layout"] = {p: [codes(g) for g in gs] for p, gs in self.layout.items()}
         if self.laid_off:
-            out["laid_off"] = {p: list(cs) for p, cs in self.laid_off.items()}
+            out["laid_off"] = {p: codes(cs) for p, cs in self.laid_off.items()}
         return out
 
     def reading_json(self) -> dict[str, Any]:
@@ -187,12 +189,23 @@ class Proposal:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Proposal:
-        """A proposal as stored in an event (its engine result, if any, is left out)."""
+        """A proposal as stored in an event (its engine result, if any, is left out); the
+        log holds card codes, read back into the engine's cards here, once."""
         kind = Kind(data.get("kind", "score"))
         problems = data.get("problems")
+
+        def groups(key: str) -> dict[str, list[list[Card]]] | None:
+            held = data.get(key)
+            return None if held is None else {p: [stored_cards(g) for g in gs]
+                                              for p, gs in held.items()}
+
+        def hands(key: str) -> dict[str, list[Card]] | None:
+            held = data.get(key)
+            return None if held is None else {p: stored_cards(cs) for p, cs in held.items()}
+
         return cls(
-            kind=kind, knocker=data.get("knocker"), cards=data.get("cards"),
-            melds=data.get("melds"), layout=data.get("layout"), laid_off=data.get("laid_off"),
+            kind=kind, knocker=data.get("knocker"), cards=hands("cards"),
+            melds=groups("melds"), layout=groups("layout"), laid_off=hands("laid_off"),
             improper_accepted=bool(data.get("improper_accepted")),
             result=ManualResult.from_json(data.get("result") or {}) if kind is Kind.MANUAL
             else None,
@@ -209,8 +222,8 @@ class Proposal:
         "|", cards_X: the cards in no meld, layout_X: the groups seen on the table, laid_off_X:
         the cards seen laid off), with
         ``swap.card`` read as ``swap.alternative`` and ``add.card`` added to its player's."""
-        def read(code: str) -> str:
-            return swap.alternative if swap is not None and code == swap.card else code
+        def read(card: Card) -> str:
+            return (swap.alternative if swap is not None and card == swap.card else card).code
 
         out: dict[str, str] = {}
         cards, melds, layout = self.cards or {}, self.melds or {}, self.layout or {}
@@ -220,7 +233,7 @@ class Proposal:
             out[f"melds_{p}"] = " | ".join(" ".join(read(c) for c in g) for g in groups)
             loose = [read(c) for c in cards.get(p, []) if c not in melded]
             if add is not None and add.player == p:
-                loose.append(add.card)
+                loose.append(add.card.code)
             out[f"cards_{p}"] = " ".join(loose)
             if layout.get(p):
                 out[f"layout_{p}"] = " | ".join(" ".join(read(c) for c in g)

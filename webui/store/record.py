@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vision.table.notes import Problem
-from webui.store.engine import HandResult
+from webui.store.engine import Card, HandResult
 from webui.store.proposal import Answer, Doubt, Kind, ManualResult, Missing, Proposal, Swap
 
 
@@ -71,11 +71,11 @@ class RecordedProposal:
         return self.proposal.knocker
 
     @property
-    def cards(self) -> dict[str, list[str]]:
+    def cards(self) -> dict[str, list[Card]]:
         return self.proposal.cards or {}
 
     @property
-    def melds(self) -> dict[str, list[list[str]]] | None:
+    def melds(self) -> dict[str, list[list[Card]]] | None:
         return self.proposal.melds
 
     @property

@@ -15,7 +15,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from vision.inference.detection import detected_card
 from vision.table.events import Event, HandDealt, TableRead
 from webui.common.durable import write_atomically
 from webui.common.refusal import Refusal
@@ -60,9 +59,8 @@ class CameraClerk:
 
     def propose(self, read: TableRead) -> None:
         """A reading of both spreads as a ``Proposal`` (built here, the camera's one door into
-        the records). Its card codes are the detector's, parsed once where they entered vision
-        (``vision.inference.detection.card_code``, the engine's parser): taken as they are,
-        the knock card as the engine's ``Card`` it names (``detected_card``, a look-up)."""
+        the records). Its cards are the engine's ``Card``s the reader looked up once where the
+        spread was read (``vision.table.spreads.spread_read``): taken as they are."""
         spreads = read.spreads
         if set(spreads) != set(engine.PLAYERS):
             return
@@ -73,7 +71,7 @@ class CameraClerk:
         hands = read.hands()
         layout = {p: groups for p, groups in read.layout().items() if groups}
         laid_off = {p: list(s.layoffs) for p, s in spreads.items() if s.layoffs}
-        up_card = detected_card(read.up_card) if read.up_card else None
+        up_card = read.up_card
         problems = tuple(read.problems)
         proposal = Proposal(  # the layout only chooses among spreads that score the same
             Kind.SCORE, knocker=knocker, cards=hands, layout=layout or None,
@@ -121,12 +119,12 @@ class CameraClerk:
             log.exception("camera reading not recorded")
 
 
-def missing_cards(hands: dict[str, list[str]], knocker: str,
+def missing_cards(hands: dict[str, list[engine.Card]], knocker: str,
                   up_card: engine.Card | None) -> tuple[Missing, ...]:
     """For each player short of cards, the few cards that would meld with those seen (the
     engine's ``melding_cards``; never a card on the table or the knock card): one-tap answers
     to the card-count question."""
-    taken = [c for cards in hands.values() for c in cards] + ([up_card.code] if up_card else [])
+    taken = [c for cards in hands.values() for c in cards] + ([up_card] if up_card else [])
     out = []
     for player, cards in sorted(hands.items()):
         if not cards or len(cards) >= min(engine.spread_sizes(player == knocker)):

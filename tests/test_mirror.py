@@ -94,6 +94,7 @@ def test_a_layout_mirrored_twice_is_the_layout_and_its_flag_is_checked():
         replace(layout, image_size=None).mirrored_across()
 
 
+@pytest.mark.slow  # a training run / a whole demo replay: `make test`, not the fast lane
 def test_a_camera_that_mirrors_its_picture_reads_the_demo_hands_once_its_layout_says_so(
         detector, tmp_path):
     """The demo footage, every frame mirrored as a camera set to flip its picture gives it,

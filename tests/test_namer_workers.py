@@ -63,6 +63,7 @@ def test_workers_cut_batches_like_the_loop_each_from_its_own_seed(tmp_path):
     assert len({x.tobytes() for x, _ in batches}) == len(batches)
 
 
+@pytest.mark.slow  # a training run / a whole demo replay: `make test`, not the fast lane
 def test_a_run_with_workers_trains_keeps_snapshots_and_stops_its_workers(tmp_path):
     import onnxruntime as ort
 

@@ -13,7 +13,7 @@ import test_webui_browser
 from test_webui_browser import CHROMIUM, CHROMIUM_ARGS
 from webui_helpers import KNOCK_B, KNOCK_MELDS_A, pin_of
 
-from scorer import parse_card
+from scorer import codes, parse_card
 from webui.common.proposal_form import parse_proposal
 from webui.store import Actor, commands
 
@@ -177,7 +177,8 @@ def test_cards_are_corrected_with_the_picker_and_typing_still_works(served, size
         assert_fits(page, "after the correction")
         browser.close()
     proposal = store.state(TABLE).current_hand().proposal
-    assert proposal.melds["A"] == [["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
+    assert [codes(meld) for meld in proposal.melds["A"]] == [
+        ["2C", "3C", "4C"], ["7H", "7S", "7D"], ["9D", "TD", "JD"]]
 
 
 @contextlib.contextmanager

@@ -34,7 +34,8 @@ from webui.hall.sync import open_store, sync_once
 from webui.store import commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
-DOUBT = Problem(NoteKind.DOUBTFUL_CARD, player="A", cards=("7C",), alternative="7S")
+DOUBT = Problem(NoteKind.DOUBTFUL_CARD, player="A", cards=(parse_card("7C"),),
+                alternative=parse_card("7S"))
 PASSWORD = "director-pass-1"
 PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVQI"
                 "HWMAAQAABQABim28IAAAAABJRU5ErkJggg==")

@@ -203,6 +203,12 @@ def test_partnership_match_nets_both_boards_into_250_point_games(hall):
     assert [g["hands"] for g in p["games"]] == [[1, 2], [3, 4]]
     assert p["match"]["games_won"] == {"A": 0, "B": 2}
     assert p["match"]["complete"]  # 000 partnership rule 1: Aces stop after two losses
+    page = html.unescape(client.get("/").get_data(as_text=True))
+    assert "Games won: Aces 0, Kings 2 — series over, Kings ahead" in page
+    for g in p["games"]:
+        finals = g["finals"]
+        assert (f"Game {g['game']}: Aces {finals['A']}, Kings {finals['B']} (won by Kings)"
+                in page)
     standings = [s["name"] for s in event(client)["standings"]]
     assert "Ann" not in standings  # boards of a partnership are not singles matches
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scorer import parse_card
 from vision.inference.corner_crops import NAMER_CLASSES
 from vision.inference.detection import Detection
 from vision.inference.detector import ALTERNATIVE_SHARE, CardDetector
@@ -57,8 +58,8 @@ def test_the_table_reading_asks_to_check_a_doubtful_card():
     ]
     read = read_detections(detections)
     doubts = [p for p in read.problems if p.kind is NoteKind.DOUBTFUL_CARD]
-    assert doubts == [Problem(NoteKind.DOUBTFUL_CARD, player="table", cards=("7S",),
-                              alternative="7C")]
+    assert doubts == [Problem(NoteKind.DOUBTFUL_CARD, player="table", cards=(parse_card("7S"),),
+                              alternative=parse_card("7C"))]
     assert {c.card: c.alternative for c in read.cards} == {"7S": "7C", "5H": None}
 
 

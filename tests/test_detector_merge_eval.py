@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from scorer import parse_card
 from vision.inference.detection import Detection
 from vision.table.grouping import cards_from_detections, seen_twice
 from vision.table.notes import NoteKind, Problem
@@ -28,7 +29,7 @@ def test_same_card_far_apart_is_reported_as_seen_twice():
     cards, problems = cards_from_detections([corner("7D", 10, 10), corner("7D", 1500, 900)])
     assert len(cards) == 2
     assert seen_twice(cards) == ["7D"]
-    assert problems == [Problem(NoteKind.DUPLICATE_CARD, cards=("7D",), count=2)]
+    assert problems == [Problem(NoteKind.DUPLICATE_CARD, cards=(parse_card("7D"),), count=2)]
 
 
 def test_different_cards_side_by_side_stay_apart():

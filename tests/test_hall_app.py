@@ -34,7 +34,8 @@ from webui.hall.sync import open_store, sync_once
 from webui.store import commands
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
-DOUBT = Problem(NoteKind.DOUBTFUL_CARD, player="A", cards=("7C",), alternative="7S")
+DOUBT = Problem(NoteKind.DOUBTFUL_CARD, player="A", cards=(parse_card("7C"),),
+                alternative=parse_card("7S"))
 PASSWORD = "director-pass-1"
 PNG_DATA_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVQI"
                 "HWMAAQAABQABim28IAAAAABJRU5ErkJggg==")
@@ -202,6 +203,12 @@ def test_partnership_match_nets_both_boards_into_250_point_games(hall):
     assert [g["hands"] for g in p["games"]] == [[1, 2], [3, 4]]
     assert p["match"]["games_won"] == {"A": 0, "B": 2}
     assert p["match"]["complete"]  # 000 partnership rule 1: Aces stop after two losses
+    page = html.unescape(client.get("/").get_data(as_text=True))
+    assert "Games won: Aces 0, Kings 2 — series over, Kings ahead" in page
+    for g in p["games"]:
+        finals = g["finals"]
+        assert (f"Game {g['game']}: Aces {finals['A']}, Kings {finals['B']} (won by Kings)"
+                in page)
     standings = [s["name"] for s in event(client)["standings"]]
     assert "Ann" not in standings  # boards of a partnership are not singles matches
 

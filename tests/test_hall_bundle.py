@@ -74,3 +74,22 @@ def test_the_bundle_builds_in_the_background_incrementally_while_pages_answer(ha
     for g in (1, 2, 3):
         pdf = zf.read(f"table-{table:03d}-table-1/game-{g}.pdf")
         assert verify_pdf(pdf, app.extensions["gintray"].identity).ok
+
+
+def test_the_bundle_manifest_holds_the_partnerships_as_the_event_api_writes_them(hall):
+    """The page model holds the engine's match and games; the bundle's manifest (a JSON file
+    written by another process) writes them as the API does."""
+    app, client, store = hall
+    b1 = new_table(store, "Board 1", "Ann", "Cy", rules="partnership")
+    b2 = new_table(store, "Board 2", "Bob", "Di", rules="partnership")
+    client.post("/partnerships", data={"team_A": "Aces", "members_A": "Ann, Bob",
+                                       "team_B": "Kings", "members_B": "Cy, Di",
+                                       "board_1": b1, "board_2": b2, "csrf_token": client.csrf})
+    for _ in range(2):
+        play_hand(store, b1, "B", gin=True)
+        play_hand(store, b2, "B", gin=True)
+    (api,) = client.get("/api/event").get_json()["partnerships"]
+    assert api["games"][0]["complete"] and api["match"]["games_won"] == {"A": 0, "B": 1}
+    zf = zipfile.ZipFile(io.BytesIO(fetch_bundle(app, client).data))
+    (stored,) = json.loads(zf.read("manifest.json"))["partnerships"]
+    assert stored == api

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from reader_helpers import fan, labelled_cards, laid_card, real_detections, real_stems, stack
 
+from scorer import parse_card
 from vision.inference.detection import Detection, Detections, face_card_code
 from vision.table.grouping import cards_from_detections, group_cards
 from vision.table.notes import NoteKind, Problem
@@ -59,7 +60,7 @@ def test_two_corners_of_one_card_are_one_card_and_far_copies_are_reported():
     cards, problems = cards_from_detections(dets)
     assert [c.card for c in cards] == ["7D", "7D"]
     assert len(cards[0].boxes) == 2
-    assert problems == [Problem(NoteKind.DUPLICATE_CARD, cards=("7D",), count=2)]
+    assert problems == [Problem(NoteKind.DUPLICATE_CARD, cards=(parse_card("7D"),), count=2)]
 
 
 def test_one_corner_found_twice_under_two_names_is_one_card_with_a_swap():

@@ -101,8 +101,8 @@ def test_a_misread_meld_card_is_fixed_and_confirmed_in_three_taps(served):
     misread = list(KNOCK_A)  # 7S among them: the camera's reading
     true_a = [c if c != "7S" else "7C" for c in KNOCK_A]
     camera_reads(served[0].extensions["gintray"].store, "9H", None, misread, MELDS_A,
-                 doubts=(Problem(NoteKind.DOUBTFUL_CARD, player="A", cards=("7S",),
-                                 alternative="7C"),))
+                 doubts=(Problem(NoteKind.DOUBTFUL_CARD, player="A", cards=(parse_card("7S"),),
+                                 alternative=parse_card("7C")),))
 
     def fix(ann, ben, taps):
         taps.tap(ann, ".doubts button.swap")

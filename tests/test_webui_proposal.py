@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scorer import Outcome, parse_card
-from vision.table.notes import NoteKind, Problem
+from scorer import Card, Outcome, parse_card, parse_cards
+from vision.table.notes import NoteKind, Problem, problems_from_json
 from webui.common.proposal_form import parse_proposal
 from webui.store.proposal import (
     Doubt,
@@ -66,8 +66,9 @@ def test_the_one_tap_swap_is_computed_not_spliced_in_a_template():
 def test_the_doubts_are_the_cameras_doubtful_card_notes_still_in_the_hand():
     """One fact, one channel: the cards to swap are read from the notes, and a doubt whose
     card was corrected away, or whose alternative is already on the table, offers nothing."""
-    doubt = Problem(NoteKind.DOUBTFUL_CARD, player="B", cards=("8D",), alternative="8H")
-    other = Problem(NoteKind.UNCERTAIN_CARD, player="A", cards=("5S",), share=0.4)
+    doubt = Problem(NoteKind.DOUBTFUL_CARD, player="B", cards=(parse_card("8D"),),
+                    alternative=parse_card("8H"))
+    other = Problem(NoteKind.UNCERTAIN_CARD, player="A", cards=(parse_card("5S"),), share=0.4)
     proposal = Proposal.from_json({**CAMERA_JSON, "problems": [doubt.to_json(),
                                                                other.to_json()]})
     assert proposal.problems == (doubt, other)
@@ -76,6 +77,36 @@ def test_the_doubts_are_the_cameras_doubtful_card_notes_still_in_the_hand():
     assert Proposal.from_json(on_table).doubts == ()
     corrected = {**CAMERA_JSON, "cards": {"A": ["2C", "3C", "4C", "5S"], "B": ["8C", "9S"]}}
     assert Proposal.from_json(corrected).doubts == ()
+
+
+def test_a_doubt_carries_the_readers_cards_to_the_proposal_and_codes_only_to_the_log():
+    """The reader names a doubtful card as the engine's ``Card`` where it knows the fact; the
+    proposal's doubt is that very card (no code read back in between), and only the stored
+    JSON holds codes, read back into equal cards."""
+    from vision.inference.detection import Detection
+    from vision.table.reader import read_detections
+
+    read = read_detections([Detection("7S", (10, 10, 30, 60), 0.8, alternative="7C"),
+                            Detection("8S", (40, 10, 60, 60), 0.9)])
+    (note,) = [p for p in read.problems if p.kind is NoteKind.DOUBTFUL_CARD]
+    assert isinstance(note.card, Card) and isinstance(note.alternative, Card)
+    proposal = Proposal(Kind.SCORE, knocker="table",
+                        cards={"table": parse_cards(["7S", "8S"])}, problems=(note,))
+    (doubt,) = proposal.doubts
+    assert doubt.card is note.card and doubt.alternative is note.alternative
+    stored = proposal.to_json()["problems"]
+    assert stored == [{"kind": "doubtful_card", "player": "table", "cards": ["7S"],
+                       "alternative": "7C"}]
+    assert Proposal.from_json(proposal.to_json()).doubts == (doubt,)
+
+
+def test_a_stored_note_naming_no_card_is_refused_clearly_and_the_others_kept():
+    bad = {"kind": "doubtful_card", "player": "B", "cards": ["8D"], "alternative": "8Z"}
+    with pytest.raises(ValueError, match="names no card"):
+        Problem.from_json(bad)
+    kept = {"kind": "uncertain_card", "player": "A", "cards": ["5S"], "share": 0.4}
+    assert problems_from_json([bad, kept]) == (
+        Problem(NoteKind.UNCERTAIN_CARD, player="A", cards=(parse_card("5S"),), share=0.4),)
 
 
 def test_an_old_database_with_notes_as_text_still_offers_the_swap():

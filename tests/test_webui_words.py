@@ -18,10 +18,11 @@ RAW = re.compile(r'\{["\']|_card[:_]|wrong_card_count|doubtful_card|\(player [AB
 
 CAMERA_NOTES = [
     Problem(NoteKind.WRONG_CARD_COUNT, player="B", count=9, expected=(10,)),
-    Problem(NoteKind.DOUBTFUL_CARD, player="B", cards=("7S",), alternative="7C"),
-    Problem(NoteKind.UNCERTAIN_CARD, player="B", cards=("4H",), share=0.4),
-    Problem(NoteKind.DUPLICATE_CARD, player="B", other_player="A", cards=("QD",)),
-    Problem(NoteKind.LAYOFF_NOT_ON_MELD, player="A", cards=("8D",)),
+    Problem(NoteKind.DOUBTFUL_CARD, player="B", cards=(parse_card("7S"),),
+            alternative=parse_card("7C")),
+    Problem(NoteKind.UNCERTAIN_CARD, player="B", cards=(parse_card("4H"),), share=0.4),
+    Problem(NoteKind.DUPLICATE_CARD, player="B", other_player="A", cards=(parse_card("QD"),)),
+    Problem(NoteKind.LAYOFF_NOT_ON_MELD, player="A", cards=(parse_card("8D"),)),
     Problem(NoteKind.UP_CARD_UNKNOWN),
 ]
 # the same notes as readers wrote them before notes were typed (kept in old databases)

@@ -28,7 +28,7 @@ import numpy as np
 
 from scorer import ScorerError, arrange, is_meld, parse_cards
 from vision.inference.corner_pairing import PAIR_REACH, SAME_CARD_REACH, index_unit
-from vision.inference.detection import Detection, Detections
+from vision.inference.detection import Detection, Detections, detected_card
 from vision.table.notes import NoteKind, Problem
 
 # Geometry, in units of the typical corner index size u = sqrt(width * height) of its box.
@@ -114,8 +114,10 @@ def cards_from_detections(
     cards = one_name_a_card(cards, support, unit)
     for code, count in Counter(c.card for c in cards).items():
         if count > 1:
-            problems.append(Problem(NoteKind.DUPLICATE_CARD, cards=(code,), count=count))
-    return sorted(cards, key=lambda c: c.card), sorted(problems, key=lambda p: p.cards)
+            problems.append(Problem(NoteKind.DUPLICATE_CARD, cards=(detected_card(code),),
+                                    count=count))
+    return (sorted(cards, key=lambda c: c.card),
+            sorted(problems, key=lambda p: [c.code for c in p.cards]))
 
 
 def _named_alike(a: SeenCard, b: SeenCard) -> bool:

@@ -1,8 +1,9 @@
 """The table reader's notes for people to look at, as types: a ``Problem`` with a ``NoteKind``.
 
 The reader makes each note where it knows the fact (a card seen twice, a card it doubts, a
-spread of the wrong size...) and the web app stores it as JSON (``to_json``/``from_json``) and
-words it for players (``webui.common.words.problem_sentence``): nobody parses text back. Notes
+spread of the wrong size...), naming cards as the rules engine's ``Card``; the web app stores it
+as JSON (``to_json``/``from_json``: card codes, read back once when the log is read) and words it
+for players (``webui.common.words.problem_sentence``): nobody parses text back. Notes
 written as text by readers before this type existed are read once by ``Problem.from_json``
 (see ``_from_old_text``), so old databases still show them.
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from scorer import ScorerError, parse_card
+from scorer import Card, ScorerError, parse_card
 
 
 class NoteKind(StrEnum):
@@ -44,24 +45,24 @@ class Problem:
 
     kind: NoteKind
     player: str | None = None
-    cards: tuple[str, ...] = ()
+    cards: tuple[Card, ...] = ()
     other_player: str | None = None
     count: int | None = None
     expected: tuple[int, ...] = ()
     share: float | None = None
-    alternative: str | None = None
+    alternative: Card | None = None
     text: str = ""
 
     @property
-    def card(self) -> str | None:
+    def card(self) -> Card | None:
         """The card the note is about (its first)."""
         return self.cards[0] if self.cards else None
 
     def __str__(self) -> str:
         """A compact form for logs and the developers' CLI (players read ``webui.common.words``)."""
-        parts = [self.kind.value, *self.cards]
+        parts = [self.kind.value, *(c.code for c in self.cards)]
         if self.alternative:
-            parts.append(f"-> {self.alternative}")
+            parts.append(f"-> {self.alternative.code}")
         if self.count is not None:
             parts.append(f"count {self.count}")
         if self.expected:
@@ -81,7 +82,7 @@ class Problem:
         if self.player is not None:
             out["player"] = self.player
         if self.cards:
-            out["cards"] = list(self.cards)
+            out["cards"] = [c.code for c in self.cards]
         if self.other_player is not None:
             out["other_player"] = self.other_player
         if self.count is not None:
@@ -91,15 +92,16 @@ class Problem:
         if self.share is not None:
             out["share"] = round(self.share, 3)
         if self.alternative is not None:
-            out["alternative"] = self.alternative
+            out["alternative"] = self.alternative.code
         if self.text:
             out["text"] = self.text
         return out
 
     @classmethod
     def from_json(cls, data: Any) -> Problem:
-        """A stored note: the JSON of ``to_json``, or an old note's text. Raises ``ValueError``
-        for anything else."""
+        """A stored note: the JSON of ``to_json``, or an old note's text; its card codes are
+        read into the engine's cards here, once. Raises ``ValueError`` for anything else (a
+        code that is no card included)."""
         if isinstance(data, str):
             return _from_old_text(data)
         if not isinstance(data, dict):
@@ -115,13 +117,23 @@ class Problem:
 
         share = data.get("share")
         count = data.get("count")
+        alternative = data.get("alternative")
         return cls(kind=kind, player=text("player"),
-                   cards=tuple(str(c) for c in data.get("cards") or ()),
+                   cards=tuple(_stored_card(c) for c in data.get("cards") or ()),
                    other_player=text("other_player"),
                    count=None if count is None else int(count),
                    expected=tuple(int(n) for n in data.get("expected") or ()),
                    share=None if share is None else float(share),
-                   alternative=text("alternative"), text=str(data.get("text") or ""))
+                   alternative=None if alternative is None else _stored_card(alternative),
+                   text=str(data.get("text") or ""))
+
+
+def _stored_card(code: Any) -> Card:
+    """A card code as the log holds it, as the engine's card (ValueError if it is none)."""
+    try:
+        return parse_card(str(code))
+    except ScorerError as error:
+        raise ValueError(f"a reader note names no card: {code!r}") from error
 
 
 def problems_from_json(data: Any) -> tuple[Problem, ...]:
@@ -146,11 +158,11 @@ _OLD_APART = re.compile(r"apart from (\w+)'s melds")
 _OLD_TOKEN = re.compile(r"\b[0-9A-Z]{2,3}\b")
 
 
-def _old_cards(text: str) -> tuple[str, ...]:
+def _old_cards(text: str) -> tuple[Card, ...]:
     out = []
     for token in _OLD_TOKEN.findall(text):
         try:
-            out.append(parse_card(token).code)
+            out.append(parse_card(token))
         except ScorerError:
             continue
     return tuple(out)

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.inference.detection import Detection, Detections
+from vision.inference.detection import Detection, Detections, detected_card
 from vision.inference.mirror import MirrorSetting, read_oriented
 from vision.table.camera import Camera, Frame
 from vision.table.confirm import ReadBudget
@@ -69,7 +69,8 @@ def read_detections(
             up_card = slot[0].card
         elif len(slot) > 1:
             problems.append(Problem(NoteKind.UP_CARD_UNCLEAR,
-                                    cards=tuple(c.card for c in slot), count=len(slot)))
+                                    cards=tuple(detected_card(c.card) for c in slot),
+                                    count=len(slot)))
     return read_spreads(regions, problems=problems, up_card=up_card, unit=unit, cards=cards)
 
 

@@ -69,8 +69,8 @@ def _card_count_problem(player: str, count: int, allowed: tuple[int, ...]) -> Pr
 
 def _doubts(player: str, cards: Iterable[SeenCard]) -> list[Problem]:
     """A note for each card the detector was unsure of, with the card it may be instead."""
-    return [Problem(NoteKind.DOUBTFUL_CARD, player=player, cards=(c.card,),
-                    alternative=c.alternative) for c in cards if c.alternative]
+    return [Problem(NoteKind.DOUBTFUL_CARD, player=player, cards=(detected_card(c.card),),
+                    alternative=detected_card(c.alternative)) for c in cards if c.alternative]
 
 
 def spread_read(player: str, grouping: Grouping, confidence: float,
@@ -102,14 +102,15 @@ def _layoffs(cards: Sequence[SeenCard], own: frozenset[str], knocker: str,
         loose_layoffs = [c for c in layoffs if c.card in codes]
         if loose_layoffs and not codes & own:
             problems.append(Problem(NoteKind.LAYOFF_NOT_ON_MELD, player=knocker,
-                                    cards=tuple(c.card for c in loose_layoffs)))
+                                    cards=tuple(detected_card(c.card) for c in loose_layoffs)))
     return [c for c in cards if c.card in own], layoffs, problems
 
 
 def _vote_problems(player: str, vote: VoteResult) -> list[Problem]:
-    return ([Problem(NoteKind.DUPLICATE_CARD, player=player, cards=(code,))
+    return ([Problem(NoteKind.DUPLICATE_CARD, player=player, cards=(detected_card(code),))
              for code in vote.duplicates]
-            + [Problem(NoteKind.UNCERTAIN_CARD, player=player, cards=(code,), share=share)
+            + [Problem(NoteKind.UNCERTAIN_CARD, player=player, cards=(detected_card(code),),
+                       share=share)
                for code, share in vote.uncertain.items()])
 
 
@@ -147,7 +148,7 @@ def read_spreads(
                                                  knock.knocker, unit)
             problems += apart
     spreads: dict[str, SpreadRead] = {}
-    seen_in: dict[str, str] = {}
+    seen_in: dict[Card, str] = {}
     for player, area in areas.items():
         knocker = knock is not None and player == knock.knocker
         confidence = (votes[player].confidence if votes is not None
@@ -162,11 +163,11 @@ def read_spreads(
             problems += _vote_problems(player, votes[player])
         if knock is None:
             continue
-        for code in (card.code for card in spread.cards):
-            if code in seen_in and seen_in[code] != player:
+        for card in spread.cards:
+            if card in seen_in and seen_in[card] != player:
                 problems.append(Problem(NoteKind.DUPLICATE_CARD, player=player,
-                                        other_player=seen_in[code], cards=(code,)))
-            seen_in[code] = player
+                                        other_player=seen_in[card], cards=(card,)))
+            seen_in[card] = player
         count = _card_count_problem(player, len(spread.cards),
                                     spread_sizes(knocker))
         if count:

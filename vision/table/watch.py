@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.inference.detection import detected_card
 from vision.inference.mirror import unmirror
 from vision.inference.tiling import configured
 from vision.table.camera import Camera, Frame
@@ -133,10 +134,11 @@ def live_read(reader: LiveReader, read: FrameRead) -> LiveRead:
     still picture found (`FrameRead.doubts`: never a card)."""
     cards, problems = cards_from_detections(read.detections,
                                             getattr(reader, "min_confidence", 0.0))
-    doubts = [Problem(NoteKind.DOUBTFUL_CARD, cards=(c.card,), alternative=c.alternative)
-              for c in cards if c.alternative]
+    doubts = [Problem(NoteKind.DOUBTFUL_CARD, cards=(detected_card(c.card),),
+                      alternative=detected_card(c.alternative)) for c in cards if c.alternative]
     minority, _ = cards_from_detections(read.doubts, 0.0)
-    doubts += [Problem(NoteKind.UNCERTAIN_CARD, cards=(c.card,)) for c in minority]
+    doubts += [Problem(NoteKind.UNCERTAIN_CARD, cards=(detected_card(c.card),))
+               for c in minority]
     return LiveRead(tuple(sorted(c.card for c in cards)), tuple(doubts + problems))
 
 

@@ -116,16 +116,26 @@ def kit_app(import_name: str, config: dict[str, Any] | None, *, data_dir: str,
     return app
 
 
+def typed_json(o: Any) -> Any:
+    """A typed value (the engine's results, a page model's parts) as JSON, by its own
+    ``to_json()``: the ``default`` of every JSON edge (``TypedJSONProvider``, the hall's
+    bundle files); TypeError for a value that has none."""
+    to_json = getattr(o, "to_json", None)
+    if callable(to_json):
+        return to_json()
+    raise TypeError(f"{type(o).__name__} is not JSON serialisable")
+
+
 class TypedJSONProvider(DefaultJSONProvider):
-    """JSON as both apps answer it: a typed value (the engine's results, a page model's parts)
-    is written by its own ``to_json()``, at the HTTP edge only."""
+    """JSON as both apps answer it: a typed value is written by ``typed_json``, at the HTTP
+    edge only (Flask's own conversions for the rest)."""
 
     @staticmethod
     def default(o: Any) -> Any:
-        to_json = getattr(o, "to_json", None)
-        if callable(to_json):
-            return to_json()
-        return DefaultJSONProvider.default(o)
+        try:
+            return typed_json(o)
+        except TypeError:
+            return DefaultJSONProvider.default(o)
 
 
 def _serve_static(app: Flask, folders: list[Path]) -> None:

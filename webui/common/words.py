@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 from vision.table.notes import NoteKind, Problem, problems_from_json
 from webui.store import engine
-from webui.store.engine import HandResult, Outcome
+from webui.store.engine import Card, HandResult, Outcome
 from webui.store.event_kind import EventKind, taken_back
 from webui.store.proposal import Kind, ManualResult
 from webui.store.record import RecordedProposal, answers, swaps
@@ -28,8 +28,8 @@ def card_words(code: str) -> str:
         return code
 
 
-def _cards_words(cards: Iterable[str]) -> str:
-    return " ".join(card_words(c) for c in cards)
+def _cards_words(cards: Iterable[Card]) -> str:
+    return " ".join(c.pretty() for c in cards)
 
 
 def _expected_words(expected: Sequence[int]) -> str:
@@ -42,7 +42,7 @@ def problem_sentence(problem: Problem, players: dict[str, str]) -> str:
     missed a card." """
     kind = problem.kind
     who = players.get(problem.player or "", problem.player or "")
-    card = card_words(problem.card) if problem.card else "a card"
+    card = problem.card.pretty() if problem.card else "a card"
     if kind is NoteKind.WRONG_CARD_COUNT and problem.count is not None and problem.expected:
         count, expected = problem.count, _expected_words(problem.expected)
         if count < min(problem.expected):
@@ -53,7 +53,7 @@ def problem_sentence(problem: Problem, players: dict[str, str]) -> str:
     if kind is NoteKind.DOUBTFUL_CARD and problem.alternative:
         whose = f" in {who}'s cards" if who else ""
         return (f"The camera is unsure of {card}{whose}: it may be "
-                f"{card_words(problem.alternative)}.")
+                f"{problem.alternative.pretty()}.")
     if kind is NoteKind.UNCERTAIN_CARD and problem.share is not None:
         return (f"The camera saw {card} in {who}'s cards only now and then "
                 f"({problem.share:.0%} of the time): check it is there.")

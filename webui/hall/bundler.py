@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from webui.common.app import typed_json
 from webui.common.durable import write_atomically
 from webui.store import Store
 from webui.store.state import sheet_hash
@@ -76,7 +77,8 @@ def signed_set(store: Store) -> tuple[str, ...]:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    write_atomically(path, json.dumps(data))
+    """``data`` as a JSON file; typed values (the engine's match, games) by their ``to_json``."""
+    write_atomically(path, json.dumps(data, default=typed_json))
 
 
 class Bundler:

@@ -58,7 +58,9 @@ def board_results(store: Store, table_id: int) -> list[dict[str, Any]]:
 
 def partnership_view(store: Store, match: Partnership) -> dict[str, Any]:
     """The team score sheet of a partnership match: each team hand with its two boards, the
-    engine's games to 250 and its series result, and which teams reached the finals."""
+    engine's games to 250 (``scorer.Game``) and its series result (``scorer.MatchStatus``),
+    held as the engine's types and written by their ``to_json`` at the JSON edges (the API's
+    jsonify, the bundle's manifest), and which teams reached the finals."""
     names = {seat: match.teams[seat]["name"] for seat in PLAYERS}
     boards = [board_results(store, t) for t in match.boards]
     count = min(len(b) for b in boards)
@@ -70,7 +72,6 @@ def partnership_view(store: Store, match: Partnership) -> dict[str, Any]:
     series = status.series or {}
     return {"id": match.id, "name": match.name, "teams": match.teams, "names": names,
             "boards": match.boards, "board_hands": [len(b) for b in boards],
-            "hands": hands, "games": [g.to_json() for g in sheet.games],
-            "match": status.to_json(),
+            "hands": hands, "games": sheet.games, "match": status,
             "winner_name": names.get(status.winner) if status.winner else None,
             "finalists": [names[s] for s in PLAYERS if s in series and series[s].finalist]}

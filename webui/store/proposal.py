@@ -141,14 +141,13 @@ class Proposal:
     def doubts(self) -> tuple[Doubt, ...]:
         """The cards the camera doubted (its ``doubtful_card`` notes) that are still among
         the player's cards, each with a card it may be that is not on the table."""
-        cards = {p: {c.code: c for c in hand} for p, hand in (self.cards or {}).items()}
-        on_table = {code for hand in cards.values() for code in hand}
+        hands = self.cards or {}
+        on_table = {card for hand in hands.values() for card in hand}
         return tuple(
-            Doubt(p.player, cards[p.player][p.card], engine.parse_card(p.alternative))
-            for p in self.problems or ()
-            if p.kind is NoteKind.DOUBTFUL_CARD and p.player is not None and p.card
-            and p.alternative and p.card in cards.get(p.player, ())
-            and p.alternative not in on_table)
+            Doubt(p.player, p.card, p.alternative) for p in self.problems or ()
+            if p.kind is NoteKind.DOUBTFUL_CARD and p.player is not None
+            and p.card is not None and p.alternative is not None
+            and p.card in hands.get(p.player, ()) and p.alternative not in on_table)
 
     # JSON ----------------------------------------------------------------------------------
     def core_json(self) -> dict[str, Any]:

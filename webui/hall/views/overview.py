@@ -61,7 +61,8 @@ def tables_json() -> dict[str, Any]:
 
 
 def tournament_json() -> dict[str, Any]:
-    """Everything on the director's page, as JSON."""
+    """Everything on the director's page: plain values and the engine's types (a partnership's
+    match and games), which the JSON edges write by their ``to_json``."""
     part = tables_json()
     tables = part["tables"]
     teams = partnerships()

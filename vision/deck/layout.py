@@ -1,4 +1,4 @@
-"""The corners to teach from photos of the laid-out deck (issue 37, items 1 and 4).
+"""The corners to teach from photos of the laid-out deck.
 
 The director lays the 52 cards face up in the set order (`LAYOUT_ROWS` x `LAYOUT_COLUMNS`:
 clubs, diamonds, hearts, spades from top to bottom, ace to king from left to right, the table

@@ -1,4 +1,4 @@
-"""The printable sheet of the set order a deck is laid out in for teaching (issue 37, item 1):
+"""The printable sheet of the set order a deck is laid out in for teaching:
 an A4 landscape SVG, four rows of 13 places, each naming its card. The table app serves the same
 sheet (`webui/table/static/deck-order.svg`, kept equal to `order_sheet_svg()` by a test)."""
 

@@ -1,4 +1,4 @@
-"""Teaching a table its deck from its own camera (issue 37, item 1): the director lays the deck
+"""Teaching a table its deck from its own camera: the director lays the deck
 out in the set order under the table's camera (`vision.deck.layout`), the app finds every card
 in the camera's latest picture and names it by its place, the director fixes a misplaced card,
 and the deck profile is fitted (`vision.deck.teach`) and saved next to the table's layout

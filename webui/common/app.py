@@ -17,7 +17,7 @@ import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from flask import Blueprint, Flask, current_app, send_from_directory
 from flask.json.provider import DefaultJSONProvider
@@ -54,9 +54,14 @@ class AppParts:
     identity: SigningIdentity
 
 
-def app_parts(app: Flask | None = None) -> AppParts:
-    """The parts of ``app``, by default of the app answering the current request."""
-    parts: AppParts = (current_app if app is None else app).extensions[PARTS]
+P = TypeVar("P", bound=AppParts)
+
+
+def app_parts(app: Flask | None = None, kind: type[P] = AppParts) -> P:  # type: ignore[assignment]
+    """The parts of ``app``, by default of the app answering the current request; ``kind``
+    names the app's own parts class (an app of another kind is a programming error)."""
+    parts = (current_app if app is None else app).extensions[PARTS]
+    assert isinstance(parts, kind), f"not an app with {kind.__name__}"
     return parts
 
 

@@ -22,6 +22,4 @@ class HallParts(AppParts):
 
 def hall_parts(app: Flask | None = None) -> HallParts:
     """The hall's parts, by default of the app answering the current request."""
-    parts = app_parts(app)
-    assert isinstance(parts, HallParts), "not the hall"
-    return parts
+    return app_parts(app, HallParts)

@@ -29,6 +29,4 @@ class TableParts(AppParts):
 
 def table_parts(app: Flask | None = None) -> TableParts:
     """The table app's parts, by default of the app answering the current request."""
-    parts = app_parts(app)
-    assert isinstance(parts, TableParts), "not the table app"
-    return parts
+    return app_parts(app, TableParts)

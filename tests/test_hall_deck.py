@@ -25,8 +25,7 @@ from webui.hall import create_hall_app, decks
 from webui.hall.audit import AuditAction, entries
 from webui.hall.sync import open_store, sync_once
 from webui.store import Actor
-from webui.table.camera_feed import table_deck_file
-from webui.table.deck_choice import EventDeckFollower, deck_for
+from webui.table.deck_choice import EventDeckFollower, deck_for, table_deck_file
 
 pg_server, pg_url = hall_helpers.pg_server, hall_helpers.pg_url  # fixtures
 

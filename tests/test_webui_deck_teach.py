@@ -20,7 +20,7 @@ from vision.inference.deck import load_profile
 from vision.inference.detector import load_detector
 from vision.training.synth.laid_out import laid_out_picture
 from webui.common.event_deck import taught_deck
-from webui.table.camera_feed import deck_for, table_deck_file
+from webui.table.deck_choice import deck_for, table_deck_file
 
 LOOK = "/director/tables/1/calibrate/deck/look"
 SAVE = "/director/tables/1/calibrate/deck"

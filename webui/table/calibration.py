@@ -49,7 +49,7 @@ def page(table_id: int) -> Any:
     if path is not None and path.is_file():
         current = path.read_text(encoding="utf-8")
     feed = _feed(table_id)
-    from webui.table.camera_feed import table_deck_file
+    from webui.table.deck_choice import table_deck_file
 
     deck = table_deck_file(Path(current_app.config["DATA_DIR"]), table_id)
     ctx.update(current_layout=current, has_frame=feed is not None and
@@ -195,7 +195,7 @@ def deck_look(table_id: int) -> Any:
 def deck_save(table_id: int) -> Any:
     """Teach the deck from the picture taken, its cards named as ``{"names": {place: card}}``,
     save the profile next to the table's layout and restart the camera with it."""
-    from webui.table.camera_feed import table_deck_file
+    from webui.table.deck_choice import table_deck_file
     from webui.table.deck_teaching import TeachingError
 
     body = json_body(request.get_data(cache=True)) if request.is_json else None

@@ -33,7 +33,7 @@ from vision.table.reader import Onlooker, TableReader
 from vision.table.speed import measure_table_speed
 from webui.store import Store
 from webui.table.camera_clerk import CameraClerk
-from webui.table.deck_choice import deck_for, deck_line, table_deck_file  # noqa: F401
+from webui.table.deck_choice import deck_for, deck_line
 from webui.table.live import Lease
 from webui.table.parts import table_parts
 

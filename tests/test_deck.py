@@ -12,7 +12,7 @@ from deck_helpers import card_face, card_photo
 from webui_helpers import Tablet, make_app
 
 from gintray_cli import main as gintray
-from vision.deck.teach import glyphs_misread
+from vision.deck.teach import cards_to_adapt, misread_signs
 from vision.inference import doctor
 from vision.inference.corner_crops import NAMER_CLASSES
 from vision.inference.deck import (
@@ -118,16 +118,19 @@ def test_only_the_cards_the_namer_misread_while_taught_are_read_otherwise():
 
 
 def test_a_sign_the_namer_misread_is_read_otherwise_on_every_taught_card_carrying_it():
-    """The namer misreads a sign, not a card: jacks printed "B" misread in three suits make the
-    fourth jack taught too; a blue diamond misread on 7 of 13 diamonds, every diamond; a lone
-    ten misread on one of its cards (a photo's blur) stays that card alone."""
+    """The namer misreads a sign, not a card: jacks printed "B" read as eights in three suits
+    make the fourth jack taught too, and the eights they were taken for give way; a blue
+    diamond misread on 7 of 13 diamonds, every diamond; tens misread on two of four (a photo's
+    blur) stay those cards alone, and the cards they were taken for keep the namer's reading."""
     deck = [r + s for s in "CDHS" for r in "A23456789TJQK"]
-    assert glyphs_misread(deck, ["JC", "JD", "JH"]) == ("JC", "JD", "JH", "JS")
+    assert misread_signs(deck, ["JC", "JD", "JH"]) == ("JC", "JD", "JH", "JS")
+    assert cards_to_adapt(deck, {"JC": {"8C"}, "JD": {"8D"}, "JH": {"8H", "none"}}) == (
+        "8C", "JC", "8D", "JD", "8H", "JH", "JS")
     diamonds = [r + "D" for r in "A23456789TJQK"]
-    assert set(glyphs_misread(deck, diamonds[:7])) == set(diamonds)
-    assert glyphs_misread(deck, ["TD"]) == ("TD",)
-    assert glyphs_misread(["TD", "TS", "9S"], ["TD"]) == ("TD",)  # one of two tens: not the sign
-    assert glyphs_misread(deck, []) == ()
+    assert set(misread_signs(deck, diamonds[:7])) == set(diamonds)
+    assert misread_signs(deck, ["TD", "TS"]) == ()
+    assert cards_to_adapt(deck, {"TD": {"TH"}, "TS": {"TC"}}) == ("TD", "TS")
+    assert cards_to_adapt(deck, {}) == ()
 
 
 def test_a_profile_of_the_earlier_format_is_refused_with_what_to_do(german_jacks, tmp_path):
@@ -152,13 +155,14 @@ def test_cards_not_taught_keep_the_shipped_reading(german_jacks, shipped):
 def test_the_profile_says_what_it_was_taught_and_for_which_namer(german_jacks, capsys):
     profile = load_profile(german_jacks)
     assert profile.cards == ("JC", "JD", "JH", "JS")
-    assert profile.adapted == profile.cards  # the shipped namer never saw a "B"
+    # the shipped namer never saw a "B": it read the jacks as eights, which give way to them
+    assert profile.adapted == ("8C", "JC", "8D", "JD", "8H", "JH", "8S", "JS")
     assert profile.namer_sha256 == file_sha256(DEFAULT_NAMER_ONNX)
     assert profile.teaching["photos"] == ["JC.png", "JD.png", "JH.png", "JS.png"]
     assert gintray(["deck", "show", str(german_jacks)]) == 0
     shown = capsys.readouterr().out
     assert "4 cards taught: JC JD JH JS" in shown
-    assert "read otherwise than the shipped namer: JC JD JH JS" in shown
+    assert "read otherwise than the shipped namer: 8C JC 8D JD 8H JH 8S JS" in shown
 
 
 def test_an_edited_or_corrupt_profile_is_refused(german_jacks, tmp_path, capsys):
@@ -270,5 +274,5 @@ def test_a_table_camera_reads_with_the_deck_and_checks_the_shipped_models(german
     assert feed.checked.wait(timeout=600)
     assert feed.status()["self_check"]["passed"], feed.status()
     page = Tablet(app).client.get("/t/1").get_data(as_text=True)
-    assert ("Cards are read with a taught deck: deck.json, 4 of the 52 cards taught, 4 read "
+    assert ("Cards are read with a taught deck: deck.json, 4 of the 52 cards taught, 8 read "
             "otherwise than shipped.") in page

@@ -119,8 +119,8 @@ def _adapted_line(profile: DeckProfile) -> str:
         return ("the shipped namer read every taught corner right: this deck is read as "
                 "shipped")
     return (f"read otherwise than the shipped namer: {' '.join(profile.adapted)} (the "
-            "shipped namer misread them on the deck's own corners); every other card as "
-            "shipped")
+            "cards the shipped namer misread on the deck's own corners, and those it took them "
+            "for); every other card as shipped")
 
 
 def sheet_main(args: argparse.Namespace) -> int:

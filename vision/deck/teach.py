@@ -45,9 +45,10 @@ BATCH = 256  # crops the namer reads at a time while teaching
 #: indices (the namer training's glyphs: standard letters in many typefaces), so that a standard
 #: 8 beside a jack printed "B" stays the namer's 8
 OTHER_COPIES = 8
-#: a rank or suit sign misread on this share of the taught cards that carry it is read
-#: otherwise on all of them
+#: a rank or suit sign misread on this share of the taught cards that carry it, and on at
+#: least `GLYPH_MIN` of them, is read otherwise on all of them
 GLYPH_SHARE = 0.5
+GLYPH_MIN = 3
 
 
 @dataclass(frozen=True)
@@ -183,32 +184,44 @@ def fit_profile(features: np.ndarray, probs: np.ndarray, labels: np.ndarray,
 
 
 def namer_misreads(namer: Namer, corners: Sequence[TaughtCorner],
-                   turns: int = DEFAULT_TURNS) -> tuple[str, ...]:
-    """The taught cards the shipped namer reads as another card (or as "not a corner") on one
-    of their taught corners, each as the detector cuts it, its reading averaged over the
-    reader's quarter turns (as `Namer.probabilities` reads it)."""
-    misread: set[str] = set()
+                   turns: int = DEFAULT_TURNS) -> dict[str, set[str]]:
+    """taught card -> what the shipped namer reads instead (another card, or "none": not a
+    corner) on one of its taught corners, each as the detector cuts it, its reading averaged
+    over the reader's quarter turns (as `Namer.probabilities` reads it)."""
+    misread: dict[str, set[str]] = {}
     for start in range(0, len(corners), BATCH):
         batch = corners[start : start + BATCH]
         probs, _ = namer.features([namer.crop(c.image, c.box) for c in batch], turns=turns)
         for corner, p in zip(batch, probs.mean(axis=0), strict=True):
-            if NAMER_CLASSES[int(p.argmax())] != corner.card:
-                misread.add(corner.card)
-    return tuple(sorted(misread, key=NAMER_CLASSES.index))
+            read = NAMER_CLASSES[int(p.argmax())]
+            if read != corner.card:
+                misread.setdefault(corner.card, set()).add(read)
+    return misread
 
 
-def glyphs_misread(cards: Sequence[str], misread: Sequence[str]) -> tuple[str, ...]:
-    """The taught `cards` to read otherwise: those `misread`, and every taught card carrying a
-    rank or suit sign misread on at least `GLYPH_SHARE` of the taught cards that carry it (a
-    jack printed "B", a blue diamond: the namer misreads the sign, on whichever card)."""
-    adapted = set(misread)
+def cards_to_adapt(cards: Sequence[str], misread: dict[str, set[str]]) -> tuple[str, ...]:
+    """The adapter's columns: the taught cards the namer misread, every taught card carrying a
+    sign it misread (`misread_signs`), and the cards it took those for (a "B" jack read as an
+    8: the 8 must give way). A card misread alone (one photo's blur) moves only itself."""
+    signs = set(misread_signs(cards, list(misread)))
+    adapted = set(misread) | signs
+    adapted |= {read for card in signs for read in misread.get(card, ())
+                if read in NAMER_CLASSES[:-1]}
+    return tuple(sorted(adapted, key=NAMER_CLASSES.index))
+
+
+def misread_signs(cards: Sequence[str], misread: Sequence[str]) -> tuple[str, ...]:
+    """The taught `cards` carrying a rank or suit sign misread on at least `GLYPH_SHARE` (and
+    `GLYPH_MIN`) of the taught cards that carry it (a jack printed "B", a blue diamond: the
+    namer misreads the sign, on whichever card)."""
+    carriers: set[str] = set()
     for position in (0, 1):  # the rank, then the suit
         for sign in {card[position] for card in cards}:
             carrying = [card for card in cards if card[position] == sign]
             wrong = sum(card in misread for card in carrying)
-            if wrong >= 2 and wrong >= GLYPH_SHARE * len(carrying):
-                adapted.update(carrying)
-    return tuple(sorted(adapted, key=NAMER_CLASSES.index))
+            if wrong >= GLYPH_MIN and wrong >= GLYPH_SHARE * len(carrying):
+                carriers.update(carrying)
+    return tuple(sorted(carriers, key=NAMER_CLASSES.index))
 
 
 def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPIES,
@@ -239,7 +252,7 @@ def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPI
         probs.append(p[0])
         features.append(f[0])
     profile = fit_profile(np.concatenate(features), np.concatenate(probs), np.array(labels),
-                          cards, glyphs_misread(cards, namer_misreads(namer, corners)),
+                          cards, cards_to_adapt(cards, namer_misreads(namer, corners)),
                           namer.sha256,
                           namer.feature_output)
     return replace(profile, teaching={

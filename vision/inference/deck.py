@@ -105,17 +105,16 @@ class DeckProfile:
     radius: np.ndarray
     feature_output: str = FEATURE_OUTPUT
     teaching: dict | None = None  # what it was taught from (photos, corners, copies, seconds)
-    #: the taught cards the shipped namer misread on the deck's own corners: the adapter's
-    #: columns; empty when the namer read every taught corner right (the profile then reads
-    #: exactly as the namer)
+    #: the adapter's columns: the taught cards the shipped namer misread on the deck's own
+    #: corners (and their signs' other cards) and the cards it took them for; empty when the
+    #: namer read every taught corner right (the profile then reads exactly as the namer)
     adapted: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         bad = [c for c in self.cards if c not in NAMER_CLASSES[:-1]]
-        bad += [c for c in self.adapted if c not in self.cards]
+        bad += [c for c in self.adapted if c not in NAMER_CLASSES[:-1]]
         if bad or len(set(self.cards)) != len(self.cards) or not self.cards:
-            raise DeckProfileError("a deck profile's cards must be distinct card codes, its "
-                                   f"adapted cards among them: {bad}")
+            raise DeckProfileError(f"a deck profile's cards must be distinct card codes: {bad}")
         k, f, classes = len(self.cards), len(self.mean), len(NAMER_CLASSES)
         shapes = {"scale": (self.scale, (f,)), "weights": (self.weights, (f, classes)),
                   "bias": (self.bias, (classes,)), "prototypes": (self.prototypes, (k, f)),

@@ -10,7 +10,8 @@ the namer misreads on the taught corners themselves (`namer_misreads`: each corn
 detector cuts it, its reading averaged over the reader's quarter turns) are the only ones the
 profile reads otherwise: a residual adapter over the namer's log-probabilities whose only
 columns are theirs is fitted in numpy (`fit_adapter`) on every copy, the cards not taught shown
-as procedural indices of their own (`other_cards`) so that it moves nothing else; each taught
+as procedural indices of their own (`other_cards`) and the photos' other parts (pips, pictures,
+the table) as "not a corner" (`not_corners`), so that it moves nothing else; each taught
 card's prototype and radius are taken from its copies (`vision.inference.deck`). Needs numpy,
 OpenCV and ONNX Runtime, and Pillow (which reportlab brings) for the procedural indices'
 typefaces when the system has typefaces.
@@ -153,6 +154,30 @@ def other_cards(rng: np.random.Generator, cards: Sequence[str], size: int,
     return crops
 
 
+def not_corners(rng: np.random.Generator, corners: Sequence[TaughtCorner], size: int,
+                attempts: int = 20) -> list[np.ndarray]:
+    """Crops of the teaching photos' other parts (pips, court-card pictures, the table), one a
+    taught corner where one is found: a box of that corner's size at a random place of its
+    photo touching none of the photo's taught corners, cut and seen as a table camera would."""
+    boxes_of: dict[int, list] = {}
+    for corner in corners:
+        boxes_of.setdefault(id(corner.image), []).append(corner.box)
+    crops = []
+    for corner in corners:
+        h, w = corner.image.shape[:2]
+        bw, bh = corner.box[2] - corner.box[0], corner.box[3] - corner.box[1]
+        if bw >= w or bh >= h:
+            continue
+        for _ in range(attempts):
+            x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+            box = (x, y, x + bw, y + bh)
+            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                       for b in boxes_of[id(corner.image)]):
+                crops.append(augmented_crop(rng, corner.image, box, size))
+                break
+    return crops
+
+
 def fit_profile(features: np.ndarray, probs: np.ndarray, labels: np.ndarray,
                 cards: Sequence[str], adapted: Sequence[str], namer_sha256: str,
                 feature_output: str) -> DeckProfile:
@@ -246,6 +271,10 @@ def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPI
                                   namer.crop_size):
         crops.append(crop)
         labels.append(NAMER_CLASSES.index(card))
+    background = not_corners(np.random.default_rng([seed, len(NAMER_CLASSES) + 1]), corners,
+                             namer.crop_size)
+    crops += background
+    labels += [len(NAMER_CLASSES) - 1] * len(background)  # "not a corner"
     probs, features = [], []
     for start in range(0, len(crops), BATCH):
         p, f = namer.features(crops[start : start + BATCH], turns=1)

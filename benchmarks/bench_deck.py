@@ -5,7 +5,7 @@ Run:  GINTRAY_THREADS=1 .venv/bin/python benchmarks/bench_deck.py [--per-card 3]
       GINTRAY_THREADS=1 .venv/bin/python benchmarks/bench_deck.py --phone [--per-card 3]
           [--out /tmp/phone-deck.json]
       GINTRAY_THREADS=1 .venv/bin/python benchmarks/bench_deck.py --unseen-decks [--scenes 100]
-          [--out /tmp/unseen-decks]
+          [--spreads 30] [--out /tmp/unseen-decks]
 
 Teaching corners: for each of the 52 cards, its labelled corner boxes in the first `--per-card`
 photos (sorted by name) of `../shared/data/real-cards/train` that show it (`--source phone`: the
@@ -22,7 +22,10 @@ set order (`laid_out_picture`, then a table camera's light, focus, noise and JPE
 (`vision.deck.layout.laid_out_photo`, `teach_deck`), and `--scenes` synthetic scenes of that
 deck alone (`gintray synth`'s generator, 640 px, its cards `TABLE_CARD_WIDTH` wide as a table
 camera sees them; `--training-sizes`: the training range, twice that) are read without and with
-its profile.
+its profile. `--spreads N`: then N frames of two players' gin spreads of each deck (melds fanned
+and stacked, loose cards, on the demo's felt at its card size: `vision.training.synth.spreads`)
+read without and with the profile, beside the same spreads drawn with the deck it derives from
+(`kde-standard`, trained).
 
 `--phone`: the second deck (`../shared/data/real-cards-phone`), taught from its earlier scenes only
 (`vision.training.phone_data.split_by_time`: whole scenes, the last 30 % held out, so photos
@@ -118,6 +121,35 @@ def camera_look(picture: np.ndarray, seed: int, light: float = 1.3,
     picture = perturb.defocus(picture, 1.2)
     picture = perturb.sensor_noise(picture, 3.0, 2.0, rng)
     return perturb.jpeg(picture, 80)
+
+
+def spreads_f1(detector, frames) -> dict:
+    """Card F1 over spread frames: the distinct cards read in each against the cards whose
+    index shows there; and the frames read exactly."""
+    read_right = read_all = shown = exact = 0
+    for frame in frames:
+        read = {d.card for d in detector.detect(frame.image)}
+        read_right += len(read & frame.visible)
+        read_all += len(read)
+        shown += len(frame.visible)
+        exact += read == frame.visible
+    return {"card_f1": round(2 * read_right / max(read_all + shown, 1), 4),
+            "exact": f"{exact}/{len(frames)}"}
+
+
+def unseen_spreads(deck: str, count: int, seed: int, out: Path, reference_deck: str) -> dict:
+    """`count` frames of gin spreads of `deck` read without and with the profile taught by
+    `--unseen-decks` (in `out`), and the same spreads drawn with `reference_deck`."""
+    from vision.inference.detector import load_detector
+    from vision.training.synth.spreads import spread_frames
+
+    frames = spread_frames(deck, count, seed)
+    detector = load_detector()
+    return {"deck": deck, "frames": count,
+            "before": spreads_f1(detector, frames),
+            "after": spreads_f1(load_detector(deck=out / f"{deck}.json"), frames),
+            "trained_deck_same_seed": spreads_f1(detector,
+                                                 spread_frames(reference_deck, count, seed))}
 
 
 def unseen_deck(deck: str, scenes: int, seed: int, out: Path,
@@ -271,7 +303,8 @@ def _check_apart(earlier, held) -> None:
 
 
 def unseen_decks_main(scenes: int, seed: int, out: Path,
-                      card_width: tuple[float, float] | None = TABLE_CARD_WIDTH) -> int:
+                      card_width: tuple[float, float] | None = TABLE_CARD_WIDTH,
+                      spreads: int = 0) -> int:
     from vision.training.synth.unseen_decks import (
         DERIVED_FROM,
         UNSEEN_DECKS,
@@ -301,6 +334,14 @@ def unseen_decks_main(scenes: int, seed: int, out: Path,
               f"{known.get('namer_alone')}); another laid-out view (cool light, turned the "
               f"other way): card F1 {r['another_laid_out_view']['before']:.3f} -> "
               f"{r['another_laid_out_view']['after']:.3f}")
+    for deck in UNSEEN_DECKS if spreads else ():
+        r = unseen_spreads(deck, spreads, seed, out, DERIVED_FROM.get(deck, "kde-standard"))
+        print(json.dumps(r), flush=True)
+        print(f"{deck}: {spreads} frames of gin spreads, card F1 {r['before']['card_f1']:.3f} "
+              f"-> {r['after']['card_f1']:.3f}, frames exact {r['before']['exact']} -> "
+              f"{r['after']['exact']} (the same spreads of a trained deck: "
+              f"{r['trained_deck_same_seed']['card_f1']:.3f}, "
+              f"{r['trained_deck_same_seed']['exact']})", flush=True)
     return 0
 
 
@@ -312,6 +353,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="teach the phone deck from its earlier scenes and read its held-out "
                     "photos (bench_melds_real's proposals) without and with the profile")
     ap.add_argument("--scenes", type=int, default=100, help="scenes a deck (--unseen-decks)")
+    ap.add_argument("--spreads", type=int, default=0,
+                    help="--unseen-decks: also this many frames of gin spreads a deck "
+                    "(`vision.training.synth.spreads`: the demo's table and card size)")
     ap.add_argument("--training-sizes", action="store_true",
                     help="scenes with the training generator's card sizes (up to half the "
                     "frame), not a table camera's (TABLE_CARD_WIDTH)")
@@ -333,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.unseen_decks:
         out = args.out if args.out.suffix != ".json" else Path("/tmp/unseen-decks")
         return unseen_decks_main(args.scenes, args.seed, out,
-                                 None if args.training_sizes else TABLE_CARD_WIDTH)
+                                 None if args.training_sizes else TABLE_CARD_WIDTH, args.spreads)
 
     from vision.deck.teach import COPIES, teach_deck
     from vision.inference.detector import DEFAULT_NAMER_ONNX, Namer, load_detector

@@ -19,8 +19,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vision.detector_options import add_detector_options
+
+if TYPE_CHECKING:
+    from vision.inference.deck import DeckProfile
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,11 +89,10 @@ def learn_main(args: argparse.Namespace) -> int:
         profile.save(args.out)
     except OSError as exc:
         return _fail(f"cannot write {args.out}: {exc}")
-    others = 52 - len(profile.cards)
     print(f"taught {len(profile.cards)} cards ({' '.join(profile.cards)}) from "
           f"{photo_count} photos, {len(corners)} corners, in "
-          f"{profile.teaching['cpu_seconds']:.1f} s of CPU; wrote {args.out}"
-          + (f"; the shipped namer reads the other {others}" if others else ""))
+          f"{profile.teaching['cpu_seconds']:.1f} s of CPU; wrote {args.out}\n"
+          f"{_adapted_line(profile)}")
     return 0
 
 
@@ -105,8 +108,19 @@ def show_main(args: argparse.Namespace) -> int:
     print(f"{args.profile}: {len(profile.cards)} cards taught: {' '.join(profile.cards)}\n"
           f"namer sha256 {profile.namer_sha256}\n"
           f"taught from {len(teaching.get('photos', []))} photos, {teaching.get('corners')} "
-          f"corners x {teaching.get('copies')} copies, {teaching.get('cpu_seconds')} s of CPU")
+          f"corners x {teaching.get('copies')} copies, {teaching.get('cpu_seconds')} s of CPU\n"
+          f"{_adapted_line(profile)}")
     return 0
+
+
+def _adapted_line(profile: DeckProfile) -> str:
+    """Which cards the profile reads otherwise than the shipped namer, and why the rest not."""
+    if not profile.adapted:
+        return ("the shipped namer read every taught corner right: this deck is read as "
+                "shipped")
+    return (f"read otherwise than the shipped namer: {' '.join(profile.adapted)} (the "
+            "cards the shipped namer misread on the deck's own corners, and those it took them "
+            "for); every other card as shipped")
 
 
 def sheet_main(args: argparse.Namespace) -> int:

@@ -5,10 +5,14 @@ crop as the detector cuts it, and augmented copies as a table's camera would see
 (light and colour of the light, defocus and motion blur, JPEG, sensor noise, a far camera's
 12-18 px index, box jitter, a tilt and a quarter turn), made with the robustness sweep's and the
 namer training's own helpers (`vision.training.perturb`, `train_classifier.small_index_crop`).
-The namer gives each crop's features (one run, `Namer.features`); a softmax probe over the
-cards taught is fitted on them in numpy (`fit_probe`), and each card's prototype and radius are
-taken from its copies (`vision.inference.deck`). When only some cards are taught, the others
-are shown to the probe as "another card" by procedural indices (`other_cards`). Needs numpy,
+The namer gives each crop's probabilities and features (one run, `Namer.features`). The cards
+the namer misreads on the taught corners themselves (`namer_misreads`: each corner as the
+detector cuts it, its reading averaged over the reader's quarter turns) are the only ones the
+profile reads otherwise: a residual adapter over the namer's log-probabilities whose only
+columns are theirs is fitted in numpy (`fit_adapter`) on every copy, the cards not taught shown
+as procedural indices of their own (`other_cards`) and the photos' other parts (pips, pictures,
+the table) as "not a corner" (`not_corners`), so that it moves nothing else; each taught
+card's prototype and radius are taken from its copies (`vision.inference.deck`). Needs numpy,
 OpenCV and ONNX Runtime, and Pillow (which reportlab brings) for the procedural indices'
 typefaces when the system has typefaces.
 """
@@ -23,7 +27,7 @@ import cv2
 import numpy as np
 
 from vision.inference.corner_crops import NAMER_CLASSES, crop_corner, tilt_about_box
-from vision.inference.deck import SURE_READING, DeckProfile
+from vision.inference.deck import DeckProfile
 from vision.inference.detector import DEFAULT_TURNS, Namer
 from vision.training import perturb
 from vision.training.synth.index_glyphs import sample_index
@@ -34,14 +38,18 @@ SMALL_SHARE = 0.35  # copies seen as a far, cheap webcam sees an index (12-18 px
 TILT_DEGREES = 25.0  # copies lie turned up to this much (then any quarter turn)
 BOX_JITTER = 0.12  # a finder's box is off by up to this share of its side
 RADIUS_PERCENTILE = 5  # a card's radius: the similarity 95 % of its copies reach
-L2 = 1e-2  # the probe's weight decay
+L2 = 1e-2  # the adapter's weight decay
 EPOCHS = 300
 LEARNING_RATE = 0.05
 BATCH = 256  # crops the namer reads at a time while teaching
-#: when some cards are not taught, each of them is shown to the probe as "another card" by this
-#: many procedural indices (the namer training's glyphs: standard letters in many typefaces), so
-#: that a standard 8 beside a jack printed "B" stays the namer's 8
+#: when some cards are not taught, each of them is shown to the adapter by this many procedural
+#: indices (the namer training's glyphs: standard letters in many typefaces), so that a standard
+#: 8 beside a jack printed "B" stays the namer's 8
 OTHER_COPIES = 8
+#: a rank or suit sign misread on this share of the taught cards that carry it, and on at
+#: least `GLYPH_MIN` of them, is read otherwise on all of them
+GLYPH_SHARE = 0.5
+GLYPH_MIN = 3
 
 
 @dataclass(frozen=True)
@@ -104,23 +112,27 @@ def corner_copies(rng: np.random.Generator, corner: TaughtCorner, copies: int,
                      for _ in range(copies - 1))]
 
 
-def fit_probe(x: np.ndarray, labels: np.ndarray, classes: int, l2: float = L2,
-              epochs: int = EPOCHS, lr: float = LEARNING_RATE,
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """Softmax regression of standardised features `x` (N, F) on `labels` (N,) in
-    range(classes): full-batch Adam with weight decay `l2`; returns weights (F, K), bias (K,)."""
+def fit_adapter(x: np.ndarray, prior: np.ndarray, labels: np.ndarray, columns: np.ndarray,
+                l2: float = L2, epochs: int = EPOCHS, lr: float = LEARNING_RATE,
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax regression of `labels` (N,) in range(K) on ``prior + x @ W + b``: standardised
+    features `x` (N, F), the namer's log-probabilities `prior` (N, K); only the `columns` (K,
+    bool) of W and b are fitted (full-batch Adam, weight decay `l2`), the others stay zero.
+    Returns W (F, K), b (K,)."""
     n, f = x.shape
+    classes = prior.shape[1]
     onehot = np.eye(classes, dtype=np.float32)[labels]
+    free = columns.astype(np.float32)
     params = [np.zeros((f, classes), np.float32), np.zeros(classes, np.float32)]
     moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
     b1, b2, eps = 0.9, 0.999, 1e-8
     for step in range(1, epochs + 1):
-        logits = x @ params[0] + params[1]
+        logits = prior + x @ params[0] + params[1]
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
         d = (p - onehot) / n
-        grads = [x.T @ d + l2 * params[0], d.sum(axis=0)]
+        grads = [(x.T @ d + l2 * params[0]) * free, (d.sum(axis=0) + l2 * params[1]) * free]
         for param, grad, (m, v) in zip(params, grads, moments, strict=True):
             m *= b1
             m += (1 - b1) * grad
@@ -131,54 +143,110 @@ def fit_probe(x: np.ndarray, labels: np.ndarray, classes: int, l2: float = L2,
 
 
 def other_cards(rng: np.random.Generator, cards: Sequence[str], size: int,
-                copies: int = OTHER_COPIES) -> list[np.ndarray]:
-    """Crops of procedural indices of every card not in `cards`, `copies` each."""
+                copies: int = OTHER_COPIES) -> list[tuple[str, np.ndarray]]:
+    """(card, crop) of procedural indices of every card not in `cards`, `copies` each."""
     crops = []
     for card in NAMER_CLASSES[:-1]:
         if card not in cards:
             for _ in range(copies):
                 image, box = sample_index(rng, card)
-                crops.append(augmented_crop(rng, image, box, size))
+                crops.append((card, augmented_crop(rng, image, box, size)))
     return crops
 
 
-def fit_profile(features: np.ndarray, labels: np.ndarray, cards: Sequence[str],
-                namer_sha256: str, feature_output: str, teaching: dict | None = None,
-                ) -> DeckProfile:
-    """A deck profile from (N, F) namer features of crops of the `cards` (`labels` index into
-    them; ``len(cards)`` is "another card"): standardisation, probe, prototypes and radii."""
+def not_corners(rng: np.random.Generator, corners: Sequence[TaughtCorner], size: int,
+                attempts: int = 20) -> list[np.ndarray]:
+    """Crops of the teaching photos' other parts (pips, court-card pictures, the table), one a
+    taught corner where one is found: a box of that corner's size at a random place of its
+    photo touching none of the photo's taught corners, cut and seen as a table camera would."""
+    boxes_of: dict[int, list] = {}
+    for corner in corners:
+        boxes_of.setdefault(id(corner.image), []).append(corner.box)
+    crops = []
+    for corner in corners:
+        h, w = corner.image.shape[:2]
+        bw, bh = corner.box[2] - corner.box[0], corner.box[3] - corner.box[1]
+        if bw >= w or bh >= h:
+            continue
+        for _ in range(attempts):
+            x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+            box = (x, y, x + bw, y + bh)
+            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                       for b in boxes_of[id(corner.image)]):
+                crops.append(augmented_crop(rng, corner.image, box, size))
+                break
+    return crops
+
+
+def fit_profile(features: np.ndarray, probs: np.ndarray, labels: np.ndarray,
+                cards: Sequence[str], adapted: Sequence[str], namer_sha256: str,
+                feature_output: str) -> DeckProfile:
+    """A deck profile from (N, F) namer features and (N, 53) probabilities of crops whose
+    `labels` index `NAMER_CLASSES` (the taught `cards`' copies and other cards'): the
+    standardisation, the adapter over the `adapted` cards' columns, the taught cards'
+    prototypes and radii."""
     features = features.astype(np.float32)
     mean = features.mean(axis=0)
     spread = features.std(axis=0)
     scale = spread + max(float(np.median(spread)), 1e-3) * 0.1  # a dead unit stays finite
     x = (features - mean) / scale
-    other = bool((labels == len(cards)).any())
-    weights, bias = fit_probe(x, labels, len(cards) + int(other))
+    columns = np.isin(np.array(NAMER_CLASSES), list(adapted))
+    if columns.any():
+        weights, bias = fit_adapter(x, np.log(np.clip(probs, 1e-6, 1.0)), labels, columns)
+    else:  # the namer read every taught corner right: nothing to read otherwise
+        weights = np.zeros((x.shape[1], len(NAMER_CLASSES)), np.float32)
+        bias = np.zeros(len(NAMER_CLASSES), np.float32)
     unit = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-9)
     prototypes = np.zeros((len(cards), x.shape[1]), np.float32)
     radius = np.zeros(len(cards), np.float32)
-    for k in range(len(cards)):
-        centre = unit[labels == k].mean(axis=0)
+    for k, card in enumerate(cards):
+        own = unit[labels == NAMER_CLASSES.index(card)]
+        centre = own.mean(axis=0)
         prototypes[k] = centre / max(float(np.linalg.norm(centre)), 1e-9)
-        radius[k] = np.percentile(unit[labels == k] @ prototypes[k], RADIUS_PERCENTILE)
+        radius[k] = np.percentile(own @ prototypes[k], RADIUS_PERCENTILE)
     return DeckProfile(namer_sha256, tuple(cards), mean, scale.astype(np.float32), weights,
-                       bias, prototypes, radius, feature_output, teaching, other)
+                       bias, prototypes, radius, feature_output, None, tuple(adapted))
 
 
 def namer_misreads(namer: Namer, corners: Sequence[TaughtCorner],
-                   turns: int = DEFAULT_TURNS) -> tuple[str, ...]:
-    """The cards (or "not a corner") the shipped namer surely (`SURE_READING`) reads on a
-    taught corner of another card (each corner as the detector cuts it, its reading averaged
-    over the reader's quarter turns, as `Namer.probabilities` judges it)."""
-    misread: set[str] = set()
+                   turns: int = DEFAULT_TURNS) -> dict[str, set[str]]:
+    """taught card -> what the shipped namer reads instead (another card, or "none": not a
+    corner) on one of its taught corners, each as the detector cuts it, its reading averaged
+    over the reader's quarter turns (as `Namer.probabilities` reads it)."""
+    misread: dict[str, set[str]] = {}
     for start in range(0, len(corners), BATCH):
         batch = corners[start : start + BATCH]
         probs, _ = namer.features([namer.crop(c.image, c.box) for c in batch], turns=turns)
         for corner, p in zip(batch, probs.mean(axis=0), strict=True):
-            k = int(p.argmax())
-            if p[k] >= SURE_READING and NAMER_CLASSES[k] != corner.card:
-                misread.add(NAMER_CLASSES[k])
-    return tuple(sorted(misread, key=NAMER_CLASSES.index))
+            read = NAMER_CLASSES[int(p.argmax())]
+            if read != corner.card:
+                misread.setdefault(corner.card, set()).add(read)
+    return misread
+
+
+def cards_to_adapt(cards: Sequence[str], misread: dict[str, set[str]]) -> tuple[str, ...]:
+    """The adapter's columns: the taught cards the namer misread, every taught card carrying a
+    sign it misread (`misread_signs`), and the cards it took those for (a "B" jack read as an
+    8: the 8 must give way). A card misread alone (one photo's blur) moves only itself."""
+    signs = set(misread_signs(cards, list(misread)))
+    adapted = set(misread) | signs
+    adapted |= {read for card in signs for read in misread.get(card, ())
+                if read in NAMER_CLASSES[:-1]}
+    return tuple(sorted(adapted, key=NAMER_CLASSES.index))
+
+
+def misread_signs(cards: Sequence[str], misread: Sequence[str]) -> tuple[str, ...]:
+    """The taught `cards` carrying a rank or suit sign misread on at least `GLYPH_SHARE` (and
+    `GLYPH_MIN`) of the taught cards that carry it (a jack printed "B", a blue diamond: the
+    namer misreads the sign, on whichever card)."""
+    carriers: set[str] = set()
+    for position in (0, 1):  # the rank, then the suit
+        for sign in {card[position] for card in cards}:
+            carrying = [card for card in cards if card[position] == sign]
+            wrong = sum(card in misread for card in carrying)
+            if wrong >= GLYPH_MIN and wrong >= GLYPH_SHARE * len(carrying):
+                carriers.update(carrying)
+    return tuple(sorted(carriers, key=NAMER_CLASSES.index))
 
 
 def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPIES,
@@ -189,29 +257,34 @@ def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPI
         raise ValueError("nothing to teach: no corner of any card")
     started = time.process_time()
     cards = sorted({c.card for c in corners}, key=NAMER_CLASSES.index)
-    features, labels = [], []
     crops: list[np.ndarray] = []
-    crop_labels: list[int] = []
+    labels: list[int] = []
     seen: dict[str, int] = {}
-    for i, corner in enumerate(corners):
+    for corner in corners:
         # each corner's copies from its own stream (the seed, its card, its number among that
         # card's corners): what is taught of one card does not change another card's copies
         seen[corner.card] = seen.get(corner.card, 0) + 1
         rng = np.random.default_rng([seed, NAMER_CLASSES.index(corner.card), seen[corner.card]])
         crops += corner_copies(rng, corner, copies, namer.crop_size)
-        crop_labels += [cards.index(corner.card)] * copies
-        if len(crops) >= BATCH or i == len(corners) - 1:
-            features.append(namer.features(crops, turns=1)[1][0])
-            labels += crop_labels
-            crops, crop_labels = [], []
-    others = other_cards(np.random.default_rng([seed, len(NAMER_CLASSES)]), cards,
-                         namer.crop_size)
-    for start in range(0, len(others), BATCH):
-        features.append(namer.features(others[start : start + BATCH], turns=1)[1][0])
-    labels += [len(cards)] * len(others)
-    profile = fit_profile(np.concatenate(features), np.array(labels), cards, namer.sha256,
+        labels += [NAMER_CLASSES.index(corner.card)] * copies
+    for card, crop in other_cards(np.random.default_rng([seed, len(NAMER_CLASSES)]), cards,
+                                  namer.crop_size):
+        crops.append(crop)
+        labels.append(NAMER_CLASSES.index(card))
+    background = not_corners(np.random.default_rng([seed, len(NAMER_CLASSES) + 1]), corners,
+                             namer.crop_size)
+    crops += background
+    labels += [len(NAMER_CLASSES) - 1] * len(background)  # "not a corner"
+    probs, features = [], []
+    for start in range(0, len(crops), BATCH):
+        p, f = namer.features(crops[start : start + BATCH], turns=1)
+        probs.append(p[0])
+        features.append(f[0])
+    profile = fit_profile(np.concatenate(features), np.concatenate(probs), np.array(labels),
+                          cards, cards_to_adapt(cards, namer_misreads(namer, corners)),
+                          namer.sha256,
                           namer.feature_output)
-    return replace(profile, misread=namer_misreads(namer, corners), teaching={
+    return replace(profile, teaching={
         "corners": len(corners), "copies": copies, "seed": seed,
         "photos": sorted({c.source for c in corners if c.source}),
         "cpu_seconds": round(time.process_time() - started, 2)})

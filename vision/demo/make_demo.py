@@ -83,14 +83,16 @@ class Placed:
 class Composer:
     """Draws table scenes and their visible corner-index boxes."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, deck: str = DECK,
+                 needed: list[str] | None = None) -> None:
+        """`deck`'s faces (`needed`: the cards it must have, default the demo's hands')."""
         from vision.training.synth.cards import CardFaces
 
         self.rng = rng
-        self.faces = CardFaces(width=CARD_W, deck=DECK)
-        missing = sorted(set(_all_codes()) - set(self.faces.codes))
+        self.faces = CardFaces(width=CARD_W, deck=deck)
+        missing = sorted(set(_all_codes() if needed is None else needed) - set(self.faces.codes))
         if missing:
-            raise ValueError(f"deck {DECK} has no usable face for {missing}")
+            raise ValueError(f"deck {deck} has no usable face for {missing}")
         self.card_h = self.faces.face("2C").shape[0]
         self.back = self._card_back()
         self.table = self._table()

@@ -264,9 +264,7 @@ class Namer:
         if self.deck is None:
             probs = self._run(namer_input(patches, turns))
         else:
-            probs, features = self._run_with_features(namer_input(patches, turns))
-            mean = probs.reshape(turns, len(patches), -1).mean(axis=0)
-            probs = self.deck.adapt(probs, features, np.tile(mean, (turns, 1)))
+            probs = self.deck.adapt(*self._run_with_features(namer_input(patches, turns)))
         return probs.reshape(turns, len(patches), -1).mean(axis=0)
 
     def features(self, patches: list[np.ndarray], turns: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -216,4 +216,5 @@ def deck_save(table_id: int) -> Any:
 
         start_camera(current_app._get_current_object(), table_id)
     return jsonify({"ok": True, "path": str(taught.path), "cards": taught.cards,
+                    "adapted": taught.adapted,
                     "cpu_seconds": taught.cpu_seconds, "readings": taught.readings})

@@ -88,7 +88,8 @@ def deck_line(detector: Any, deck: str | None) -> str | None:
     if profile is None or not deck:
         return None
     path = Path(deck)
-    cards = f"{len(profile.cards)} of the 52 cards taught"
+    cards = (f"{len(profile.cards)} of the 52 cards taught, {len(profile.adapted)} read "
+             "otherwise than shipped")
     if path.parent.parent.name == EVENT_DECKS:
         return f'the event\'s deck "{path.name}" ({path.parent.name}) from the hall, {cards}'
     return f"{path.name}, {cards}"

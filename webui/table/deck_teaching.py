@@ -29,11 +29,13 @@ class TeachingError(ValueError):
 
 @dataclass
 class TaughtDeck:
-    """A saved profile: its file, the cards taught, the CPU seconds it took, and how the taught
-    deck reads each card of the picture (`read_back`)."""
+    """A saved profile: its file, the cards taught, how many of them the shipped namer misread
+    (the profile reads those as taught), the CPU seconds it took, and how the taught deck
+    reads each card of the picture (`read_back`)."""
 
     path: Path
     cards: int
+    adapted: int
     cpu_seconds: float
     readings: list[dict[str, Any]]
 
@@ -163,5 +165,6 @@ class DeckTeaching:
         with self._lock:
             self._photos.pop(table_id, None)
         namer.deck = profile
-        return TaughtDeck(out, len(profile.cards), float(profile.teaching["cpu_seconds"]),
+        return TaughtDeck(out, len(profile.cards), len(profile.adapted),
+                          float(profile.teaching["cpu_seconds"]),
                           read_back(photo, chosen, namer, detector.turns))

@@ -100,6 +100,8 @@
       const data = await post(root.dataset.saveUrl, { names });
       summary.className = "";
       summary.textContent = `Deck saved: ${data.cards} cards taught in ${data.cpu_seconds.toFixed(1)} s; ` +
+        (data.adapted ? `${data.adapted} the shipped eye misread are now read as taught; `
+                      : "the shipped eye read every card right, so nothing is read otherwise; ") +
         "the table's camera reads with it now.";
       document.getElementById("deck-status").textContent = "This table reads with the deck taught here: " + data.path;
       fix.hidden = true;

@@ -11,7 +11,8 @@ detector cuts it, its reading averaged over the reader's quarter turns) are the 
 profile reads otherwise: a residual adapter over the namer's log-probabilities whose only
 columns are theirs is fitted in numpy (`fit_adapter`) on every copy, the cards not taught shown
 as procedural indices of their own (`other_cards`) and the photos' other parts (pips, pictures,
-the table) as "not a corner" (`not_corners`), so that it moves nothing else; each taught
+the table) and the table's printed markers (`marker_crops`) as "not a corner", so that it
+moves nothing else; each taught
 card's prototype and radius are taken from its copies (`vision.inference.deck`). Needs numpy,
 OpenCV and ONNX Runtime, and Pillow (which reportlab brings) for the procedural indices'
 typefaces when the system has typefaces.
@@ -29,6 +30,7 @@ import numpy as np
 from vision.inference.corner_crops import NAMER_CLASSES, crop_corner, tilt_about_box
 from vision.inference.deck import DeckProfile
 from vision.inference.detector import DEFAULT_TURNS, Namer
+from vision.table.markers import TABLE_CORNER_IDS, TRAY_IDS, marker_image
 from vision.training import perturb
 from vision.training.synth.index_glyphs import sample_index
 from vision.training.train_classifier import small_index_crop
@@ -46,6 +48,8 @@ BATCH = 256  # crops the namer reads at a time while teaching
 #: indices (the namer training's glyphs: standard letters in many typefaces), so that a standard
 #: 8 beside a jack printed "B" stays the namer's 8
 OTHER_COPIES = 8
+#: crops of the table's printed markers shown to the adapter as "not a corner"
+MARKER_COPIES = 96
 #: a rank or suit sign misread on this share of the taught cards that carry it, and on at
 #: least `GLYPH_MIN` of them, is read otherwise on all of them
 GLYPH_SHARE = 0.5
@@ -178,6 +182,27 @@ def not_corners(rng: np.random.Generator, corners: Sequence[TaughtCorner], size:
     return crops
 
 
+def marker_crops(rng: np.random.Generator, size: int, count: int = MARKER_COPIES
+                 ) -> list[np.ndarray]:
+    """Crops of the table's own printed markers (`vision.table.markers`: the corner and tray
+    markers every table has), whole or in part, as a table camera sees them: never a card."""
+    crops = []
+    for _ in range(count):
+        marker_id = int(rng.choice((*TABLE_CORNER_IDS, *TRAY_IDS)))
+        side, pad = int(rng.integers(20, 56)), int(rng.integers(3, 9))
+        canvas = np.empty((side + 2 * pad + 40, side + 2 * pad + 40, 3), np.uint8)
+        canvas[:] = rng.integers(0, 256, 3)  # the cloth or the tray around it
+        top = 20
+        canvas[top : top + side + 2 * pad, top : top + side + 2 * pad] = 245
+        canvas[top + pad : top + pad + side, top + pad : top + pad + side] = \
+            marker_image(marker_id, side)[:, :, None]
+        part = float(rng.uniform(0.5, 1.0)) * (side + 2 * pad)
+        x = top + float(rng.uniform(0, side + 2 * pad - part))
+        y = top + float(rng.uniform(0, side + 2 * pad - part))
+        crops.append(augmented_crop(rng, canvas, (x, y, x + part, y + part), size))
+    return crops
+
+
 def fit_profile(features: np.ndarray, probs: np.ndarray, labels: np.ndarray,
                 cards: Sequence[str], adapted: Sequence[str], namer_sha256: str,
                 feature_output: str) -> DeckProfile:
@@ -273,6 +298,8 @@ def teach_deck(corners: Sequence[TaughtCorner], namer: Namer, copies: int = COPI
         labels.append(NAMER_CLASSES.index(card))
     background = not_corners(np.random.default_rng([seed, len(NAMER_CLASSES) + 1]), corners,
                              namer.crop_size)
+    background += marker_crops(np.random.default_rng([seed, len(NAMER_CLASSES) + 2]),
+                               namer.crop_size)
     crops += background
     labels += [len(NAMER_CLASSES) - 1] * len(background)  # "not a corner"
     probs, features = [], []

@@ -52,7 +52,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 from vision.inference.cpu import cpu_info
-from vision.training.evaluate import evaluate_folder, labelled_frames, load_label_fixes
+from vision.training.evaluate import (
+    cards_f1,
+    evaluate_folder,
+    labelled_frames,
+    load_label_fixes,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "real-cards"
@@ -124,17 +129,11 @@ def camera_look(picture: np.ndarray, seed: int, light: float = 1.3,
 
 
 def spreads_f1(detector, frames) -> dict:
-    """Card F1 over spread frames: the distinct cards read in each against the cards whose
-    index shows there; and the frames read exactly."""
-    read_right = read_all = shown = exact = 0
-    for frame in frames:
-        read = {d.card for d in detector.detect(frame.image)}
-        read_right += len(read & frame.visible)
-        read_all += len(read)
-        shown += len(frame.visible)
-        exact += read == frame.visible
-    return {"card_f1": round(2 * read_right / max(read_all + shown, 1), 4),
-            "exact": f"{exact}/{len(frames)}"}
+    """Card F1 over spread frames (the distinct cards read in each against the cards whose
+    index shows there) and the frames read exactly."""
+    pairs = [({d.card for d in detector.detect(f.image)}, f.visible) for f in frames]
+    exact = sum(read == shown for read, shown in pairs)
+    return {"card_f1": round(cards_f1(pairs), 4), "exact": f"{exact}/{len(frames)}"}
 
 
 def unseen_spreads(deck: str, count: int, seed: int, out: Path, reference_deck: str) -> dict:
@@ -213,9 +212,7 @@ def unseen_deck(deck: str, scenes: int, seed: int, out: Path,
 
 def _cards_f1(detector, picture: np.ndarray, truth: set[str]) -> float:
     """Card F1 of one picture: the distinct cards read against the cards in it."""
-    read = {d.card for d in detector.detect(picture)}
-    right = len(read & truth)
-    return round(2 * right / (len(read) + len(truth)), 4) if read or truth else 1.0
+    return round(cards_f1([({d.card for d in detector.detect(picture)}, truth)]), 4)
 
 
 def _outline_holds(outline, centre) -> bool:

@@ -40,14 +40,14 @@ from vision.inference.mirror import (  # noqa: E402
     corner_evidence,
     unmirror,
 )
+from vision.training.evaluate import cards_f1  # noqa: E402
 from vision.training.phone_data import load_frames  # noqa: E402
 
 CLEAR_F1_GAP = 0.3
 
 
 def card_f1(detections, truth: tuple[str, ...]) -> float:
-    seen, true = {d.card for d in detections}, set(truth)
-    return 2 * len(seen & true) / (len(seen) + len(true)) if seen or true else 1.0
+    return cards_f1([({d.card for d in detections}, truth)])
 
 
 def judged(detections, image, other: float, mirrored: bool) -> OrientedRead:

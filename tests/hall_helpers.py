@@ -226,6 +226,19 @@ def hall(pg_url: str, tmp_path: Path) -> tuple[Any, Any, Store]:
     return app, director_client(app), app.extensions["gintray"].store
 
 
+def new_partnership(client: Any, store: Store, board_1: tuple[str, str] = ("Ann", "Cy"),
+                    board_2: tuple[str, str] = ("Bob", "Di")) -> tuple[int, int]:
+    """Two partnership boards (players A, B of each) made into one match through the hall's
+    form: the Aces (both boards' A players) against the Kings (the B players). The boards."""
+    b1 = new_table(store, "Board 1", *board_1, rules="partnership")
+    b2 = new_table(store, "Board 2", *board_2, rules="partnership")
+    client.post("/partnerships", data={
+        "team_A": "Aces", "members_A": f"{board_1[0]}, {board_2[0]}",
+        "team_B": "Kings", "members_B": f"{board_1[1]}, {board_2[1]}",
+        "board_1": b1, "board_2": b2, "csrf_token": client.csrf})
+    return b1, b2
+
+
 def new_table(store: Store, name: str, a: str = "Ann", b: str = "Bob",
               rules: Any = "tournament") -> int:
     return store.create_table(name, {"name": name, "players": {"A": a, "B": b},

@@ -18,6 +18,7 @@ from hall_helpers import (
     PLAYER_B,
     confirmed_hands,
     fetch_bundle,
+    new_partnership,
     new_table,
     play_hand,
 )
@@ -217,11 +218,7 @@ def test_a_dead_board_scores_nobody_in_the_team_hand(hall):
     """Issue 16: a dead board was read as 0 points by an 'or 0'; it is a dead board (the
     engine's sheet entry), the team hand is the other board's, and the page says so."""
     _app, client, store = hall
-    b1 = new_table(store, "Board 1", "Ann", "Cy", rules="partnership")
-    b2 = new_table(store, "Board 2", "Bob", "Di", rules="partnership")
-    client.post("/partnerships", data={"team_A": "Aces", "members_A": "Ann, Bob",
-                                       "team_B": "Kings", "members_B": "Cy, Di",
-                                       "board_1": b1, "board_2": b2, "csrf_token": client.csrf})
+    b1, b2 = new_partnership(client, store)
     store.execute(b1, commands.propose(1, 1, parse_proposal({"kind": "dead"})),
                   PLAYER_A)
     for player, actor in (("A", PLAYER_A), ("B", PLAYER_B)):

@@ -15,7 +15,14 @@ from pathlib import Path
 
 import hall_helpers
 import pytest
-from hall_helpers import PLAYER_A, PNG_DATA_URL, director_client, new_table, play_hand
+from hall_helpers import (
+    PLAYER_A,
+    PNG_DATA_URL,
+    director_client,
+    new_partnership,
+    new_table,
+    play_hand,
+)
 
 from webui.hall import create_hall_app
 from webui.hall.directors import set_account
@@ -53,11 +60,7 @@ def seed(app, store, tmp_path: Path) -> dict[str, int]:
         play_hand(store, tables["signed"], "A", gin=True)
     for p in "AB":
         store.execute(tables["signed"], commands.sign(1, p, PNG_DATA_URL), PLAYER_A)
-    b1 = new_table(store, "Board 1", "Gus", "Hal", rules="partnership")
-    b2 = new_table(store, "Board 2", "Ida", "Jo", rules="partnership")
-    client.post("/partnerships", data={"team_A": "Aces", "members_A": "Gus, Ida",
-                                       "team_B": "Kings", "members_B": "Hal, Jo",
-                                       "board_1": b1, "board_2": b2, "csrf_token": client.csrf})
+    b1, b2 = new_partnership(client, store, ("Gus", "Hal"), ("Ida", "Jo"))
     play_hand(store, b1, "A")
     play_hand(store, b2, "B", gin=True)
     tables["board"] = b1

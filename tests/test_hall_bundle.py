@@ -8,7 +8,14 @@ import json
 import zipfile
 
 import hall_helpers
-from hall_helpers import PLAYER_A, PNG_DATA_URL, fetch_bundle, new_table, play_hand
+from hall_helpers import (
+    PLAYER_A,
+    PNG_DATA_URL,
+    fetch_bundle,
+    new_partnership,
+    new_table,
+    play_hand,
+)
 
 from webui.common.signing import verify_pdf
 from webui.store import commands
@@ -80,11 +87,7 @@ def test_the_bundle_manifest_holds_the_partnerships_as_the_event_api_writes_them
     """The page model holds the engine's match and games; the bundle's manifest (a JSON file
     written by another process) writes them as the API does."""
     app, client, store = hall
-    b1 = new_table(store, "Board 1", "Ann", "Cy", rules="partnership")
-    b2 = new_table(store, "Board 2", "Bob", "Di", rules="partnership")
-    client.post("/partnerships", data={"team_A": "Aces", "members_A": "Ann, Bob",
-                                       "team_B": "Kings", "members_B": "Cy, Di",
-                                       "board_1": b1, "board_2": b2, "csrf_token": client.csrf})
+    b1, b2 = new_partnership(client, store)
     for _ in range(2):
         play_hand(store, b1, "B", gin=True)
         play_hand(store, b2, "B", gin=True)

@@ -16,6 +16,7 @@ from hall_helpers import (
     TcpCut,
     director_client,
     fetch_bundle,
+    new_partnership,
     new_table,
     play_hand,
 )
@@ -44,11 +45,7 @@ def test_every_director_page_loads_with_confirmed_corrected_signed_and_partnersh
         play_hand(store, signed, "A", gin=True)
     for p in "AB":
         store.execute(signed, commands.sign(1, p, PNG_DATA_URL), PLAYER_A)
-    b1 = new_table(store, "Board 1", "Gus", "Hal", rules="partnership")
-    b2 = new_table(store, "Board 2", "Ida", "Jo", rules="partnership")
-    client.post("/partnerships", data={"team_A": "Aces", "members_A": "Gus, Ida",
-                                       "team_B": "Kings", "members_B": "Hal, Jo",
-                                       "board_1": b1, "board_2": b2, "csrf_token": client.csrf})
+    b1, b2 = new_partnership(client, store, ("Gus", "Hal"), ("Ida", "Jo"))
     play_hand(store, b1, "A")
     play_hand(store, b2, "B", gin=True)
     (tmp_path / "t").mkdir()

@@ -29,6 +29,7 @@ import numpy as np
 
 from vision.inference.corner_crops import NAMER_CLASSES, crop_corner, tilt_about_box
 from vision.inference.deck import DeckProfile
+from vision.inference.detection import iou
 from vision.inference.detector import DEFAULT_TURNS, Namer
 from vision.table.markers import TABLE_CORNER_IDS, TRAY_IDS, marker_image
 from vision.training import perturb
@@ -175,8 +176,7 @@ def not_corners(rng: np.random.Generator, corners: Sequence[TaughtCorner], size:
         for _ in range(attempts):
             x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
             box = (x, y, x + bw, y + bh)
-            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
-                       for b in boxes_of[id(corner.image)]):
+            if not any(iou(box, taught) > 0 for taught in boxes_of[id(corner.image)]):
                 crops.append(augmented_crop(rng, corner.image, box, size))
                 break
     return crops

@@ -214,7 +214,7 @@ def _jitter(rng: np.random.Generator, size: float) -> float:
     return float(rng.uniform(-size, size))
 
 
-def _spread_cards(spread: dict, top: bool, rng: np.random.Generator, card_h: int,
+def spread_cards(spread: dict, top: bool, rng: np.random.Generator, card_h: int,
                   layoff_group: int | None = None, layoffs: list[str] | None = None
                   ) -> list[list[Placed]]:
     """Cards of one spread, meld by meld (each meld a list, loose cards last as one list).
@@ -300,8 +300,8 @@ def build(out: Path) -> dict:
         spreads = hand["spreads"]
         knocker = hand["knocker"]
         defender = next(p for p in spreads if p != knocker)
-        k_parts = _spread_cards(spreads[knocker], knocker == "B", rng, comp.card_h)
-        d_parts = _spread_cards(spreads[defender], defender == "B", rng, comp.card_h)
+        k_parts = spread_cards(spreads[knocker], knocker == "B", rng, comp.card_h)
+        d_parts = spread_cards(spreads[defender], defender == "B", rng, comp.card_h)
         shown: list[Placed] = []
         for part in k_parts[:-1]:
             shown = shown + part

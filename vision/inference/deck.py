@@ -5,8 +5,9 @@ output of its ONNX graph when the session is made (`with_extra_output`), so one 
 namer gives both its card probabilities and its features. A profile, fitted by
 `vision.deck.teach` from the deck's own corners and augmented copies, holds:
 
-- the cards the shipped namer misread on the deck's own taught corners (`adapted`: a jack
-  printed "B", a four-colour deck's green club): the only cards the profile reads otherwise;
+- the cards the profile reads otherwise (`adapted`): those the shipped namer misread on the
+  deck's own taught corners (a jack printed "B", a four-colour deck's blue diamond), every
+  taught card carrying a sign it misread on several cards, and the cards it took them for;
 - a residual adapter: logits ``log p_namer + standardised features @ weights + bias`` over
   the namer's 53 classes, whose weights and bias are zero but for the adapted cards' columns
   (so where nothing was misread the profile reads exactly as the namer);

@@ -13,6 +13,7 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,6 +110,17 @@ def apply_label_fixes(truth: ImageTruth, fixes: list[LabelFix]) -> int:
         truth.boxes[fix.box] = (fix.corrected, truth.boxes[fix.box][1])
         applied += 1
     return applied
+
+
+def cards_f1(frames: Iterable[tuple[Collection[str], Collection[str]]]) -> float:
+    """Card F1 pooled over frames of (cards read, true cards): each frame's distinct cards
+    read against its true ones, no boxes; 1.0 when no frame reads or holds any card."""
+    right = read_all = true_all = 0
+    for read, truth in frames:
+        read, truth = set(read), set(truth)
+        right, read_all, true_all = right + len(read & truth), read_all + len(read), \
+            true_all + len(truth)
+    return 2 * right / (read_all + true_all) if read_all + true_all else 1.0
 
 
 def average_precision(scored: list[tuple[float, bool]], n_truth: int) -> float:

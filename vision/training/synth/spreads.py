@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.demo.make_demo import Composer, _spread_cards
+from vision.demo.make_demo import Composer, spread_cards
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -56,7 +56,7 @@ def spread_frames(deck: str, count: int, seed: int = 0) -> list[SpreadFrame]:
         for top in (False, True):
             groups, loose = _melds(rng, usable)
             spread = {"groups": groups, "loose": loose, "layoffs": []}
-            for group in _spread_cards(spread, top, rng, composer.card_h):
+            for group in spread_cards(spread, top, rng, composer.card_h):
                 placed += group
         image, labels = composer.render(placed, [], None)
         frames.append(SpreadFrame(image, frozenset(label["card"] for label in labels)))
